@@ -1,0 +1,203 @@
+package speccheck
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// SpecFile is the name of the specification at the repository root.
+const SpecFile = "spec.md"
+
+// Kind classifies a definition by its ID prefix.
+type Kind int
+
+// The kinds of definition.
+const (
+	KindClause   Kind = iota // a normative clause of some area
+	KindProperty             // PROP: a property, tested with rapid
+	KindFinding              // FIND: a finding, pinned by a test
+	KindDecision             // DEC: a decision-register entry
+)
+
+// String returns the kind's lowercase name.
+func (k Kind) String() string {
+	switch k {
+	case KindProperty:
+		return "property"
+	case KindFinding:
+		return "finding"
+	case KindDecision:
+		return "decision"
+	}
+	return "clause"
+}
+
+// kindOf returns the kind of definitions with the given prefix.
+func kindOf(area string) Kind {
+	switch area {
+	case "PROP":
+		return KindProperty
+	case "FIND":
+		return KindFinding
+	case "DEC":
+		return KindDecision
+	}
+	return KindClause
+}
+
+// implementers maps a clause area to the directory whose non-test .go files
+// must cite its clauses. Areas not listed may be cited anywhere.
+var implementers = map[string]string{
+	"LIM":   "model",
+	"GATE":  "model",
+	"THR":   "model",
+	"STORE": "model",
+}
+
+// Implementer returns the slash-separated directory whose non-test .go files
+// must cite the clauses of area, or "" when any non-test file may.
+func Implementer(area string) string {
+	return implementers[area]
+}
+
+// Ref is one occurrence of an ID: in spec.md, or in a .go file.
+type Ref struct {
+	ID   string
+	Line int
+}
+
+// Definition is one ID defined in spec.md.
+type Definition struct {
+	ID       string
+	Area     string // the prefix before the dash
+	Kind     Kind
+	Line     int
+	Retired  bool
+	Mentions []Ref // for a decision: the IDs of defined prefixes it mentions
+}
+
+// Spec is a parsed spec.md.
+type Spec struct {
+	Defs       []Definition // first definitions, in file order
+	Duplicates []Definition // later definitions of an ID already defined
+	index      map[string]int
+	areas      map[string]bool
+}
+
+// Lookup returns the first definition of id.
+func (s *Spec) Lookup(id string) (Definition, bool) {
+	i, ok := s.index[id]
+	if !ok {
+		return Definition{}, false
+	}
+	return s.Defs[i], true
+}
+
+// HasArea reports whether spec.md defines any ID with the given prefix.
+func (s *Spec) HasArea(area string) bool {
+	return s.areas[area]
+}
+
+var (
+	defRE     = regexp.MustCompile(`^[ \t]*(?:[-*] +)?\*\*([A-Z]+-[0-9]+)\*\*`)
+	headingRE = regexp.MustCompile(`^[ \t]*#+(?:[ \t]|$)`)
+	idRE      = regexp.MustCompile(`\b[A-Z]+-[0-9]+\b`)
+)
+
+// Parse reads the definitions of spec. It fails only when spec defines no
+// ID at all; duplicate definitions are kept for Check to report.
+func Parse(spec []byte) (*Spec, error) {
+	lines := strings.Split(strings.ReplaceAll(string(spec), "\r\n", "\n"), "\n")
+	s := &Spec{index: map[string]int{}, areas: map[string]bool{}}
+	for i, line := range lines {
+		if m := defRE.FindStringSubmatch(line); m != nil {
+			s.add(newDefinition(m[1], i+1, line))
+		}
+	}
+	if len(s.Defs) == 0 {
+		return nil, errors.New("speccheck: " + SpecFile + " defines no clause IDs")
+	}
+	s.collectMentions(lines)
+	return s, nil
+}
+
+// newDefinition builds the definition of id found on line number n.
+func newDefinition(id string, n int, line string) Definition {
+	area := areaOf(id)
+	return Definition{
+		ID:      id,
+		Area:    area,
+		Kind:    kindOf(area),
+		Line:    n,
+		Retired: strings.Contains(line, "(retired)"),
+	}
+}
+
+// areaOf returns the prefix of id, before its dash.
+func areaOf(id string) string {
+	area, _, _ := strings.Cut(id, "-")
+	return area
+}
+
+// add records d, as a duplicate when its ID is already defined.
+func (s *Spec) add(d Definition) {
+	s.areas[d.Area] = true
+	if _, ok := s.index[d.ID]; ok {
+		s.Duplicates = append(s.Duplicates, d)
+		return
+	}
+	s.index[d.ID] = len(s.Defs)
+	s.Defs = append(s.Defs, d)
+}
+
+// collectMentions fills in the mentions of every decision.
+func (s *Spec) collectMentions(lines []string) {
+	for i := range s.Defs {
+		if s.Defs[i].Kind == KindDecision {
+			s.Defs[i].Mentions = s.mentions(s.Defs[i], lines)
+		}
+	}
+}
+
+// mentions returns the IDs of defined prefixes that d's section mentions:
+// its own line and those after it, up to the next definition or heading.
+func (s *Spec) mentions(d Definition, lines []string) []Ref {
+	var refs []Ref
+	for n := d.Line; n <= len(lines); n++ {
+		line := lines[n-1]
+		if n > d.Line && (defRE.MatchString(line) || headingRE.MatchString(line)) {
+			break
+		}
+		for _, r := range s.tokens(line, n) {
+			if r.ID != d.ID {
+				refs = append(refs, r)
+			}
+		}
+	}
+	return refs
+}
+
+// tokens returns the whole-word IDs on line n whose prefix spec.md defines.
+func (s *Spec) tokens(line string, n int) []Ref {
+	var refs []Ref
+	for _, r := range wordIDs(line, n) {
+		if s.HasArea(areaOf(r.ID)) {
+			refs = append(refs, r)
+		}
+	}
+	return refs
+}
+
+// wordIDs returns every whole-word AREA-n token on line n, once each.
+func wordIDs(line string, n int) []Ref {
+	var refs []Ref
+	seen := map[string]bool{}
+	for _, id := range idRE.FindAllString(line, -1) {
+		if !seen[id] {
+			seen[id] = true
+			refs = append(refs, Ref{ID: id, Line: n})
+		}
+	}
+	return refs
+}
