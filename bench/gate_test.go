@@ -1,0 +1,219 @@
+package bench
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
+	"golang.org/x/time/rate"
+)
+
+// The gate comparison: Admit+Release over 10,000 distinct IPv4 strings,
+// pre-warmed, a nanosecond tick, a refill so generous that requests pass.
+const nIPs = 10_000
+
+// ips returns n distinct IPv4 strings.
+func ips(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+	}
+	return out
+}
+
+// admitter is the function under test: admit one request, then release it.
+type admitter interface {
+	admitRelease(ip string, now int64) bool
+}
+
+// implGate is impl/gate with a slot per address on average.
+type implGate struct{ g *gate.Gate }
+
+func newImplGate() implGate {
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(1000, 1000, 1, 1<<30), Slots: 1 << 14, TickNanos: 1})
+	if err != nil {
+		panic(err)
+	}
+	return implGate{g}
+}
+
+func (a implGate) admitRelease(ip string, now int64) bool {
+	d := a.g.Admit(ip, now)
+	if d.Verdict == gate.Pass {
+		a.g.Release(d)
+		return true
+	}
+	return false
+}
+
+// mutexMap is the common recipe: map[string]*rate.Limiter behind a
+// sync.Mutex, plus an atomic in-flight counter.
+type mutexMap struct {
+	mu       sync.Mutex
+	m        map[string]*rate.Limiter
+	inflight atomic.Int64
+	maxif    int64
+}
+
+func newMutexMap() *mutexMap {
+	return &mutexMap{m: map[string]*rate.Limiter{}, maxif: 1 << 30}
+}
+
+func (a *mutexMap) admitRelease(ip string, now int64) bool {
+	if a.inflight.Add(1) > a.maxif {
+		a.inflight.Add(-1)
+		return false
+	}
+	defer a.inflight.Add(-1)
+	a.mu.Lock()
+	l, ok := a.m[ip]
+	if !ok {
+		l = rate.NewLimiter(rate.Every(time.Nanosecond), 1000)
+		a.m[ip] = l
+	}
+	a.mu.Unlock()
+	return l.AllowN(time.Unix(0, now), 1)
+}
+
+// syncMap is the same recipe over sync.Map.
+type syncMap struct {
+	m        sync.Map
+	inflight atomic.Int64
+	maxif    int64
+}
+
+func (a *syncMap) admitRelease(ip string, now int64) bool {
+	if a.inflight.Add(1) > a.maxif {
+		a.inflight.Add(-1)
+		return false
+	}
+	defer a.inflight.Add(-1)
+	v, ok := a.m.Load(ip)
+	if !ok {
+		v, _ = a.m.LoadOrStore(ip, rate.NewLimiter(rate.Every(time.Nanosecond), 1000))
+	}
+	return v.(*rate.Limiter).AllowN(time.Unix(0, now), 1)
+}
+
+// benchAdmit pre-warms every address, then admits and releases in turn.
+func benchAdmit(b *testing.B, a admitter) {
+	addrs := ips(nIPs)
+	for i, ip := range addrs {
+		a.admitRelease(ip, int64(i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	j := 0
+	for i := 0; b.Loop(); i++ {
+		a.admitRelease(addrs[j], int64(nIPs+i))
+		if j++; j == nIPs {
+			j = 0
+		}
+	}
+}
+
+// benchAdmitParallel is benchAdmit from GOMAXPROCS goroutines.
+func benchAdmitParallel(b *testing.B, a admitter) {
+	addrs := ips(nIPs)
+	for i, ip := range addrs {
+		a.admitRelease(ip, int64(i))
+	}
+	var clock atomic.Int64
+	clock.Store(nIPs)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := int(clock.Add(7919))
+		j := i % nIPs
+		for pb.Next() {
+			i++
+			a.admitRelease(addrs[j], int64(nIPs+i))
+			if j++; j == nIPs {
+				j = 0
+			}
+		}
+	})
+}
+
+// benchAdmitDisjoint is benchAdmitParallel with each goroutine serving its
+// own clients, as keep-alive connections do: per-client state stays on one
+// core, and what is left shared is the in-flight count.
+func benchAdmitDisjoint(b *testing.B, a admitter) {
+	addrs := ips(nIPs)
+	for i, ip := range addrs {
+		a.admitRelease(ip, int64(i))
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		const part = 500
+		base := int(next.Add(1)-1) * part % nIPs
+		for i, j := 0, 0; pb.Next(); i++ {
+			a.admitRelease(addrs[base+j], int64(nIPs+i))
+			if j++; j == part {
+				j = 0
+			}
+		}
+	})
+}
+
+func BenchmarkGateAdmitReleaseDisjoint(b *testing.B) { benchAdmitDisjoint(b, newImplGate()) }
+func BenchmarkAnchorMutexMapAdmitReleaseDisjoint(b *testing.B) {
+	benchAdmitDisjoint(b, newMutexMap())
+}
+func BenchmarkAnchorSyncMapAdmitReleaseDisjoint(b *testing.B) {
+	benchAdmitDisjoint(b, &syncMap{maxif: 1 << 30})
+}
+
+func BenchmarkGateAdmitRelease(b *testing.B)           { benchAdmit(b, newImplGate()) }
+func BenchmarkAnchorMutexMapAdmitRelease(b *testing.B) { benchAdmit(b, newMutexMap()) }
+func BenchmarkAnchorSyncMapAdmitRelease(b *testing.B) {
+	benchAdmit(b, &syncMap{maxif: 1 << 30})
+}
+func BenchmarkGateAdmitReleaseParallel(b *testing.B) { benchAdmitParallel(b, newImplGate()) }
+func BenchmarkAnchorMutexMapAdmitReleaseParallel(b *testing.B) {
+	benchAdmitParallel(b, newMutexMap())
+}
+func BenchmarkAnchorSyncMapAdmitReleaseParallel(b *testing.B) {
+	benchAdmitParallel(b, &syncMap{maxif: 1 << 30})
+}
+
+var sinkKey int64
+
+// naiveKey is lim_ip_key with one modulo per byte, the seed's definition.
+func naiveKey(s string) int64 {
+	var h int64
+	for i := 0; i < len(s); i++ {
+		h = (h*131 + int64(s[i])) % 4294967291
+	}
+	return h
+}
+
+func BenchmarkIPKey(b *testing.B) {
+	addrs := ips(nIPs)
+	var s int64
+	for j := 0; b.Loop(); {
+		s += lim.IPKey(addrs[j])
+		if j++; j == nIPs {
+			j = 0
+		}
+	}
+	sinkKey = s
+}
+
+func BenchmarkAnchorNaiveIPKey(b *testing.B) {
+	addrs := ips(nIPs)
+	var s int64
+	for j := 0; b.Loop(); {
+		s += naiveKey(addrs[j])
+		if j++; j == nIPs {
+			j = 0
+		}
+	}
+	sinkKey = s
+}

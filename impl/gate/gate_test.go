@@ -1,0 +1,241 @@
+package gate
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/limcheck/limcheck/impl/lim"
+)
+
+func mustNew(t testing.TB, cap, refil, ivl, maxif, slots, tick int64) *Gate {
+	t.Helper()
+	g, err := New(Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Slots: slots, TickNanos: tick})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return g
+}
+
+// TestNewRejectsInvalidConfig checks that every invalid field is an error
+// wrapping ErrConfig that names it (spec GATE-1), and MaxSlots.
+func TestNewRejectsInvalidConfig(t *testing.T) {
+	ok := lim.NewConfig(1, 1, 1, 1)
+	tests := []struct {
+		cfg    Config
+		want   string
+		reason string
+	}{
+		{Config{Lim: lim.NewConfig(0, 1, 1, 1), Slots: 1, TickNanos: 1}, "lim config", "cap 0 makes the lim config invalid"},
+		{Config{Lim: lim.Config{}, Slots: 1, TickNanos: 1}, "lim config", "the zero lim config is invalid"},
+		{Config{Lim: ok, Slots: 0, TickNanos: 1}, "slots 0", "no slot"},
+		{Config{Lim: ok, Slots: MaxSlots + 1, TickNanos: 1}, "slots 268435457", "more slots than the implementation preallocates"},
+		{Config{Lim: ok, Slots: 1, TickNanos: 0}, "tick_nanos 0", "a tick must last"},
+		{Config{Lim: ok, Slots: 1, TickNanos: -1}, "tick_nanos -1", "a negative tick"},
+	}
+	for _, tt := range tests {
+		if tt.reason == "" {
+			t.Fatalf("row %+v has no reason", tt.cfg)
+		}
+		_, err := New(tt.cfg)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%+v) = %v, want an ErrConfig naming %q (%s)", tt.cfg, err, tt.want, tt.reason)
+		}
+	}
+}
+
+// step is one call of a step table: an admit (ip != "" or release false) or a release.
+type step struct {
+	release bool
+	ip      string
+	now     int64
+	want    Decision
+	inFlt   int64
+	bucket  lim.Bucket
+	reason  string
+}
+
+// TestWorkedExample walks spec.md's worked example through the impl gate.
+func TestWorkedExample(t *testing.T) {
+	g := mustNew(t, 2, 1, 10, 2, 64, 100_000_000)
+	sa, sb := g.SlotOf("a"), g.SlotOf("b")
+	steps := []step{
+		{ip: "a", now: 0, want: Decision{Verdict: Pass, Slot: sa}, inFlt: 1, bucket: lim.Bucket{Tks: 1}, reason: "born full, one token"},
+		{ip: "a", now: 1, want: Decision{Verdict: Pass, Slot: sa}, inFlt: 2, bucket: lim.Bucket{}, reason: "no whole step yet"},
+		{ip: "b", now: 2, want: Decision{Verdict: Shed, Slot: sb, RetryAfter: 1}, inFlt: 2, reason: "two in flight: shed touches nothing"},
+		{release: true, inFlt: 1, reason: "release"},
+		{release: true, inFlt: 0, reason: "release"},
+		{ip: "a", now: 4, want: Decision{Verdict: Limited, Slot: sa, Retry: 10, RetryAfter: 1}, inFlt: 0, bucket: lim.Bucket{}, reason: "10 ticks of 0.1 s is 1 s"},
+		{ip: "a", now: 10, want: Decision{Verdict: Pass, Slot: sa}, inFlt: 1, bucket: lim.Bucket{Last: 10}, reason: "one whole step"},
+	}
+	runSteps(t, g, steps)
+	if _, ok := g.Bucket(sb); ok {
+		t.Errorf("Bucket(%d) touched, want untouched: b was only ever shed", sb)
+	}
+}
+
+// public returns d without its unexported shard, which depends on the P.
+func public(d Decision) Decision {
+	d.shard = 0
+	return d
+}
+
+func runSteps(t *testing.T, g *Gate, steps []step) {
+	t.Helper()
+	for i, s := range steps {
+		if s.reason == "" {
+			t.Fatalf("step %d has no reason", i)
+		}
+		if s.release {
+			g.Release(Decision{})
+		} else if got := public(g.Admit(s.ip, s.now)); got != s.want {
+			t.Fatalf("step %d: Admit(%q, %d) = %+v, want %+v (%s)", i, s.ip, s.now, got, s.want, s.reason)
+		}
+		if got := g.InFlight(); got != s.inFlt {
+			t.Fatalf("step %d: InFlight() = %d, want %d (%s)", i, got, s.inFlt, s.reason)
+		}
+		if !s.release && s.want.Verdict != Shed {
+			if b, _ := g.Bucket(s.want.Slot); b != s.bucket {
+				t.Fatalf("step %d: Bucket(%d) = %+v, want %+v (%s)", i, s.want.Slot, b, s.bucket, s.reason)
+			}
+		}
+	}
+}
+
+// TestExtremeTicks checks a gate at both ends of the tick domain and across
+// a clock that steps back.
+func TestExtremeTicks(t *testing.T) {
+	g := mustNew(t, 1, 1, math.MaxInt64, 10, 1, 1)
+	steps := []step{
+		{ip: "x", now: math.MinInt64, want: Decision{Verdict: Pass}, inFlt: 1, bucket: lim.Bucket{Last: math.MinInt64}, reason: "born full at MinInt64"},
+		{ip: "x", now: -2, want: Decision{Verdict: Limited, Retry: math.MaxInt64, RetryAfter: 9223372037}, inFlt: 1, bucket: lim.Bucket{Last: math.MinInt64}, reason: "2^63-2 ticks is no whole step of MaxInt64"},
+		{ip: "x", now: -1, want: Decision{Verdict: Pass}, inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "exactly one step: now - last = 2^63-1 needs 64-bit unsigned arithmetic"},
+		{ip: "x", now: math.MaxInt64 - 2, want: Decision{Verdict: Limited, Retry: math.MaxInt64, RetryAfter: 9223372037}, inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "one tick short of the next step"},
+		{ip: "x", now: math.MinInt64, want: Decision{Verdict: Limited, Retry: math.MaxInt64, RetryAfter: 9223372037}, inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "a step back refills nothing and keeps last"},
+		{ip: "x", now: math.MaxInt64 - 1, want: Decision{Verdict: Pass}, inFlt: 3, bucket: lim.Bucket{Last: math.MaxInt64 - 1}, reason: "the next whole step"},
+	}
+	runSteps(t, g, steps)
+}
+
+// TestRetryAfterSeconds checks the tick-to-second conversion (spec GATE-12).
+func TestRetryAfterSeconds(t *testing.T) {
+	tests := []struct {
+		retry, tick, want int64
+		reason            string
+	}{
+		{0, 1, 1, "at least 1"},
+		{1, 1, 1, "one nanosecond rounds up to a second"},
+		{1_000_000_000, 1, 1, "an exact second is not rounded up"},
+		{1_000_000_001, 1, 2, "a nanosecond over rounds up"},
+		{3, 1_000_000_000, 3, "second ticks"},
+		{math.MaxInt64, math.MaxInt64, math.MaxInt64, "saturates"},
+		{math.MaxInt64, 1, 9223372037, "ceil((2^63-1) / 1e9)"},
+		{-5, 1, 1, "a negative retry is at least 1"},
+	}
+	for _, tt := range tests {
+		if tt.reason == "" {
+			t.Fatalf("row %+v has no reason", tt)
+		}
+		if got := RetryAfterSeconds(tt.retry, tt.tick); got != tt.want {
+			t.Errorf("RetryAfterSeconds(%d, %d) = %d, want %d (%s)", tt.retry, tt.tick, got, tt.want, tt.reason)
+		}
+	}
+}
+
+// TestResponseBytes checks AppendResponse: nothing for a pass, the exact
+// 503 for a shed and a limited request.
+func TestResponseBytes(t *testing.T) {
+	if got := (Decision{Verdict: Pass}).AppendResponse(nil); len(got) != 0 {
+		t.Errorf("Pass.AppendResponse(nil) = %q, want nothing", got)
+	}
+	got := string(Decision{Verdict: Limited, RetryAfter: 42}.AppendResponse(nil))
+	want := "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 42\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nlim rejected"
+	if got != want {
+		t.Errorf("Limited.AppendResponse(nil) = %q, want %q", got, want)
+	}
+}
+
+// TestVerdictString checks the spec names of the verdicts.
+func TestVerdictString(t *testing.T) {
+	for v, want := range map[Verdict]string{Pass: "pass", Shed: "shed", Limited: "limited", 9: "Verdict(9)"} {
+		if got := v.String(); got != want {
+			t.Errorf("Verdict(%d).String() = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestConcurrentTokensExact checks that concurrent admits on one slot with a
+// frozen clock pass exactly cap times: no token is spent twice or lost.
+func TestConcurrentTokensExact(t *testing.T) {
+	const cap, workers, each = 1000, 8, 400
+	g := mustNew(t, cap, 1, 1<<40, 1<<40, 16, 1)
+	var passes sync.WaitGroup
+	counts := make([]int, workers)
+	for w := range workers {
+		passes.Add(1)
+		go func() {
+			defer passes.Done()
+			for range each {
+				if d := g.Admit("10.0.0.1", 5); d.Verdict == Pass {
+					counts[w]++
+					g.Release(d)
+				}
+			}
+		}()
+	}
+	passes.Wait()
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if total != cap || g.InFlight() != 0 {
+		t.Errorf("%d concurrent admits of cap %d: %d passed, in flight %d; want %d passed, 0 in flight", workers*each, cap, total, g.InFlight(), cap)
+	}
+}
+
+// TestConcurrentInFlightExact checks that with maxif places held by
+// concurrent passes that never release, exactly maxif requests pass.
+func TestConcurrentInFlightExact(t *testing.T) {
+	const maxif, workers, each = 50, 8, 100
+	g := mustNew(t, 1<<40, 1, 1, maxif, 1024, 1)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	passed := 0
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if g.Admit(string(rune('a'+w))+string(rune('a'+i%26)), int64(i)).Verdict == Pass {
+					mu.Lock()
+					passed++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if passed != maxif || g.InFlight() != maxif {
+		t.Errorf("passed %d with in flight %d, want exactly maxif %d of each", passed, g.InFlight(), maxif)
+	}
+	for range maxif + 5 {
+		g.Release(Decision{})
+	}
+	if got := g.InFlight(); got != 0 {
+		t.Errorf("after extra releases InFlight() = %d, want 0 (floors at 0)", got)
+	}
+}
+
+// TestAdmitNowUsesMonotonicTicks checks the real-clock shorthand: ticks
+// never go back and a fresh gate starts near tick 0.
+func TestAdmitNowUsesMonotonicTicks(t *testing.T) {
+	g := mustNew(t, 10, 1, 1, 10, 8, 1_000_000_000)
+	if now := g.Now(); now < 0 || now > 1 {
+		t.Fatalf("Now() right after New = %d, want 0 or 1 (second ticks)", now)
+	}
+	if d := g.AdmitNow("a"); d.Verdict != Pass {
+		t.Errorf("AdmitNow(a) = %+v, want a pass from a full bucket", d)
+	}
+}

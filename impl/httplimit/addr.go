@@ -1,0 +1,101 @@
+package httplimit
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// InvalidKey is the key of every request whose client address does not
+// parse. It is not an address, so no client can reach its bucket by another
+// route; requests carrying garbage share it instead of getting a bucket per
+// spelling.
+const InvalidKey = "invalid"
+
+// maxKeyLen bounds a key: an IPv6 address is at most 39 bytes once
+// canonical (no zone, no mapped IPv4), a prefix at most 43.
+const maxKeyLen = 48
+
+// keyer turns a request into its client key. Immutable after New.
+type keyer struct {
+	header  ProxyHeader
+	trusted []netip.Prefix // canonical: unmapped, masked; nil trusts no one
+	v6bits  int
+}
+
+// newKeyer returns the keyer of checked settings.
+func newKeyer(s *settings) keyer {
+	k := keyer{header: s.header, v6bits: s.v6bits}
+	for _, p := range s.trusted {
+		k.trusted = append(k.trusted, canonicalPrefix(p))
+	}
+	return k
+}
+
+// canonicalPrefix is p without zone, IPv4-mapped prefixes as IPv4, masked.
+func canonicalPrefix(p netip.Prefix) netip.Prefix {
+	a, bits := p.Addr().WithZone(""), p.Bits()
+	if a.Is4In6() && bits >= 96 {
+		a, bits = a.Unmap(), bits-96
+	}
+	return netip.PrefixFrom(a, bits).Masked()
+}
+
+// appendKey appends r's client key to dst and reports whether the address
+// parsed; when it did not, it appends InvalidKey.
+func (k *keyer) appendKey(dst []byte, r *http.Request) ([]byte, bool) {
+	a, ok := k.clientAddr(r)
+	if !ok {
+		return append(dst, InvalidKey...), false
+	}
+	if a.Is6() && k.v6bits < 128 {
+		return netip.PrefixFrom(a, k.v6bits).Masked().AppendTo(dst), true
+	}
+	return a.AppendTo(dst), true
+}
+
+// clientAddr is the canonical client address of r: the peer, or, when the
+// peer is a trusted proxy, the address its header names.
+func (k *keyer) clientAddr(r *http.Request) (netip.Addr, bool) {
+	peer, ok := parseHost(r.RemoteAddr)
+	if !ok || !k.isTrusted(peer) {
+		return peer, ok
+	}
+	if a, ok := k.fromHeader(r.Header); ok {
+		return a, true
+	}
+	return peer, true // no header, or a malformed one: the proxy itself
+}
+
+// isTrusted reports whether the canonical address a is a trusted proxy.
+func (k *keyer) isTrusted(a netip.Addr) bool {
+	for _, p := range k.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseHost parses "host:port", a bare address or a bracketed "[v6]" and
+// returns the address canonicalised: IPv4-mapped IPv6 as IPv4, zone dropped
+// (spec FIND-3, spec FIND-12). The form is chosen by shape, so that no valid
+// input pays for a parse error.
+func parseHost(s string) (netip.Addr, bool) {
+	var a netip.Addr
+	var err error
+	switch {
+	case len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']':
+		a, err = netip.ParseAddr(s[1 : len(s)-1])
+	case s != "" && s[0] == '[', strings.Count(s, ":") == 1:
+		var ap netip.AddrPort
+		ap, err = netip.ParseAddrPort(s)
+		a = ap.Addr()
+	default:
+		a, err = netip.ParseAddr(s)
+	}
+	return canonical(a), err == nil
+}
+
+// canonical is a with IPv4-mapped IPv6 unmapped and the zone dropped.
+func canonical(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }

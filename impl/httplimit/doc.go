@@ -1,0 +1,94 @@
+// Package httplimit is the net/http face of the optimized limiters: a
+// middleware over impl/gate (per-client token buckets, a global in-flight
+// gate and spec.md's 503) and a login guard over impl/throttle (seed 003's
+// failure counter with bans).
+//
+// # Middleware
+//
+// [New] builds a [Limiter] over a [gate.Gate]; [Limiter.Wrap] puts it in
+// front of a handler. Per request:
+//
+//  1. The client key (below) is computed.
+//  2. The gate admits the key at its monotonic tick ([gate.Gate.AdmitNow]),
+//     or at the tick of [WithClock].
+//  3. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
+//     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
+//     rounded up to seconds, 1 for a shed; digits from strconv only, never
+//     request bytes), Content-Type text/plain; charset=utf-8, Content-Length
+//     12 and the body "lim rejected". net/http adds Date and writes its own
+//     status line and header order; the raw bytes of lim_resp_503 are what a
+//     server writing to a socket itself sends ([gate.Decision.AppendResponse]).
+//     Headers set earlier by outer middleware stay. Then the
+//     [WithOnReject] hook runs. No in-flight place is held.
+//  4. Pass: the next handler runs, and the in-flight place is released
+//     exactly once when it returns, by a deferred call: also when it panics
+//     (the panic, http.ErrAbortHandler included, goes on to net/http). The
+//     place is held until the handler returns, so a hijacked or streaming
+//     handler holds it for as long as it runs.
+//
+// # Client keys
+//
+// The key is the client address canonicalised (spec FIND-3, spec FIND-12):
+// netip's parse, then Unmap and WithZone(""), then String. So
+// "::ffff:10.0.0.1" and "10.0.0.1" share a key, as do all spellings of one
+// IPv6 address, and no byte of the request reaches the key unparsed.
+//
+//   - The peer is r.RemoteAddr: host:port (netip.ParseAddrPort), else a bare
+//     or bracketed address (netip.ParseAddr).
+//   - IPv6 clients are keyed by their /64 ([DefaultIPv6PrefixBits], the key
+//     is the masked prefix, e.g. "2001:db8:1:2::/64"): a single host controls
+//     a whole /64 and its privacy addresses rotate, so keying by address
+//     would hand it 2^64 buckets. [WithIPv6Prefix](128) keys by address.
+//   - An address that does not parse (e.g. the peer of a Unix socket) keys
+//     as [InvalidKey], one bucket shared by all such requests, never the raw
+//     text (which would give an attacker a bucket per spelling); with
+//     [WithRejectInvalid] such requests get a 400 instead and never reach
+//     the gate.
+//   - Proxy headers are read only with [WithTrustedProxies], and then only
+//     the one header it names ([XForwardedFor] or [Forwarded]), and only when
+//     the peer lies in a trusted prefix. Honouring both headers would let a
+//     client forge the one the proxy does not write. The header's addresses
+//     (all its lines, in order) are walked from the right: trusted proxies
+//     are skipped, and the first untrusted address is the client, so
+//     addresses a client put in the header itself are never reached while a
+//     trusted proxy appended a later one. If every address is trusted, the
+//     leftmost is the client. The header falls back to the peer (the proxy's
+//     own key, one shared bucket) when it is absent, when an entry met by the
+//     walk does not parse ("unknown", an obfuscated "_name", garbage), or
+//     when a Forwarded line breaks RFC 7239's grammar (also an element with
+//     two for= pairs). Forwarded values may be tokens or quoted strings,
+//     IPv6 bracketed with an optional port: for="[2001:db8::1]:4711". Empty
+//     list elements are skipped.
+//
+// [Limiter.ClientKey] exposes the key, e.g. for a [LoginGuard].
+//
+// # Login guard
+//
+// [LoginGuard] keys each login attempt as "ip:"+client and
+// "acct:"+[NormalizeAccount](user) (the seed's convention): Check before the
+// password is verified (refuse while Banned; the seed recommends to allow
+// and alert on Unavailable), Failed on a bad password (both keys count),
+// Succeeded on a good one (only the account's count is cleared: see its
+// doc), WriteHeaders for X-RateLimit-Remaining and Retry-After. Never key by
+// raw user input: an attacker would change it on every try and get fresh
+// buckets; NormalizeAccount's documented rule trims, lowercases and caps the
+// name and refuses empty or control-character names, and such a name
+// contributes no account key at all.
+//
+// # API
+//
+//   - [New], [Option], [ErrConfig]: a Limiter over a gate, configured by
+//     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded]),
+//     [WithIPv6Prefix] ([DefaultIPv6PrefixBits]), [WithClock],
+//     [WithOnReject], [WithRejectInvalid].
+//   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
+//     request; [InvalidKey], [Body400].
+//   - [LoginGuard], [LoginGuard.Check], [LoginGuard.Failed],
+//     [LoginGuard.Succeeded], [LoginGuard.WriteHeaders]; [NormalizeAccount],
+//     [MaxAccountLen], [IPKeyPrefix], [AccountKeyPrefix].
+//
+// Everything is safe for concurrent use. Units: gate time in the gate's
+// ticks (int64), throttle time in seconds (uint64), Retry-After in seconds.
+//
+// Imports: the standard library, impl/gate, impl/lim and impl/throttle.
+package httplimit

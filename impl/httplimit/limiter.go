@@ -1,0 +1,96 @@
+package httplimit
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/limcheck/limcheck/impl/gate"
+)
+
+// Limiter is the middleware over one [gate.Gate]: it keys each request by
+// its client address, admits it through the gate, answers Shed and Limited
+// with the 503 of spec LIM-17 and releases each passed request's in-flight
+// place when the next handler returns. Build one with [New]. A Limiter is
+// immutable: safe for concurrent use, and one gate may back several.
+type Limiter struct {
+	g             *gate.Gate
+	keys          keyer
+	clock         func() int64 // nil: the gate's monotonic clock
+	onReject      func(*http.Request, gate.Decision)
+	rejectInvalid bool
+}
+
+// New returns a Limiter over g configured by opts, or an error wrapping
+// [ErrConfig] when g is nil or an option is out of range.
+func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
+	if g == nil {
+		return nil, fmt.Errorf("%w: nil gate", ErrConfig)
+	}
+	s := settings{v6bits: DefaultIPv6PrefixBits}
+	for _, opt := range opts {
+		opt(&s)
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &Limiter{
+		g: g, keys: newKeyer(&s), clock: s.clock,
+		onReject: s.onReject, rejectInvalid: s.rejectInvalid,
+	}, nil
+}
+
+// Wrap returns next behind the limiter. It panics when next is nil, at wrap
+// time rather than on the first request (as http.Handle does). l.Wrap has the
+// shape func(http.Handler) http.Handler of router middleware.
+func (l *Limiter) Wrap(next http.Handler) http.Handler {
+	if next == nil {
+		panic("httplimit: nil handler")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.serve(next, w, r)
+	})
+}
+
+// ClientKey returns the key the limiter gives r: the canonical client
+// address (or the /n prefix of an IPv6 one), and false with [InvalidKey]
+// when the address does not parse. Use it to key other limits, e.g. the ip
+// key of a [LoginGuard]. Safe for concurrent use.
+func (l *Limiter) ClientKey(r *http.Request) (string, bool) {
+	var buf [maxKeyLen]byte
+	key, ok := l.keys.appendKey(buf[:0], r)
+	return string(key), ok
+}
+
+// serve admits r and either rejects it or runs next and releases after it,
+// also when next panics (the panic goes on to net/http).
+func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	var buf [maxKeyLen]byte
+	key, ok := l.keys.appendKey(buf[:0], r)
+	if !ok && l.rejectInvalid {
+		writeBadAddress(w)
+		return
+	}
+	d := l.admit(string(key))
+	if d.Verdict != gate.Pass {
+		l.reject(w, r, d)
+		return
+	}
+	defer l.g.Release(d)
+	next.ServeHTTP(w, r)
+}
+
+// admit asks the gate, at the injected tick or the gate's own.
+func (l *Limiter) admit(key string) gate.Decision {
+	if l.clock != nil {
+		return l.g.Admit(key, l.clock())
+	}
+	return l.g.AdmitNow(key)
+}
+
+// reject writes the 503 of d and calls the hook.
+func (l *Limiter) reject(w http.ResponseWriter, r *http.Request, d gate.Decision) {
+	write503(w, d.RetryAfter)
+	if l.onReject != nil {
+		l.onReject(r, d)
+	}
+}

@@ -1,0 +1,109 @@
+package httplimit
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+
+	"github.com/limcheck/limcheck/impl/gate"
+)
+
+// ErrConfig is wrapped by every error [New] returns. Test with errors.Is.
+var ErrConfig = errors.New("httplimit: invalid config")
+
+// DefaultIPv6PrefixBits is the IPv6 prefix length a [Limiter] keys by unless
+// [WithIPv6Prefix] says otherwise: one key per /64, the block a single IPv6
+// host or customer network controls.
+const DefaultIPv6PrefixBits = 64
+
+// ProxyHeader names the one header a trusted proxy writes the client address
+// into (see [WithTrustedProxies]).
+type ProxyHeader uint8
+
+// The proxy headers.
+const (
+	// XForwardedFor is X-Forwarded-For: a comma-separated list of addresses,
+	// each proxy appending its peer on the right.
+	XForwardedFor ProxyHeader = iota + 1
+	// Forwarded is RFC 7239's Forwarded: comma-separated elements whose
+	// for= parameter names the address, e.g. for="[2001:db8::1]:4711".
+	Forwarded
+)
+
+// Option configures [New]. Build one with the With functions; an option that
+// is out of range makes New fail.
+type Option func(*settings)
+
+// settings is what the options set; New checks it.
+type settings struct {
+	header        ProxyHeader
+	trusted       []netip.Prefix
+	trustSet      bool
+	v6bits        int
+	clock         func() int64
+	onReject      func(*http.Request, gate.Decision)
+	rejectInvalid bool
+}
+
+// WithTrustedProxies honours header h, and only h, on requests whose
+// immediate peer lies in one of proxies (CIDRs; an IPv4-mapped IPv6 prefix
+// such as ::ffff:10.0.0.0/104 counts as its IPv4 form). The client address is
+// the rightmost address of h that is not a trusted proxy; see the package
+// documentation for the walk and its fallbacks. New fails when proxies is
+// empty or holds an invalid prefix, or when h is not XForwardedFor or
+// Forwarded. Without this option no header is ever read.
+func WithTrustedProxies(h ProxyHeader, proxies ...netip.Prefix) Option {
+	return func(s *settings) {
+		s.header, s.trusted, s.trustSet = h, append([]netip.Prefix(nil), proxies...), true
+	}
+}
+
+// WithIPv6Prefix keys IPv6 clients by their /bits prefix, bits in 1..128;
+// 128 keys each address on its own. The default is [DefaultIPv6PrefixBits].
+// IPv4 clients are always keyed by their address.
+func WithIPv6Prefix(bits int) Option { return func(s *settings) { s.v6bits = bits } }
+
+// WithClock makes the Limiter read the time, in the gate's ticks, from now
+// instead of the gate's monotonic clock ([gate.Gate.Now]). now must be safe
+// for concurrent use; tests inject a fixed or counting clock. A nil now
+// keeps the gate's clock.
+func WithClock(now func() int64) Option { return func(s *settings) { s.clock = now } }
+
+// WithOnReject calls hook after each 503 is written, with the request and
+// the gate's decision (Shed or Limited), on the request's goroutine: hook must
+// be safe for concurrent use and should be fast (metrics, logging). It is not
+// called for passes nor for 400s of [WithRejectInvalid].
+func WithOnReject(hook func(r *http.Request, d gate.Decision)) Option {
+	return func(s *settings) { s.onReject = hook }
+}
+
+// WithRejectInvalid answers a request whose client address does not parse
+// with 400 Bad Request (body [Body400]) without consulting the gate, instead
+// of keying it by [InvalidKey].
+func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = true } }
+
+// check returns an error wrapping ErrConfig when s is out of range.
+func (s *settings) check() error {
+	switch {
+	case s.v6bits < 1 || s.v6bits > 128:
+		return fmt.Errorf("%w: ipv6 prefix /%d not in 1..128", ErrConfig, s.v6bits)
+	case !s.trustSet:
+		return nil
+	case s.header != XForwardedFor && s.header != Forwarded:
+		return fmt.Errorf("%w: proxy header %d is neither XForwardedFor nor Forwarded", ErrConfig, s.header)
+	case len(s.trusted) == 0:
+		return fmt.Errorf("%w: trusted proxies given but empty", ErrConfig)
+	}
+	return checkPrefixes(s.trusted)
+}
+
+// checkPrefixes rejects invalid prefixes.
+func checkPrefixes(ps []netip.Prefix) error {
+	for i, p := range ps {
+		if !p.IsValid() {
+			return fmt.Errorf("%w: trusted proxy %d (%q) is not a valid prefix", ErrConfig, i, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+// Package throttle is the optimized, concurrent form of seed 003's throttle
+// (spec.md, areas THR and STORE): a sliding-window failure counter with bans
+// over a pluggable store. For every sequential sequence of operations it gives
+// the results of model/throttle bit for bit; it adds a sharded, bounded,
+// allocation-free store and fused hot paths.
+//
+// API:
+//
+//   - [Config], [DefaultConfig], [Config.Validate]: threshold, window and ban
+//     length (seconds).
+//   - [New], [Throttle.Config]: the seed's new and config.
+//   - [Throttle.Check], [Throttle.CheckAny]: check and check_any, returning a
+//     [Decision] ([Allow], [Banned] or [Unavailable]).
+//   - [Throttle.RecordFailure], [Throttle.RecordSuccess], [Throttle.Reset],
+//     [Throttle.PurgeExpired]: record_failure, record_success, reset and
+//     purge_expired.
+//   - [InWindow], [IsBanned], [BanUntil]: the exact time arithmetic.
+//   - [Store], the seven operations ([Op]); [FusedStore], the optional
+//     one-lock Check and RecordFailure paths; [StoreError].
+//   - [MemStore] ([NewMemStore], [MemConfig]): the in-memory store. Per key it
+//     keeps only the k largest stamps in a fixed sorted array and the
+//     ban-until; keys are spread over mutex shards by a seeded hash, each shard
+//     with its own Robin Hood index and record arena, so operations on tracked
+//     keys do not allocate.
+//   - [FaultStore], [Fault]: fault injection by (op, keys) rules, STORE-10.
+//   - [ErrConfig], [ErrFault], [ErrFull]: sentinels of type [Error].
+//
+// Capacity policy: a MemStore tracks at most MaxKeys keys (default 1<<20,
+// exact under concurrency). When it is full, an operation that would start
+// tracking a new key (add_failure, ban) fails with a [*StoreError] wrapping
+// [ErrFull] and has no effect; RecordFailure returns that error (the caller
+// alerts), never a false ban. Reads, checks of untracked keys and operations
+// on tracked keys keep working; purge_expired, reset and record_success free
+// room.
+//
+// Concurrency: everything is safe for concurrent use ([FaultStore] when its
+// inner store is). Over a MemStore, Check and RecordFailure are each one
+// atomic operation, which also closes the seed's window in which a reset
+// between add_failure and ban is lost; over other stores they are the model's
+// two operations.
+//
+// Time is uint64 seconds, injected as now; arithmetic is exact (no
+// wrap-around): t + window > now and now + ban_secs saturated at MaxUint64.
+// Keys are opaque byte strings; "" and invalid UTF-8 are keys like any other.
+//
+// Imports: the standard library only. impl never imports the model it is
+// checked against (internal/archcheck).
+package throttle

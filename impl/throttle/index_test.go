@@ -1,0 +1,63 @@
+package throttle
+
+import (
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestIndexAgainstMap drives one shard's index and arena with forced tag
+// collisions (tags from a pool of 4, including 0 and MaxUint32) through
+// random adds and drops, and compares every lookup with a Go map.
+func TestIndexAgainstMap(t *testing.T) {
+	tags := []uint64{0, 1, 1 << 31, 1<<32 - 1}
+	rapid.Check(t, func(t *rapid.T) {
+		sh := &shard{}
+		want := map[string]uint64{} // key -> tag
+		ids := map[string]uint32{}
+		for range rapid.IntRange(1, 400).Draw(t, "ops") {
+			key := fmt.Sprint(rapid.IntRange(0, 150).Draw(t, "key"))
+			tag := tags[len(key)%len(tags)]
+			if _, ok := want[key]; ok {
+				sh.drop(ids[key], tag, 2)
+				delete(want, key)
+				delete(ids, key)
+			} else {
+				ids[key] = sh.add(key, tag, 3, 2)
+				want[key] = tag
+			}
+			checkIndex(t, sh, want, ids)
+		}
+	})
+}
+
+// checkIndex fails t unless sh finds exactly the keys of want, at ids.
+func checkIndex(t *rapid.T, sh *shard, want map[string]uint64, ids map[string]uint32) {
+	tags := []uint64{0, 1, 1 << 31, 1<<32 - 1}
+	if sh.idx.used != len(want) {
+		t.Fatalf("index holds %d entries, want %d", sh.idx.used, len(want))
+	}
+	for i := range 151 {
+		key := fmt.Sprint(i)
+		_, tracked := want[key]
+		id, ok := sh.find(key, tags[len(key)%len(tags)])
+		if ok != tracked || ok && id != ids[key] {
+			t.Fatalf("find(%q) = %d, %v; want %d, %v", key, id, ok, ids[key], tracked)
+		}
+	}
+}
+
+// TestIndexGrowth checks the table's load bound and growth by half.
+func TestIndexGrowth(t *testing.T) {
+	var x index
+	for i := range 10_000 {
+		x.insert(uint64(i)*2654435761%(1<<32), uint32(i))
+		if x.used*8 > len(x.slots)*7 {
+			t.Fatalf("after %d inserts: %d of %d slots used, over 7/8", i+1, x.used, len(x.slots))
+		}
+	}
+	if n := len(x.slots); n > 10_000*8/7*3/2+8 {
+		t.Fatalf("%d slots for 10000 entries", n)
+	}
+}

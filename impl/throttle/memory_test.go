@@ -1,0 +1,72 @@
+package throttle_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/limcheck/limcheck/impl/throttle"
+)
+
+// bytesPerKey returns the heap bytes a MemStore keeping k stamps grows by per
+// key when n keys are recorded, the keys' own bytes excluded (allocated
+// before the baseline; the store keeps the caller's strings).
+func bytesPerKey(k uint64, n int) float64 {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("ip:10.%d.%d.%d", i>>16, i>>8&255, i&255)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, _ := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: k})
+	for i, key := range keys {
+		for j := range k {
+			_, _ = s.AddFailure(key, uint64(i)+j, 900)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(keys)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+}
+
+// TestMemoryPerKey checks MemStore's bound of 8*k + 48 bytes per tracked key
+// (beyond the key's bytes) at 100,000 keys with full rings.
+func TestMemoryPerKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 100,000 keys")
+	}
+	for _, k := range []uint64{1, 5, 16} {
+		got, bound := bytesPerKey(k, 100_000), float64(8*k+48)
+		t.Logf("k=%d: %.1f bytes per key (bound %.0f)", k, got, bound)
+		if got > bound {
+			t.Errorf("k=%d: %.1f bytes per key, over the bound %.0f", k, got, bound)
+		}
+	}
+}
+
+// TestNoAllocKnownKeys checks that operations on tracked keys do not
+// allocate, on the fused and the seven-operation paths.
+func TestNoAllocKnownKeys(t *testing.T) {
+	mem := mustMem(5)
+	th, _ := throttle.New(mem, throttle.DefaultConfig())
+	keys := []string{"ip:1", "ip:2", "acct:x"}
+	now := uint64(1000)
+	for _, k := range keys {
+		_, _ = th.RecordFailure(k, now)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		now++
+		for _, k := range keys {
+			_, _ = th.RecordFailure(k, now)
+			th.Check(k, now)
+			_, _ = mem.Count(k, now, 900)
+			_, _ = mem.Ban(k, now)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per run on known keys, want 0", allocs)
+	}
+}

@@ -1,0 +1,167 @@
+package throttle
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sync/atomic"
+)
+
+// Defaults and limits of [MemConfig].
+const (
+	DefaultMaxKeys  = 1 << 20 // tracked keys of a store with MaxKeys 0
+	DefaultShards   = 64      // lock shards of a store with Shards 0
+	MaxShards       = 1 << 12 // most lock shards
+	MaxMaxKeys      = 1 << 29 // largest MaxKeys: record ids stay below 2^31 even in one shard
+	MaxStampsPerKey = 1 << 14 // largest StampsPerKey
+)
+
+// MemConfig configures a [MemStore]. A value type.
+type MemConfig struct {
+	// StampsPerKey is k, the number of largest failure stamps kept per key,
+	// in 1..MaxStampsPerKey. A [Throttle] needs k >= its threshold.
+	StampsPerKey uint64
+	// MaxKeys is the most keys tracked at once, in 1..MaxMaxKeys; 0 means
+	// DefaultMaxKeys.
+	MaxKeys int
+	// Shards is the number of locks, a power of two in 1..MaxShards; 0
+	// means DefaultShards.
+	Shards int
+}
+
+// MemStore is the production in-memory [Store] and [FusedStore]. Safe for
+// concurrent use; every operation on a key is atomic.
+//
+// Per key it keeps only the k = StampsPerKey largest failure stamps (sorted by
+// value, so clock steps back stay exact; ties kept as a multiset) and the
+// ban-until, and Count reports min(count, k): exact for every decision of a
+// throttle with threshold <= k (spec PROP-17). Purge's count is exact: a key
+// stops being tracked iff its largest stamp left the window and its ban-until
+// is <= now.
+//
+// Keys are spread over Shards mutexes by a per-store seeded hash
+// (hash/maphash), hashed once per operation. Each shard has its own index and
+// record arena; an operation on a tracked key does not allocate.
+//
+// Capacity: at most MaxKeys keys are tracked. An operation that would start
+// tracking a key while MaxKeys are tracked (AddFailure, Ban with until > 0,
+// FailAndBan on an untracked key) fails with a *StoreError wrapping [ErrFull]
+// and has no effect (spec STORE-1): a throttle reports it as an error of
+// RecordFailure, never as a ban. Reads and operations on tracked keys keep
+// working; Purge, Clear and ClearFailures free room. The bound is exact under
+// concurrency.
+//
+// Memory: per tracked key 8*(k+1) bytes of record (ban-until and stamps), 2 of
+// count, 16 of key header (the store keeps the caller's string, whose bytes
+// are not counted) and 8/load bytes of index (load 0.58..0.875): under 8*k +
+// 48 bytes (TestMemoryPerKey measures it), plus a fixed cost of one partly
+// used arena chunk (32 records or a few more) per shard. Arenas and indexes keep their high-water size;
+// freed records are reused.
+//
+// Purge locks one shard at a time: it is atomic per key, not a snapshot of the
+// whole store.
+type MemStore struct {
+	seed    maphash.Seed
+	shards  []shard
+	mask    uint64
+	k       int
+	stride  int // words per record: 1 + k
+	recs    int // records per arena chunk
+	maxKeys int64
+	tracked atomic.Int64
+}
+
+var _ FusedStore = (*MemStore)(nil)
+
+// NewMemStore returns an empty store, or an error wrapping [ErrConfig] when
+// cfg is out of range.
+func NewMemStore(cfg MemConfig) (*MemStore, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &MemStore{
+		seed:    maphash.MakeSeed(),
+		shards:  make([]shard, cfg.Shards),
+		mask:    uint64(cfg.Shards - 1),
+		k:       int(cfg.StampsPerKey),
+		stride:  int(cfg.StampsPerKey) + 1,
+		recs:    chunkRecords(int(cfg.StampsPerKey) + 1),
+		maxKeys: int64(cfg.MaxKeys),
+	}
+	return s, nil
+}
+
+// withDefaults fills the zero fields of c and checks the ranges.
+func (c MemConfig) withDefaults() (MemConfig, error) {
+	if c.MaxKeys == 0 {
+		c.MaxKeys = DefaultMaxKeys
+	}
+	if c.Shards == 0 {
+		c.Shards = DefaultShards
+	}
+	switch {
+	case c.StampsPerKey < 1 || c.StampsPerKey > MaxStampsPerKey:
+		return c, fmt.Errorf("%w: stamps per key %d not in 1..%d", ErrConfig, c.StampsPerKey, MaxStampsPerKey)
+	case c.MaxKeys < 1 || c.MaxKeys > MaxMaxKeys:
+		return c, fmt.Errorf("%w: max keys %d not in 1..%d", ErrConfig, c.MaxKeys, MaxMaxKeys)
+	case c.Shards < 1 || c.Shards > MaxShards || c.Shards&(c.Shards-1) != 0:
+		return c, fmt.Errorf("%w: shards %d not a power of two in 1..%d", ErrConfig, c.Shards, MaxShards)
+	}
+	return c, nil
+}
+
+// StampsPerKey returns k, the number of stamps kept per key.
+func (s *MemStore) StampsPerKey() uint64 { return uint64(s.k) }
+
+// MaxKeys returns the most keys the store tracks at once.
+func (s *MemStore) MaxKeys() int { return int(s.maxKeys) }
+
+// Tracked returns the number of tracked keys (spec STORE-8), read atomically.
+func (s *MemStore) Tracked() int { return int(s.tracked.Load()) }
+
+// lock hashes key, locks its shard and returns it with the tag (the high
+// half of the hash).
+func (s *MemStore) lock(key string) (*shard, uint64) {
+	h := maphash.String(s.seed, key)
+	sh := &s.shards[h&s.mask]
+	sh.mu.Lock()
+	return sh, h >> 32
+}
+
+// reserve takes room for one more tracked key, or reports the store full.
+func (s *MemStore) reserve() bool {
+	for {
+		n := s.tracked.Load()
+		if n >= s.maxKeys {
+			return false
+		}
+		if s.tracked.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// getOrAdd returns the id of key's record in sh, creating it for op if the
+// key is untracked and there is room.
+func (s *MemStore) getOrAdd(sh *shard, key string, tag uint64, op Op) (uint32, error) {
+	if id, ok := sh.find(key, tag); ok {
+		return id, nil
+	}
+	if !s.reserve() {
+		return 0, &StoreError{Op: op, Key: key, Err: ErrFull}
+	}
+	return sh.add(key, tag, s.recs, s.stride), nil
+}
+
+// words returns the data of record id (ban-until, then the k stamp slots)
+// and the chunk and slot that hold its count.
+func (s *MemStore) words(sh *shard, id uint32) ([]uint64, *chunk, int) {
+	c, slot := sh.chunks[id>>slotBits], int(id&slotMask)
+	return c.data[slot*s.stride : (slot+1)*s.stride], c, slot
+}
+
+// dropID frees record id of sh and gives its room back.
+func (s *MemStore) dropID(sh *shard, id uint32, tag uint64) {
+	sh.drop(id, tag, s.stride)
+	s.tracked.Add(-1)
+}
