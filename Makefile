@@ -4,16 +4,24 @@
 GO        ?= go
 PKGS      := ./...
 RAPIDCHECKS ?= 10000
+FUZZTIME  ?= 60s
+FUZZSMOKE ?= 2s
+FUZZMINTIME ?= 1s
 
-.PHONY: test fmtcheck vet purity speccheck clauses gotest walk proptest fmt help
+.PHONY: test fmtcheck vet purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs: gofmt check, vet, purity, clause check, go test -race, limcheck"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
 	@echo "make speccheck  the clause check with its coverage report"
 	@echo "make fmt        gofmt -w the tree"
+	@echo "make vectors    regenerate conformance/vectors from the builders and the model"
+	@echo "make vectorcheck fail if conformance/vectors differs from a regeneration"
+	@echo "make vectorcov  the conformance vectors' coverage of spec.md"
+	@echo "make ports      the Python and JavaScript reference ports: unit tests and vectors"
+	@echo "make mutate     mutation testing of impl/ against the oracle suite (gremlins; MUTATION.md)"
 
-test: fmtcheck vet purity clauses gotest walk
+test: fmtcheck vet purity clauses gotest walk fuzzsmoke
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -48,3 +56,73 @@ proptest:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# Every go test -fuzz target of ./fuzz (as go test -list finds them), in
+# turn, $(1) each: the model against impl on decoded byte inputs. A new
+# interesting input is minimized for at most FUZZMINTIME (go's default, a
+# minute, can take a whole run's time).
+fuzzrun = targets=$$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz') || exit 1; \
+	for t in $$targets; do \
+		echo "fuzz $$t ($(1))"; \
+		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(1) -fuzzminimizetime $(FUZZMINTIME) || exit 1; \
+	done
+
+fuzz:
+	@$(call fuzzrun,$(FUZZTIME))
+
+# Each fuzz target briefly, in make test: the seed corpus and a few seconds
+# of mutation.
+fuzzsmoke:
+	@$(call fuzzrun,$(FUZZSMOKE))
+
+# The conformance vectors (spec.md VEC-1..VEC-14): vectors rewrites the
+# committed folder; vectorcheck regenerates a copy and fails on any
+# difference (stale vectors), so CI catches a builder or model change that
+# was not regenerated; vectorcov prints the clause x vector table.
+VECTORS := conformance/vectors
+genvectors = $(GO) run ./conformance/cmd/genvectors -spec spec.md
+
+vectors:
+	$(genvectors) -dir $(VECTORS)
+
+vectorcheck:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -R $(VECTORS)/. "$$tmp/" && \
+	$(genvectors) -dir "$$tmp" >/dev/null && \
+	if diff -r $(VECTORS) "$$tmp"; then echo "vectorcheck: $(VECTORS) is current"; \
+	else echo "vectorcheck: $(VECTORS) is stale: run make vectors and commit the result"; exit 1; fi
+
+vectorcov:
+	$(GO) test -count=1 -run '^TestVectorCoverage$$' -v ./fuzz
+
+# Mutation testing of impl/ (MUTATION.md): gremlins v0.6.0, settings and the
+# efficacy threshold in .gremlins.yaml. It runs in a staged copy of the module
+# in which only fuzz/ and impl/ keep their _test.go files: integration mode
+# runs `go test ./...` per mutant, and no other package's tests execute impl/
+# (they cannot kill a mutant, only slow each run down). The JSON report goes
+# to $(MUTATE_OUT). LIMCHECK_MUTATE=1 lets fuzz/ skip its tests that do not
+# execute impl/ (fuzz/mutate_test.go).
+GREMLINS    ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE_OUT  ?= $(CURDIR)/bin/mutation/gremlins.json
+# Per mutant go test: no vet (a vet complaint would count as a kill) and no
+# symbol tables (faster links; each mutant relinks the fuzz/ test binary).
+MUTATE_GOFLAGS ?= -vet=off -ldflags=-s
+
+mutate:
+	@stage=$$(mktemp -d) && trap 'rm -rf "$$stage"' EXIT && \
+	git ls-files -co --exclude-standard -z | tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$$stage" && \
+	find "$$stage" -name '*_test.go' ! -path "$$stage/fuzz/*" ! -path "$$stage/impl/*" -delete && \
+	mkdir -p "$$(dirname $(MUTATE_OUT))" && \
+	start=$$(date +%s) && cd "$$stage" && \
+	LIMCHECK_MUTATE=1 GOFLAGS="$(MUTATE_GOFLAGS)" $(GO) run $(GREMLINS) unleash --output $(MUTATE_OUT) $(GREMLINSFLAGS) "$$stage/impl"; \
+	rc=$$?; echo "mutate: $$(( $$(date +%s) - start ))s wall, report in $(MUTATE_OUT)"; exit $$rc
+
+# The reference ports (ports/python, ports/js), written from spec.md alone:
+# their unit tests, then each port's run of the conformance vectors.
+PYTHON ?= python3
+NODE   ?= node
+
+ports:
+	$(PYTHON) -m unittest discover -s ports/python/tests
+	$(PYTHON) ports/python/run_vectors.py $(VECTORS)
+	$(NODE) --test --test-reporter=dot ports/js/test/
+	$(NODE) ports/js/run_vectors.js $(VECTORS)

@@ -112,6 +112,13 @@ func (t *Throttle) allow(n uint64) Decision {
 // checked on its own, duplicates included; any Banned wins with the latest
 // until, else any Unavailable, else Allow with the least remaining. No keys
 // gives Allow{0}. now is in seconds.
+//
+// Each key's check is atomic, the set of them is not: a CheckAny over two
+// keys running beside a record_failure on one and a reset of the other can
+// see the first before and the second after, a result no sequential order
+// gives (fuzz/TestLinCheckAnyOfDistinctKeysIsNotLinearizable pins a case).
+// The seed specifies the keys as looked up one by one; a snapshot across keys
+// would take every key's shard lock at once.
 func (t *Throttle) CheckAny(keys []string, now uint64) Decision {
 	if len(keys) == 0 {
 		return Decision{Verdict: Allow, Remaining: 0}

@@ -1,0 +1,21 @@
+// Package oracle is the vocabulary every check in limcheck speaks: the
+// operations and results of the three components, with their JSON form (the
+// one the conformance vectors and the port protocol carry), the [Subject]
+// interface that the model, impl/ and third-party ports satisfy, a trace
+// runner and a differ.
+//
+//   - [Num] (every integer, as a decimal string in JSON), [Bytes] (a byte
+//     string, plain or {"hex": ...} in JSON).
+//   - [Component], [Kind], [Op], [Result], [Config], [Fault], [ErrorClass]:
+//     what is applied and what comes back.
+//   - [Op.Lim], [Op.Gate], [Op.Throttle], [Config.GateConfig],
+//     [Config.ThrottleConfig]: argument decoding shared by every adapter, so
+//     that all subjects refuse the same malformed ops ([ErrBadOp]).
+//   - [Subject], [Instance]; [Model], the reference subject.
+//   - [Trace], [Outcome], [Run], [Compare], [Divergence]: run a trace, find
+//     and report the first divergence as cmp.Diff "(-want +got)".
+//
+// Imports: the standard library, model/..., github.com/google/go-cmp and
+// pgregory.net/rapid (generators). Never impl/: the adapter of impl/ lives in
+// internal/implsubject.
+package oracle

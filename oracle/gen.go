@@ -1,0 +1,206 @@
+package oracle
+
+import (
+	"fmt"
+	"slices"
+
+	"pgregory.net/rapid"
+)
+
+// This file holds the exported rapid generators of the oracle's vocabulary:
+// configs, ops and whole traces of every component, biased to the edges of
+// spec.md (time at step, window and ban boundaries, clock steps back, the
+// ends of the int64 and uint64 domains, colliding keys, store faults). The
+// generators stay within what impl/ supports (at most 4096 gate slots, a
+// throttle threshold of at most 16384), so a trace is never skipped for a
+// limit of the implementation; they are reused by limcheck fuzz against
+// third-party ports.
+//
+//   - GenConfig, GenGateConfig, GenThrottleConfig: configs, invalid ones at
+//     a small rate (every subject must refuse those with ErrConfig).
+//   - GenTrace: a whole trace, its ops drawn by an OpGen that follows the
+//     model's results.
+//   - OpGen: the ops of one trace, one at a time (state machines draw from it
+//     and feed it the model's results with Observe).
+//   - GenInt64, GenPositive, GenUint64, GenIP, GenThrottleKey, GenFaults:
+//     the scalar edges.
+
+// GenConfig draws a config for component c: none for lim, else a gate or
+// throttle config (invalid at a small rate).
+func GenConfig(c Component) *rapid.Generator[Config] {
+	return rapid.Custom(func(t *rapid.T) Config {
+		switch c {
+		case Gate:
+			g := GenGateConfig().Draw(t, "gate config")
+			return Config{Gate: &g}
+		case Throttle, ThrottleFaults:
+			th := GenThrottleConfig().Draw(t, "throttle config")
+			return Config{Throttle: &th}
+		}
+		rapid.Just(c).Draw(t, "component without config")
+		return Config{}
+	})
+}
+
+// GenTrace draws a trace of component c: a config from GenConfig, then up
+// to 64 ops drawn by an OpGen that observes the model's result of each op,
+// so that later ops sit on the edges earlier ones made (the bucket a take
+// returned, a window's end after a failure, a ban's end).
+func GenTrace(c Component) *rapid.Generator[Trace] {
+	return rapid.Custom(func(t *rapid.T) Trace {
+		cfg := GenConfig(c).Draw(t, "config")
+		g := NewOpGen(c, cfg)
+		inst, _, err := Model{}.Open(c, cfg)
+		if err != nil {
+			t.Fatalf("Model{}.Open(%s, %s): %v", c, jsonLine(cfg), err)
+		}
+		n := rapid.IntRange(0, 64).Draw(t, "op count")
+		ops := make([]Op, 0, n)
+		for range n {
+			op := g.Op().Draw(t, "op")
+			ops = append(ops, op)
+			if inst != nil { // nil: the config was refused, no op runs
+				g.observeModel(t, inst, op)
+			}
+		}
+		return Trace{Component: c, Config: cfg, Ops: ops}
+	})
+}
+
+// observeModel applies op to the model instance and feeds the result to g.
+func (g *OpGen) observeModel(t *rapid.T, inst Instance, op Op) {
+	r, err := inst.Do(op)
+	if err != nil {
+		t.Fatalf("model Do(%s) = %v: the generator drew a malformed op", jsonLine(op), err)
+	}
+	g.Observe(op, r)
+}
+
+// OpGen draws the ops of one trace of its component, one at a time, biased
+// to the edges that the trace has made so far. Feed it the reference
+// result of every op it drew with Observe (GenTrace does; a state machine
+// passes the model's result): lim takes then chain the bucket each take
+// returned, gate times sit at whole steps from earlier admits, and throttle
+// times at window ends of recorded failures and at ban ends. An OpGen that
+// is never fed still draws valid ops. Not safe for concurrent use.
+type OpGen struct {
+	c    Component
+	lim  limState
+	gate gateState
+	thr  thrState
+}
+
+// NewOpGen returns an OpGen for a trace of component c on config cfg. An
+// invalid or absent config is accepted: ops are drawn as for the nearest
+// valid one.
+func NewOpGen(c Component, cfg Config) *OpGen {
+	g := &OpGen{c: c}
+	switch c {
+	case Gate:
+		g.gate = newGateState(cfg)
+	case Throttle, ThrottleFaults:
+		g.thr = newThrState(cfg, c == ThrottleFaults)
+	}
+	return g
+}
+
+// Component returns the component g draws ops of.
+func (g *OpGen) Component() Component { return g.c }
+
+// Kinds returns the kinds of op g draws, in spec order.
+func (g *OpGen) Kinds() []Kind {
+	switch g.c {
+	case Lim:
+		return []Kind{LimCfg, LimBktNew, LimTake, LimAcq, LimRel, LimIPKey, LimResp503}
+	case Gate:
+		return []Kind{Admit, Release, InFlight, Bucket}
+	case ThrottleFaults:
+		return []Kind{Check, CheckAny, RecordFailure, RecordSuccess, Reset, PurgeExpired, SetFaults}
+	}
+	return []Kind{Check, CheckAny, RecordFailure, RecordSuccess, Reset, PurgeExpired}
+}
+
+// weighted lists the kinds with repeats, so that SampledFrom draws the ops
+// that move state more often than the reads.
+func (g *OpGen) weighted() []Kind {
+	switch g.c {
+	case Lim:
+		return []Kind{LimTake, LimTake, LimTake, LimTake, LimTake, LimTake, LimAcq, LimAcq, LimRel, LimRel, LimCfg, LimBktNew, LimIPKey, LimResp503}
+	case Gate:
+		return []Kind{Admit, Admit, Admit, Admit, Admit, Admit, Release, Release, Release, InFlight, Bucket}
+	}
+	ks := []Kind{Check, Check, Check, CheckAny, CheckAny, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordSuccess, Reset, PurgeExpired, PurgeExpired}
+	if g.c == ThrottleFaults {
+		ks = append(ks, SetFaults, SetFaults)
+	}
+	return ks
+}
+
+// Op draws the next op, of any kind of g's component.
+func (g *OpGen) Op() *rapid.Generator[Op] {
+	return rapid.Custom(func(t *rapid.T) Op {
+		return g.draw(t, rapid.SampledFrom(g.weighted()).Draw(t, "kind"))
+	})
+}
+
+// OpOf draws the next op of kind k, which must be one of g.Kinds().
+func (g *OpGen) OpOf(k Kind) *rapid.Generator[Op] {
+	if !slices.Contains(g.Kinds(), k) {
+		panic(fmt.Sprintf("oracle: OpOf(%s) on an OpGen of %s", k, g.c))
+	}
+	if k == Release || k == InFlight {
+		return rapid.Just(Op{Kind: k}) // no argument to draw
+	}
+	return rapid.Custom(func(t *rapid.T) Op { return g.draw(t, k) })
+}
+
+// draw draws an op of kind k.
+func (g *OpGen) draw(t *rapid.T, k Kind) Op {
+	switch g.c {
+	case Lim:
+		return g.drawLim(t, k)
+	case Gate:
+		return g.drawGate(t, k)
+	}
+	return g.drawThrottle(t, k)
+}
+
+// Observe feeds g the reference result r of op, an op g drew.
+func (g *OpGen) Observe(op Op, r Result) {
+	switch g.c {
+	case Lim:
+		g.lim.observe(op, r)
+	case Gate:
+		g.gate.observe(op, r)
+	default:
+		g.thr.observe(op, r)
+	}
+}
+
+// Touched returns the gate slots that observed admits touched (GATE-10),
+// in the order they were first touched.
+func (g *OpGen) Touched() []int64 { return slices.Clone(g.gate.touched) }
+
+// Keys returns the keys a throttle OpGen draws from (ThrottleKeys).
+func (g *OpGen) Keys() []string { return ThrottleKeys() }
+
+// ThrottleNow returns the latest throttle time an observed op carried (0
+// before any).
+func (g *OpGen) ThrottleNow() uint64 { return g.thr.now }
+
+// pick draws one of vals.
+func pick[V any](t *rapid.T, label string, vals ...V) V {
+	return vals[rapid.IntRange(0, len(vals)-1).Draw(t, label)]
+}
+
+// rare reports true with probability 2^-k: k fair coins, all heads. rapid
+// biases integer draws to both ends of their range, so a rate drawn with
+// IntRange is not the rate written; coins are exact, and shrink to false.
+func rare(t *rapid.T, label string, k int) bool {
+	for range k {
+		if !rapid.Bool().Draw(t, label) {
+			return false
+		}
+	}
+	return true
+}

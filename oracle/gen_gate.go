@@ -1,0 +1,212 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/limcheck/limcheck/model/lim"
+	"pgregory.net/rapid"
+)
+
+// GenGateConfig draws a gate config: lim parameters at 1, small and at the
+// extremes, maxif 1..4 3 times in 4 (so that the in-flight gate sheds), slots 1,
+// 2, 3, 64 or 4096 (or any up to 4096: impl preallocates), tick_nanos 1,
+// 1e6, 1e9 or huge; 1 time in 16 one field is < 1, a config every subject
+// refuses (GATE-1).
+func GenGateConfig() *rapid.Generator[GateConfig] {
+	return rapid.Custom(func(t *rapid.T) GateConfig {
+		v := []int64{
+			GenPositive().Draw(t, "cap"), GenPositive().Draw(t, "refil"), GenPositive().Draw(t, "ivl"),
+			gateMaxif(t), gateSlots(t), gateTick(t),
+		}
+		if rare(t, "invalid gate config", 4) {
+			v[rapid.IntRange(0, 5).Draw(t, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
+		}
+		return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Slots: I(v[4]), TickNanos: I(v[5])}
+	})
+}
+
+// gateMaxif draws maxif: 1..4 3 times in 4 (the gate sheds), else any.
+func gateMaxif(t *rapid.T) int64 {
+	if !rare(t, "any maxif", 2) {
+		return rapid.Int64Range(1, 4).Draw(t, "small maxif")
+	}
+	return GenPositive().Draw(t, "maxif")
+}
+
+// gateSlots draws slots: 1, 2, 3, 64 or 4096 3 times in 4, else 1..4096.
+func gateSlots(t *rapid.T) int64 {
+	if !rare(t, "any slots", 2) {
+		return pick(t, "slots", int64(1), 2, 3, 64, 4096)
+	}
+	return rapid.Int64Range(1, 4096).Draw(t, "any slots")
+}
+
+// gateTick draws tick_nanos: 1, 1e6, 1e9, 2^62 or MaxInt64 3 times in 4,
+// else any positive.
+func gateTick(t *rapid.T) int64 {
+	if !rare(t, "any tick_nanos", 2) {
+		return pick(t, "tick_nanos", int64(1), 1_000_000, 1_000_000_000, 1<<62, math.MaxInt64)
+	}
+	return GenPositive().Draw(t, "any tick_nanos")
+}
+
+// EdgeIPs returns the addresses GenIP favours: the FIND-2 colliding pair,
+// FIND-3's two spellings of ::1, FIND-12's leading-NUL twins, the empty
+// string, non-ASCII text and invalid UTF-8.
+func EdgeIPs() []string {
+	return []string{
+		"10.17.102.130", "10.23.191.7", // FIND-2: one key
+		"a", "\x00a", "\x00\x00a", // FIND-12: one key
+		"::1", "0:0:0:0:0:0:0:1", // FIND-3: two keys
+		"", "h\u00e9llo", "\u65e5\u672c", "\xff\xfe", "\xc3\x28", "192.168.1.1", "10.0.0.1",
+	}
+}
+
+// GenIP draws an address: one of EdgeIPs 4 times in 5, else any bytes, any
+// UTF-8 text or a dotted quad.
+func GenIP() *rapid.Generator[string] {
+	return rapid.Custom(func(t *rapid.T) string {
+		switch rapid.IntRange(0, 7).Draw(t, "ip source") {
+		case 0:
+			return string(rapid.SliceOfN(rapid.Byte(), 0, 24).Draw(t, "ip bytes"))
+		case 1:
+			return rapid.StringN(0, 12, -1).Draw(t, "ip text")
+		case 2:
+			q := rapid.SliceOfN(rapid.IntRange(0, 255), 4, 4).Draw(t, "ipv4")
+			return fmt.Sprintf("%d.%d.%d.%d", q[0], q[1], q[2], q[3])
+		}
+		return rapid.SampledFrom(EdgeIPs()).Draw(t, "edge ip")
+	})
+}
+
+// gateState is what a gate OpGen remembers: the config, the address pool
+// (EdgeIPs and addresses sharing one slot), the slots touched and the times
+// of recent admits.
+type gateState struct {
+	ivl, slots int64
+	ips        []string
+	touched    []int64
+	seen       map[int64]bool
+	times      []int64 // the last admits' times, at most maxTimes
+	nowSet     bool
+	now        int64
+}
+
+const maxTimes = 8
+
+// newGateState reads what the draws need from cfg (ivl 1 and one slot when
+// cfg is invalid).
+func newGateState(cfg Config) gateState {
+	_, _, ivl, _, slots, _, err := cfg.GateConfig()
+	if err != nil || slots < 1 {
+		ivl, slots = 1, 1
+	}
+	return gateState{ivl: max(ivl, 1), slots: slots, ips: append(EdgeIPs(), slotSharers("10.0.0.1", slots, 3)...), seen: map[int64]bool{}}
+}
+
+// sharers caches slotSharers by its arguments: a search costs up to a few
+// milliseconds, and a run draws the same few slot counts again and again.
+var sharers sync.Map // map[int64][]string
+
+// slotSharers returns up to n dotted quads 10.0.x.y whose slot among slots
+// is the slot of ip (GATE-3): several addresses sharing one bucket.
+func slotSharers(ip string, slots int64, n int) []string {
+	type key struct {
+		ip    string
+		slots int64
+		n     int
+	}
+	k := key{ip, slots, n}
+	if v, ok := sharers.Load(k); ok {
+		return v.([]string)
+	}
+	out := searchSharers(ip, slots, n)
+	sharers.Store(k, out)
+	return out
+}
+
+// searchSharers is slotSharers without the cache.
+func searchSharers(ip string, slots int64, n int) []string {
+	want := lim.IPKey(ip) % slots
+	var out []string
+	for i := 1; i < 1<<16 && len(out) < n; i++ {
+		cand := fmt.Sprintf("10.0.%d.%d", i>>8, i&255)
+		if cand != ip && lim.IPKey(cand)%slots == want {
+			out = append(out, cand)
+		}
+	}
+	return out
+}
+
+// observe records an admit's time and the slot it touched.
+func (s *gateState) observe(op Op, r Result) {
+	if op.Kind != Admit {
+		return
+	}
+	s.now, _ = op.Now.Int64()
+	s.nowSet = true
+	s.times = append(s.times, s.now)
+	if len(s.times) > maxTimes {
+		s.times = s.times[1:]
+	}
+	if r.Verdict == VerdictPass || r.Verdict == VerdictLimited { // a shed touches nothing (GATE-4)
+		slot, _ := r.Slot.Int64()
+		if !s.seen[slot] {
+			s.seen[slot] = true
+			s.touched = append(s.touched, slot)
+		}
+	}
+}
+
+// drawGate draws a gate op of kind k.
+func (g *OpGen) drawGate(t *rapid.T, k Kind) Op {
+	s := &g.gate
+	switch k {
+	case Admit:
+		return Op{Kind: k, IP: bytesOf(s.ip(t)), Now: I(s.time(t))}
+	case Bucket:
+		return Op{Kind: k, Slot: I(s.slot(t))}
+	}
+	rapid.Just(k).Draw(t, "op without arguments")
+	return Op{Kind: k}
+}
+
+// ip draws from the pool 7 times in 8, else any address.
+func (s *gateState) ip(t *rapid.T) string {
+	if !rare(t, "ip off the pool", 3) {
+		return rapid.SampledFrom(s.ips).Draw(t, "pool ip")
+	}
+	return GenIP().Draw(t, "ip")
+}
+
+// time draws an admit time: whole steps +-1 from the previous admit or an
+// earlier one (a slot's birth: its refill boundaries), a step back, or an
+// absolute edge.
+func (s *gateState) time(t *rapid.T) int64 {
+	switch rapid.IntRange(0, 9).Draw(t, "now from") {
+	case 0, 1, 2, 3:
+		if s.nowSet {
+			return addSat(s.now, stepDelta(t, s.ivl))
+		}
+	case 4, 5, 6:
+		if len(s.times) > 0 {
+			return addSat(rapid.SampledFrom(s.times).Draw(t, "earlier admit"), stepDelta(t, s.ivl))
+		}
+	}
+	return absInt64Time(t)
+}
+
+// slot draws a slot to read: a touched one mostly, any in range, or one
+// out of range (never touched).
+func (s *gateState) slot(t *rapid.T) int64 {
+	band := rapid.IntRange(0, 9).Draw(t, "slot band")
+	switch {
+	case band < 7 && len(s.touched) > 0:
+		return rapid.SampledFrom(s.touched).Draw(t, "touched slot")
+	case band < 9:
+		return rapid.Int64Range(0, s.slots-1).Draw(t, "slot in range")
+	}
+	return pick(t, "slot out of range", int64(-1), s.slots, math.MinInt64, math.MaxInt64)
+}

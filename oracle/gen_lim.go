@@ -1,0 +1,211 @@
+package oracle
+
+import (
+	"math"
+
+	"pgregory.net/rapid"
+)
+
+// limState is what a lim OpGen remembers: the current config, the bucket
+// the last take returned, the in-flight count lim_acq and lim_rel returned,
+// and the last time.
+type limState struct {
+	cfgSet                 bool
+	cap, refil, ivl, maxif int64
+	bktSet                 bool
+	tks, last              int64
+	n                      int64
+	nowSet                 bool
+	now                    int64
+}
+
+// observe chains a take's bucket and an acquire's or release's count.
+func (s *limState) observe(op Op, r Result) {
+	switch op.Kind {
+	case LimTake:
+		s.now, _ = op.Now.Int64()
+		s.nowSet = true
+		if i64Of(r.OK) == 0 && i64Of(r.Retry) == 0 {
+			return // out of contract (PROP-4): keep chaining the last real bucket
+		}
+		s.tks, _ = r.Tks.Int64()
+		s.last, _ = r.Last.Int64()
+		s.bktSet = true
+	case LimAcq, LimRel:
+		s.n, _ = r.N.Int64()
+	}
+}
+
+// drawLim draws a lim op of kind k.
+func (g *OpGen) drawLim(t *rapid.T, k Kind) Op {
+	switch k {
+	case LimCfg:
+		return Op{Kind: k, Cap: I(limParam(t, "cap")), Refil: I(limParam(t, "refil")), Ivl: I(limParam(t, "ivl")), Maxif: I(limParam(t, "maxif"))}
+	case LimBktNew:
+		return Op{Kind: k, Cap: I(GenInt64().Draw(t, "cap")), Now: I(g.limNow(t))}
+	case LimTake:
+		return g.limTake(t)
+	case LimAcq:
+		return Op{Kind: k, N: I(g.limN(t)), Maxif: I(g.limMaxif(t))}
+	case LimRel:
+		return Op{Kind: k, N: I(g.limN(t))}
+	case LimIPKey:
+		return Op{Kind: k, IP: bytesOf(GenIP().Draw(t, "ip"))}
+	}
+	return Op{Kind: LimResp503, Retry: I(GenInt64().Draw(t, "retry"))}
+}
+
+// limTake draws a take: the current config (sometimes a new one, rarely an
+// invalid one), the chained bucket (sometimes another), a time at or near a
+// step boundary, and a cost.
+func (g *OpGen) limTake(t *rapid.T) Op {
+	cap, refil, ivl, maxif := g.limConfig(t)
+	tks, last := g.limBucket(t)
+	now := g.limNowFrom(t, last)
+	return Op{Kind: LimTake, Tks: I(tks), Last: I(last), Cap: I(cap), Refil: I(refil), Ivl: I(ivl), Maxif: I(maxif),
+		Now: I(now), Cost: I(g.limCost(t))}
+}
+
+// limConfig returns the config of a take: the current one, 7 times in 8,
+// else a new valid one that stays current (a lowered cap: FIND-11); 1 take
+// in 32 instead gets an out-of-contract config (LIM-7: some parameter < 1),
+// for that take only.
+func (g *OpGen) limConfig(t *rapid.T) (cap, refil, ivl, maxif int64) {
+	s := &g.lim
+	if !s.cfgSet || rare(t, "new config", 3) {
+		s.cap, s.refil, s.ivl, s.maxif = GenPositive().Draw(t, "cap"), GenPositive().Draw(t, "refil"), GenPositive().Draw(t, "ivl"), GenPositive().Draw(t, "maxif")
+		s.cfgSet = true
+	}
+	p := []int64{s.cap, s.refil, s.ivl, s.maxif}
+	if rare(t, "out-of-contract config", 5) {
+		p[rapid.IntRange(0, 3).Draw(t, "out-of-contract parameter")] = pick(t, "out-of-contract value", int64(0), -1, math.MinInt64)
+	}
+	return p[0], p[1], p[2], p[3]
+}
+
+// limBucket returns the bucket the last in-contract take returned, 7 times
+// in 8, else a fresh one: born full, empty, one below or above cap, huge,
+// or (1 time in 4) with tks < 0, out of contract.
+func (g *OpGen) limBucket(t *rapid.T) (tks, last int64) {
+	s := &g.lim
+	if s.bktSet && !rare(t, "fresh bucket", 3) {
+		return s.tks, s.last
+	}
+	last = g.limNow(t)
+	if rare(t, "negative tks", 2) {
+		return pick(t, "negative tks", int64(-1), math.MinInt64), last
+	}
+	c := max(s.cap, 0)
+	switch rapid.IntRange(0, 6).Draw(t, "tks band") {
+	case 1:
+		return 0, last
+	case 2:
+		return 1, last
+	case 3:
+		return max(addSat(c, -1), 0), last
+	case 4:
+		return addSat(c, 1), last
+	case 5:
+		return math.MaxInt64, last
+	case 6:
+		return rapid.Int64Range(0, c).Draw(t, "tks up to cap"), last
+	}
+	return c, last // born full (LIM-6)
+}
+
+// limNow draws a time: from the last time or the bucket's last, else an
+// absolute edge.
+func (g *OpGen) limNow(t *rapid.T) int64 {
+	if g.lim.bktSet {
+		return g.limNowFrom(t, g.lim.last)
+	}
+	return absInt64Time(t)
+}
+
+// limNowFrom draws a time relative to last (the take's bucket) or to the
+// previous time: whole steps of ivl +-1 (repeat, +1, ivl-1, ivl, ivl+1, a
+// clock step back), or an absolute edge.
+func (g *OpGen) limNowFrom(t *rapid.T, last int64) int64 {
+	s := &g.lim
+	ivl := max(s.ivl, 1)
+	switch rapid.IntRange(0, 9).Draw(t, "now from") {
+	case 0, 1, 2, 3:
+		return addSat(last, stepDelta(t, ivl))
+	case 4, 5:
+		if s.nowSet {
+			return addSat(s.now, stepDelta(t, ivl))
+		}
+	case 6:
+		return addSat(last, -rapid.Int64Range(1, 3).Draw(t, "step back"))
+	}
+	return absInt64Time(t)
+}
+
+// stepDelta draws k whole steps of ivl plus d in -1..1: 0 (repeat), 1,
+// ivl-1, ivl, ivl+1, -1 (back), and far ahead; saturated.
+func stepDelta(t *rapid.T, ivl int64) int64 {
+	k := pick(t, "whole steps", int64(0), 0, 2, 10, math.MaxInt64, 3, 1, 1)
+	return addSat(mulSat(k, ivl), rapid.Int64Range(-1, 1).Draw(t, "off the step boundary"))
+}
+
+// absInt64Time draws an int64 time at the domain's edges or anywhere.
+func absInt64Time(t *rapid.T) int64 {
+	if rapid.Bool().Draw(t, "edge time") {
+		return pick(t, "time edge", int64(math.MinInt64), math.MinInt64+1, -1, 0, 1, math.MaxInt64-1, math.MaxInt64)
+	}
+	return GenInt64().Draw(t, "time")
+}
+
+// limCost draws a cost: 1 half of the time, else cap, cap+1 (FIND-4),
+// MaxInt64 or up to cap; 1 time in 32 an out-of-contract cost < 1.
+func (g *OpGen) limCost(t *rapid.T) int64 {
+	if rare(t, "out-of-contract cost", 5) {
+		return pick(t, "out-of-contract cost", int64(0), -1, math.MinInt64)
+	}
+	if !rapid.Bool().Draw(t, "cost other than 1") {
+		return 1
+	}
+	c := g.lim.cap
+	switch rapid.IntRange(0, 3).Draw(t, "cost band") {
+	case 0:
+		return c
+	case 1:
+		return addSat(c, 1)
+	case 2:
+		return math.MaxInt64
+	}
+	return rapid.Int64Range(1, max(c, 1)).Draw(t, "cost up to cap")
+}
+
+// limN draws lim_acq's or lim_rel's n: the count the last one returned 3
+// times in 4, else an edge (negative: out of contract).
+func (g *OpGen) limN(t *rapid.T) int64 {
+	if !rare(t, "n edge", 2) {
+		return g.lim.n
+	}
+	m := g.lim.maxif
+	return pick(t, "n edge", int64(0), 1, -1, math.MinInt64, addSat(m, -1), m, math.MaxInt64)
+}
+
+// limMaxif draws lim_acq's maxif: the config's 3 times in 4, else an edge.
+func (g *OpGen) limMaxif(t *rapid.T) int64 {
+	if g.lim.cfgSet && !rare(t, "maxif edge", 2) {
+		return g.lim.maxif
+	}
+	return pick(t, "maxif edge", int64(1), 2, 0, -1, math.MinInt64, math.MaxInt64)
+}
+
+// limParam draws a lim_cfg parameter: valid 3 times in 4, else an edge or
+// anything.
+func limParam(t *rapid.T, label string) int64 {
+	if !rare(t, label+" any", 2) {
+		return GenPositive().Draw(t, label)
+	}
+	return GenInt64().Draw(t, label)
+}
+
+// bytesOf returns a pointer to s as Bytes.
+func bytesOf(s string) *Bytes { b := Bytes(s); return &b }
+
+// i64Of returns n as an int64, 0 when absent or out of range.
+func i64Of(n Num) int64 { v, _ := n.Int64(); return v }

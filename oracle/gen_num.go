@@ -1,0 +1,134 @@
+package oracle
+
+import (
+	"math"
+
+	"pgregory.net/rapid"
+)
+
+// GenInt64 draws any int64, biased to the edges: near 0, small, just above
+// MinInt64, just below MaxInt64, a power of two or of ten +-1 (either sign),
+// or anything.
+func GenInt64() *rapid.Generator[int64] {
+	return rapid.Custom(func(t *rapid.T) int64 {
+		switch rapid.IntRange(0, 6).Draw(t, "int64 band") {
+		case 0:
+			return rapid.Int64Range(-2, 2).Draw(t, "near 0")
+		case 1:
+			return rapid.Int64Range(-1000, 1000).Draw(t, "small")
+		case 2:
+			return math.MinInt64 + rapid.Int64Range(0, 16).Draw(t, "above MinInt64")
+		case 3:
+			return math.MaxInt64 - rapid.Int64Range(0, 16).Draw(t, "below MaxInt64")
+		case 4:
+			return signed(t, pow2Near(t))
+		case 5:
+			return signed(t, pow10Near(t))
+		}
+		return rapid.Int64().Draw(t, "any int64")
+	})
+}
+
+// GenPositive draws an int64 >= 1: 1, small, just below MaxInt64, a power of
+// two +-1, or any positive value.
+func GenPositive() *rapid.Generator[int64] {
+	return rapid.Custom(func(t *rapid.T) int64 {
+		switch rapid.IntRange(0, 4).Draw(t, "positive band") {
+		case 0:
+			return 1
+		case 1:
+			return rapid.Int64Range(1, 16).Draw(t, "small positive")
+		case 2:
+			return math.MaxInt64 - rapid.Int64Range(0, 16).Draw(t, "below MaxInt64")
+		case 3:
+			return max(1, pow2Near(t))
+		}
+		return rapid.Int64Range(1, math.MaxInt64).Draw(t, "any positive")
+	})
+}
+
+// GenUint64 draws any uint64, biased to the edges: near 0, small, just below
+// MaxUint64, around 2^63, a power of two +-1, or anything.
+func GenUint64() *rapid.Generator[uint64] {
+	return rapid.Custom(func(t *rapid.T) uint64 {
+		switch rapid.IntRange(0, 5).Draw(t, "uint64 band") {
+		case 0:
+			return rapid.Uint64Range(0, 3).Draw(t, "near 0")
+		case 1:
+			return rapid.Uint64Range(0, 2000).Draw(t, "small")
+		case 2:
+			return math.MaxUint64 - rapid.Uint64Range(0, 16).Draw(t, "below MaxUint64")
+		case 3:
+			return 1<<63 + uint64(rapid.Int64Range(-2, 2).Draw(t, "2^63+d"))
+		case 4:
+			return uint64(1)<<rapid.IntRange(0, 63).Draw(t, "2^e") + uint64(rapid.Int64Range(-1, 1).Draw(t, "2^e+d"))
+		}
+		return rapid.Uint64().Draw(t, "any uint64")
+	})
+}
+
+// pow2Near draws 2^e + d, 0 <= e <= 62, d in -1..1.
+func pow2Near(t *rapid.T) int64 {
+	return int64(1)<<rapid.IntRange(0, 62).Draw(t, "2^e") + rapid.Int64Range(-1, 1).Draw(t, "2^e+d")
+}
+
+// pow10Near draws 10^e + d, 0 <= e <= 18, d in -1..1: where the decimal
+// form of Retry-After gains a digit.
+func pow10Near(t *rapid.T) int64 {
+	v := int64(1)
+	for range rapid.IntRange(0, 18).Draw(t, "10^e") {
+		v *= 10
+	}
+	return v + rapid.Int64Range(-1, 1).Draw(t, "10^e+d")
+}
+
+// signed negates v half of the time.
+func signed(t *rapid.T, v int64) int64 {
+	if rapid.Bool().Draw(t, "negated") {
+		return -v
+	}
+	return v
+}
+
+// addSat returns a + b saturated to the int64 range.
+func addSat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+// mulSat returns a * b saturated to the int64 range, for a, b >= 0.
+func mulSat(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addSatU returns a + d saturated to the uint64 range, d of either sign.
+func addSatU(a uint64, d int64) uint64 {
+	if d >= 0 {
+		if s := a + uint64(d); s >= a {
+			return s
+		}
+		return math.MaxUint64
+	}
+	m := uint64(-(d + 1)) + 1 // |d|, exact for MinInt64
+	if m > a {
+		return 0
+	}
+	return a - m
+}
+
+// addU returns a + b saturated at MaxUint64.
+func addU(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint64
+}

@@ -1,0 +1,330 @@
+package oracle_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/limcheck/limcheck/oracle"
+	"pgregory.net/rapid"
+)
+
+// TestPropGeneratedTracesAreWellFormed checks the property that every trace
+// GenTrace draws, of every component, runs on the model without a malformed
+// op (ErrBadOp): the generators speak the oracle's vocabulary.
+func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
+	for _, c := range oracle.Components() {
+		t.Run(string(c), rapid.MakeCheck(func(t *rapid.T) {
+			tr := oracle.GenTrace(c).Draw(t, "trace")
+			if _, err := oracle.Run(oracle.Model{}, tr); err != nil {
+				t.Fatalf("Run(Model{}, trace) = %v, want no error", err)
+			}
+		}))
+	}
+}
+
+// TestPropGeneratedConfigsStayWithinImpl checks the property that generated
+// configs stay within impl/'s limits (at most 4096 slots, threshold at most
+// 16384), so no trace is skipped for them.
+func TestPropGeneratedConfigsStayWithinImpl(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := oracle.GenGateConfig().Draw(t, "gate config")
+		if s, _ := g.Slots.Int64(); s > 4096 {
+			t.Fatalf("GenGateConfig() slots = %d, want <= 4096", s)
+		}
+		th := oracle.GenThrottleConfig().Draw(t, "throttle config")
+		if n, _ := th.Threshold.Uint64(); n > 1<<14 {
+			t.Fatalf("GenThrottleConfig() threshold = %d, want <= 16384", n)
+		}
+	})
+}
+
+// TestOpOfDrawsItsKind checks that OpOf(k) draws ops of kind k for every
+// kind of every component.
+func TestOpOfDrawsItsKind(t *testing.T) {
+	for _, c := range oracle.Components() {
+		g := oracle.NewOpGen(c, oracle.GenConfig(c).Example(1))
+		for _, k := range g.Kinds() {
+			if op := g.OpOf(k).Example(2); op.Kind != k {
+				t.Errorf("NewOpGen(%s).OpOf(%s) drew a %s", c, k, op.Kind)
+			}
+		}
+	}
+}
+
+// examples is how many traces per component TestGenReachesEdges draws: the
+// seeds are fixed, so the test is deterministic.
+const examples = 600
+
+// TestGenReachesEdges checks that GenTrace reaches every edge the
+// generators promise, over a fixed set of seeds.
+func TestGenReachesEdges(t *testing.T) {
+	tests := []struct {
+		c        oracle.Component
+		features func(oracle.Trace, oracle.Outcome) []string
+		want     []string
+		reason   string
+	}{
+		{oracle.Lim, limFeatures, []string{"chained bucket", "now = last+ivl", "now = last+ivl-1", "now = last+ivl+1",
+			"now < last", "now = last", "now at MinInt64", "now at MaxInt64", "cost = cap+1", "cost < 1", "tks < 0", "tks > cap",
+			"invalid config", "pass", "reject", "retry saturated", "negative retry 503", "invalid UTF-8 key"},
+			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
+		{oracle.Gate, gateFeatures, []string{"config refused", "slots 1", "slots 4096", "pass", "shed", "limited",
+			"two addresses share a slot", "FIND-2 pair", "untouched slot read", "huge tick", "release below 0"},
+			"GATE-1..GATE-12: the verdicts, shared slots and refused configs"},
+		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
+			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
+			"large threshold", "empty key", "purged"},
+			"THR-3..THR-17: window and ban boundaries, saturation, the empty key"},
+		{oracle.ThrottleFaults, throttleFeatures, []string{"banned", "store error", "unavailable", "faults without keys",
+			"faults with keys", "faults cleared", "fault on ban_until", "fault on count", "fault on add_failure", "fault on ban",
+			"fault on clear_failures", "fault on clear", "fault on purge"},
+			"STORE-1, STORE-10: every store op fails, with and without key lists"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.c), func(t *testing.T) {
+			seen := map[string]int{}
+			for seed := range examples {
+				tr := oracle.GenTrace(tt.c).Example(seed)
+				out, err := oracle.Run(oracle.Model{}, tr)
+				if err != nil {
+					t.Fatalf("Run(Model{}, GenTrace(%s).Example(%d)) = %v", tt.c, seed, err)
+				}
+				for _, f := range tt.features(tr, out) {
+					seen[f]++
+				}
+			}
+			for _, f := range tt.want {
+				if seen[f] == 0 {
+					t.Errorf("GenTrace(%s) over %d seeds never reached %q (%s)", tt.c, examples, f, tt.reason)
+				}
+			}
+			t.Logf("features reached: %v", seen)
+		})
+	}
+}
+
+func i64(n oracle.Num) int64  { v, _ := n.Int64(); return v }
+func u64(n oracle.Num) uint64 { v, _ := n.Uint64(); return v }
+
+func limFeatures(tr oracle.Trace, out oracle.Outcome) []string {
+	var fs []string
+	var prev *oracle.Result
+	for i, op := range tr.Ops {
+		r := out.Results[i]
+		switch op.Kind {
+		case oracle.LimTake:
+			fs = append(fs, takeFeatures(op, r)...)
+			if prev != nil && op.Tks == prev.Tks && op.Last == prev.Last {
+				fs = append(fs, "chained bucket")
+			}
+			prev = &out.Results[i]
+		case oracle.LimResp503:
+			if i64(op.Retry) < 0 {
+				fs = append(fs, "negative retry 503")
+			}
+		case oracle.LimIPKey:
+			if !utf8.ValidString(string(*op.IP)) {
+				fs = append(fs, "invalid UTF-8 key")
+			}
+		}
+	}
+	return fs
+}
+
+func takeFeatures(op oracle.Op, r oracle.Result) []string {
+	now, last, ivl, cap := i64(op.Now), i64(op.Last), i64(op.Ivl), i64(op.Cap)
+	tks, cost := i64(op.Tks), i64(op.Cost)
+	var fs []string
+	add := func(cond bool, f string) {
+		if cond {
+			fs = append(fs, f)
+		}
+	}
+	add(i64(op.Cap) < 1 || i64(op.Refil) < 1 || ivl < 1 || i64(op.Maxif) < 1, "invalid config")
+	add(ivl >= 1 && last <= math.MaxInt64-ivl-1 && now == last+ivl, "now = last+ivl")
+	add(ivl >= 2 && last <= math.MaxInt64-ivl && now == last+ivl-1, "now = last+ivl-1")
+	add(ivl >= 1 && last <= math.MaxInt64-ivl-1 && now == last+ivl+1, "now = last+ivl+1")
+	add(now < last, "now < last")
+	add(now == last, "now = last")
+	add(now == math.MinInt64, "now at MinInt64")
+	add(now == math.MaxInt64, "now at MaxInt64")
+	add(cap < math.MaxInt64 && cost == cap+1, "cost = cap+1")
+	add(cost < 1, "cost < 1")
+	add(tks < 0, "tks < 0")
+	add(tks > cap && cap >= 1, "tks > cap")
+	add(i64(r.OK) == 1, "pass")
+	add(i64(r.OK) == 0 && i64(r.Retry) > 0, "reject")
+	add(i64(r.Retry) == math.MaxInt64, "retry saturated")
+	return fs
+}
+
+func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
+	var fs []string
+	if out.Open == oracle.ErrConfig {
+		return []string{"config refused"}
+	}
+	g := tr.Config.Gate
+	switch i64(g.Slots) {
+	case 1:
+		fs = append(fs, "slots 1")
+	case 4096:
+		fs = append(fs, "slots 4096")
+	}
+	if i64(g.TickNanos) >= 1<<62 {
+		fs = append(fs, "huge tick")
+	}
+	ipsBySlot := map[int64]map[string]bool{}
+	inflight := 0
+	for i, op := range tr.Ops {
+		r := out.Results[i]
+		switch op.Kind {
+		case oracle.Admit:
+			fs = append(fs, r.Verdict)
+			ip := string(*op.IP)
+			if ip == "10.17.102.130" || ip == "10.23.191.7" {
+				fs = append(fs, "FIND-2 pair")
+			}
+			if ipsBySlot[i64(r.Slot)] == nil {
+				ipsBySlot[i64(r.Slot)] = map[string]bool{}
+			}
+			ipsBySlot[i64(r.Slot)][ip] = true
+			if r.Verdict == oracle.VerdictPass {
+				inflight++
+			}
+		case oracle.Release:
+			if inflight == 0 {
+				fs = append(fs, "release below 0")
+			}
+			inflight = max(inflight-1, 0)
+		case oracle.Bucket:
+			if !*r.Touched {
+				fs = append(fs, "untouched slot read")
+			}
+		}
+	}
+	for _, ips := range ipsBySlot {
+		if len(ips) > 1 && i64(g.Slots) > 1 {
+			fs = append(fs, "two addresses share a slot")
+		}
+	}
+	return fs
+}
+
+func throttleFeatures(tr oracle.Trace, out oracle.Outcome) []string {
+	if out.Open == oracle.ErrConfig {
+		return []string{"config refused"}
+	}
+	c := tr.Config.Throttle
+	window := u64(c.WindowSecs)
+	var fs []string
+	if u64(c.Threshold) > 6 {
+		fs = append(fs, "large threshold")
+	}
+	var stamps, untils []uint64
+	var now uint64
+	for i, op := range tr.Ops {
+		r := out.Results[i]
+		fs = append(fs, throttleResultFeatures(op, r)...)
+		if op.Key != nil && *op.Key == "" {
+			fs = append(fs, "empty key")
+		}
+		if !op.Now.IsZero() {
+			t := u64(op.Now)
+			fs = append(fs, timeFeatures(t, now, window, stamps, untils)...)
+			now = t
+		}
+		if op.Kind == oracle.RecordFailure && r.Error == "" {
+			stamps = append(stamps, now)
+		}
+		if r.Verdict == oracle.VerdictBanned {
+			untils = append(untils, u64(r.Until))
+		}
+	}
+	return fs
+}
+
+func throttleResultFeatures(op oracle.Op, r oracle.Result) []string {
+	var fs []string
+	switch {
+	case r.Error == oracle.ErrStore:
+		fs = append(fs, "store error")
+	case r.Verdict == oracle.VerdictBanned && u64(r.Until) == math.MaxUint64:
+		fs = append(fs, "banned", "until saturated")
+	case r.Verdict != "" && r.Verdict != oracle.VerdictAllow:
+		fs = append(fs, r.Verdict)
+	case r.Verdict == oracle.VerdictAllow && u64(r.Remaining) == 0:
+		fs = append(fs, "allow 0")
+	case op.Kind == oracle.PurgeExpired && u64(r.Count) > 0:
+		fs = append(fs, "purged")
+	}
+	if op.Kind == oracle.CheckAny && len(op.Keys) == 0 {
+		fs = append(fs, "check_any of none")
+	}
+	return append(fs, faultFeatures(op)...)
+}
+
+func faultFeatures(op oracle.Op) []string {
+	if op.Kind != oracle.SetFaults {
+		return nil
+	}
+	if len(op.Faults) == 0 {
+		return []string{"faults cleared"}
+	}
+	var fs []string
+	for _, f := range op.Faults {
+		fs = append(fs, "fault on "+f.Op)
+		if len(f.Keys) == 0 {
+			fs = append(fs, "faults without keys")
+		} else {
+			fs = append(fs, "faults with keys")
+		}
+	}
+	return fs
+}
+
+func timeFeatures(t, prev, window uint64, stamps, untils []uint64) []string {
+	var fs []string
+	if t < prev {
+		fs = append(fs, "step back")
+	}
+	for _, s := range stamps {
+		if end := s + window; end >= s && end >= 1 && t == end-1 {
+			fs = append(fs, "now = stamp+window-1")
+		}
+		if end := s + window; end >= s && t == end {
+			fs = append(fs, "now = stamp+window")
+		}
+	}
+	for _, u := range untils {
+		if u >= 1 && t == u-1 {
+			fs = append(fs, "now = until-1")
+		}
+		if t == u {
+			fs = append(fs, "now = until")
+		}
+	}
+	return fs
+}
+
+// TestGoStringIsJSON checks that %#v of the vocabulary reads as its JSON.
+func TestGoStringIsJSON(t *testing.T) {
+	ip := oracle.Bytes("a")
+	tests := []struct {
+		v      any
+		want   string
+		reason string
+	}{
+		{oracle.I(-1), "oracle.Num(-1)", "a set Num"},
+		{oracle.Num{}, "oracle.Num(absent)", "an absent Num"},
+		{oracle.Op{Kind: oracle.Admit, IP: &ip, Now: oracle.I(3)}, `oracle.Op{"op":"admit","now":"3","ip":"a"}`, "an op with a pointer field"},
+		{oracle.Config{}, `oracle.Config{}`, "lim's empty config"},
+		{oracle.Result{Verdict: "pass"}, `oracle.Result{"verdict":"pass"}`, "a result"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprintf("%#v", tt.v); got != tt.want {
+			t.Errorf("Sprintf(%%#v, %s) = %s, want %s", tt.reason, got, tt.want)
+		}
+	}
+}

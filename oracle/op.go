@@ -1,0 +1,147 @@
+package oracle
+
+// Component names what a trace exercises; a port states in its handshake
+// which components it implements.
+type Component string
+
+// The components (spec.md): the pure functions of seed 000, the gate, the
+// throttle, and the throttle over a fault-injecting store.
+const (
+	Lim            Component = "lim"
+	Gate           Component = "gate"
+	Throttle       Component = "throttle"
+	ThrottleFaults Component = "throttle_faults"
+)
+
+// Components lists every component, in spec order.
+func Components() []Component { return []Component{Lim, Gate, Throttle, ThrottleFaults} }
+
+// Kind names an operation.
+type Kind string
+
+// The operations, by component. lim's are pure functions: each op carries
+// every argument. gate's and throttle's act on the instance a trace builds
+// from its Config.
+const (
+	// lim (seed 000 names).
+	LimCfg     Kind = "lim_cfg"      // cap refil ivl maxif -> ok err cap refil ivl maxif
+	LimBktNew  Kind = "lim_bkt_new"  // cap now -> tks last
+	LimTake    Kind = "lim_take"     // tks last cap refil ivl maxif now cost -> ok retry tks last
+	LimAcq     Kind = "lim_acq"      // n maxif -> ok n
+	LimRel     Kind = "lim_rel"      // n -> n
+	LimIPKey   Kind = "lim_ip_key"   // ip -> key
+	LimResp503 Kind = "lim_resp_503" // retry -> response
+
+	// gate.
+	Admit    Kind = "admit"     // ip now -> verdict slot retry retry_after response
+	Release  Kind = "release"   // -> (nothing)
+	InFlight Kind = "in_flight" // -> n
+	Bucket   Kind = "bucket"    // slot -> touched tks last
+
+	// throttle (seed 003 names).
+	Check         Kind = "check"          // key now -> verdict remaining until
+	CheckAny      Kind = "check_any"      // keys now -> verdict remaining until
+	RecordFailure Kind = "record_failure" // key now -> verdict remaining until | error
+	RecordSuccess Kind = "record_success" // key -> | error
+	Reset         Kind = "reset"          // key -> | error
+	PurgeExpired  Kind = "purge_expired"  // now -> count | error
+	SetFaults     Kind = "set_faults"     // faults -> (throttle_faults only)
+)
+
+// Op is one operation with its arguments. Only the fields its Kind names
+// are set; the rest are absent and left out of JSON.
+type Op struct {
+	Kind   Kind    `json:"op"`
+	Tks    Num     `json:"tks,omitzero"`
+	Last   Num     `json:"last,omitzero"`
+	Cap    Num     `json:"cap,omitzero"`
+	Refil  Num     `json:"refil,omitzero"`
+	Ivl    Num     `json:"ivl,omitzero"`
+	Maxif  Num     `json:"maxif,omitzero"`
+	Now    Num     `json:"now,omitzero"`
+	Cost   Num     `json:"cost,omitzero"`
+	N      Num     `json:"n,omitzero"`
+	Retry  Num     `json:"retry,omitzero"`
+	Slot   Num     `json:"slot,omitzero"`
+	IP     *Bytes  `json:"ip,omitempty"`
+	Key    *Bytes  `json:"key,omitempty"`
+	Keys   []Bytes `json:"keys,omitzero"` // nil: absent; empty: check_any of no key
+	Faults []Fault `json:"faults,omitzero"`
+}
+
+// Fault is a fault rule of STORE-10: op fails for the listed keys, or for
+// every key when Keys is empty.
+type Fault struct {
+	Op   string  `json:"op"`
+	Keys []Bytes `json:"keys,omitempty"`
+}
+
+// Verdict strings of gate and throttle results, as spec.md names them.
+const (
+	VerdictPass        = "pass"
+	VerdictShed        = "shed"
+	VerdictLimited     = "limited"
+	VerdictAllow       = "allow"
+	VerdictBanned      = "banned"
+	VerdictUnavailable = "unavailable"
+)
+
+// ErrorClass is the class of an error an operation reports instead of a
+// result: the only classes spec.md defines.
+type ErrorClass string
+
+// The error classes.
+const (
+	ErrStore  ErrorClass = "store"  // a store operation failed (record_*, reset, purge_expired)
+	ErrConfig ErrorClass = "config" // a config was refused (gate and throttle construction)
+)
+
+// Result is what an operation returned. Only the fields its Kind returns are
+// set; a failed operation sets Error alone.
+type Result struct {
+	OK         Num        `json:"ok,omitzero"`
+	Err        Num        `json:"err,omitzero"`
+	Cap        Num        `json:"cap,omitzero"`
+	Refil      Num        `json:"refil,omitzero"`
+	Ivl        Num        `json:"ivl,omitzero"`
+	Maxif      Num        `json:"maxif,omitzero"`
+	Retry      Num        `json:"retry,omitzero"`
+	Tks        Num        `json:"tks,omitzero"`
+	Last       Num        `json:"last,omitzero"`
+	N          Num        `json:"n,omitzero"`
+	Key        Num        `json:"key,omitzero"`
+	Response   *Bytes     `json:"response,omitempty"`
+	Verdict    string     `json:"verdict,omitempty"`
+	Slot       Num        `json:"slot,omitzero"`
+	RetryAfter Num        `json:"retry_after,omitzero"`
+	Touched    *bool      `json:"touched,omitempty"`
+	Remaining  Num        `json:"remaining,omitzero"`
+	Until      Num        `json:"until,omitzero"`
+	Count      Num        `json:"count,omitzero"`
+	Error      ErrorClass `json:"error,omitempty"`
+}
+
+// Config builds the instance a gate or throttle trace runs on. lim traces
+// need none.
+type Config struct {
+	Gate     *GateConfig     `json:"gate,omitempty"`
+	Throttle *ThrottleConfig `json:"throttle,omitempty"`
+}
+
+// GateConfig is a gate's config: lim_cfg's four parameters, the number of
+// slots and the tick length in nanoseconds (all int64).
+type GateConfig struct {
+	Cap       Num `json:"cap"`
+	Refil     Num `json:"refil"`
+	Ivl       Num `json:"ivl"`
+	Maxif     Num `json:"maxif"`
+	Slots     Num `json:"slots"`
+	TickNanos Num `json:"tick_nanos"`
+}
+
+// ThrottleConfig is a throttle's config (all uint64).
+type ThrottleConfig struct {
+	Threshold  Num `json:"threshold"`
+	WindowSecs Num `json:"window_secs"`
+	BanSecs    Num `json:"ban_secs"`
+}
