@@ -21,7 +21,7 @@ help:
 	@echo "make ports      the Python and JavaScript reference ports: unit tests and vectors"
 	@echo "make mutate     mutation testing of impl/ against the oracle suite (gremlins; MUTATION.md)"
 
-test: fmtcheck vet purity clauses gotest walk fuzzsmoke
+test: fmtcheck vet purity clauses vectorcheck gotest walk fuzzsmoke ports
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -1,0 +1,39 @@
+// Package conformance is the conformance vector format of limcheck: the
+// committed cases (conformance/vectors/, spec.md clauses VEC-1..VEC-14) that
+// any implementation of lim, the gate or the throttle, in any language, runs
+// to check itself against the model.
+//
+// A case is one scenario on one fresh instance of a component: a config,
+// ops in order, and the result each op must return, computed by the model
+// (oracle.Model) when the vectors were generated. Every integer is a decimal
+// string and every byte string a string or {"hex": ...}, so no reader loses
+// precision.
+//
+// # API
+//
+//   - [Vectors]: the committed vectors folder, embedded; [SchemaFile] and
+//     [IDsFile] name its schema.json and ids.txt.
+//   - [Case], [Step], [Level] ([Core], [Strict]), [Format]; [Case.Trace]
+//     and [Case.Expected] turn a case into an oracle.Trace and the
+//     oracle.Outcome it must have.
+//   - [Load] reads and validates every case file of a vectors folder,
+//     [Parse] one file; errors wrap [ErrInvalid] and name the file.
+//   - [Check] runs one case against an oracle.Subject: [Pass], [Fail] (with
+//     the oracle.Divergence) or [Skip] ([Verdict]).
+//   - [Encode] writes a case's canonical file; [SpecVersion] reads spec.md's
+//     version line.
+//   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,
+//     the list of every ID ever issued.
+//   - [Coverage] tabulates spec IDs by cases ([CoverageReport],
+//     [CoverageRow], [Extreme], [SpecID], [Need]); [Count] tallies cases by
+//     component and level ([Tally]).
+//
+// The vectors are written by conformance/cmd/genvectors from the builders
+// of conformance/internal/build (make vectors; make vectorcheck fails on
+// stale files). impl/ is checked against them from fuzz/vectors_test.go.
+//
+// # Imports
+//
+// The standard library, oracle and (through oracle) model/...; its tests
+// also github.com/santhosh-tekuri/jsonschema/v6. Never impl/.
+package conformance

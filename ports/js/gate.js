@@ -1,0 +1,77 @@
+'use strict';
+// Component gate: the composition layer (spec.md GATE-1..GATE-12).
+const { MAX_INT64, ConfigError, OpError, arg, emitBytes, int64, parseBytes, bmax, bmin, ceilDiv } = require('./wire');
+const { cfgValid, limAcq, limBktNew, limCfg, limIpKey, limRel, limResp503, limTake } = require('./lim');
+
+const NANOS_PER_SECOND = 1000000000n;
+
+// GATE-12: exact ceiling, at least 1, saturated at MaxInt64.
+const retryAfterSecs = (retry, tickNanos) => bmin(bmax(1n, ceilDiv(retry * tickNanos, NANOS_PER_SECOND)), MAX_INT64);
+
+class Gate {
+  constructor(cap, refil, ivl, maxif, slots, tickNanos) {
+    this.lim = limCfg(cap, refil, ivl, maxif);
+    if (!cfgValid(this.lim) || slots < 1n || tickNanos < 1n) throw new ConfigError('gate config refused'); // GATE-1
+    this.slots = slots;
+    this.tickNanos = tickNanos;
+    this.inFlight = 0n; // GATE-2
+    this.buckets = new Map(); // slot (as decimal string) -> bucket; absent = untouched (sparse)
+  }
+
+  slotOf(ip) { return limIpKey(ip) % this.slots; } // GATE-3
+
+  admit(ip, now) {
+    const slot = this.slotOf(ip);
+    const acq = limAcq(this.inFlight, this.lim.maxif); // GATE-4
+    if (acq.ok !== 1n) { // GATE-9
+      return { verdict: 'shed', slot, retry: 0n, retry_after: 1n, response: limResp503(1n) };
+    }
+    const b = this.buckets.get(slot.toString()) || limBktNew(this.lim.cap, now); // GATE-10
+    const r = limTake(b, this.lim, now, 1n); // GATE-5
+    this.buckets.set(slot.toString(), { tks: r.tks, last: r.last }); // GATE-6
+    if (r.ok === 1n) { // GATE-7
+      this.inFlight = acq.n;
+      return { verdict: 'pass', slot, retry: 0n, retry_after: 0n };
+    }
+    const ra = retryAfterSecs(r.retry, this.tickNanos); // GATE-8
+    return { verdict: 'limited', slot, retry: r.retry, retry_after: ra, response: limResp503(ra) };
+  }
+
+  release() { this.inFlight = limRel(this.inFlight); } // GATE-11
+
+  // Inspection: the slot's bucket, or null while untouched.
+  bucket(slot) {
+    if (slot < 0n || slot >= this.slots) throw new OpError(`bucket: slot ${slot} out of range [0, ${this.slots})`);
+    return this.buckets.get(slot.toString()) || null;
+  }
+
+  do(op) {
+    switch (op.op) {
+      case 'admit': {
+        const r = this.admit(parseBytes(arg(op, 'ip'), 'ip'), int64(arg(op, 'now'), 'now'));
+        const out = {};
+        for (const [k, v] of Object.entries(r)) {
+          out[k] = k === 'verdict' ? v : k === 'response' ? emitBytes(v) : v.toString();
+        }
+        return out;
+      }
+      case 'release': this.release(); return {};
+      case 'in_flight': return { n: this.inFlight.toString() };
+      case 'bucket': {
+        const b = this.bucket(int64(arg(op, 'slot'), 'slot'));
+        if (b === null) return { touched: false };
+        return { touched: true, tks: b.tks.toString(), last: b.last.toString() };
+      }
+      default: throw new OpError(`gate: unknown op ${JSON.stringify(op.op)}`);
+    }
+  }
+}
+
+function openGate(config) {
+  const g = arg(config || {}, 'gate');
+  if (g === null || typeof g !== 'object' || Array.isArray(g)) throw new OpError('config.gate: not an object');
+  const f = (k) => int64(arg(g, k), `config.gate.${k}`);
+  return new Gate(f('cap'), f('refil'), f('ivl'), f('maxif'), f('slots'), f('tick_nanos'));
+}
+
+module.exports = { NANOS_PER_SECOND, retryAfterSecs, Gate, openGate };

@@ -1,0 +1,108 @@
+'use strict';
+// Hand-checked examples of spec.md: the worked example and some findings.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { openComponent, wire } = require('../index');
+const { limBkt, limCfg, limIpKey, limResp503, limTake } = require('../lim');
+const { Gate } = require('../gate');
+const { ExactStore, FaultStore, Throttle } = require('../throttle');
+
+const B = (s) => Buffer.from(s, 'latin1');
+
+test('worked example', () => {
+  const g = new Gate(2n, 1n, 10n, 2n, 64n, 100000000n);
+  const slot = limIpKey(B('a')) % 64n;
+  assert.equal(g.admit(B('a'), 0n).verdict, 'pass');
+  assert.deepEqual([g.inFlight, g.bucket(slot)], [1n, { tks: 1n, last: 0n }]);
+  assert.equal(g.admit(B('a'), 1n).verdict, 'pass');
+  assert.deepEqual([g.inFlight, g.bucket(slot)], [2n, { tks: 0n, last: 0n }]);
+  const shed = g.admit(B('b'), 2n);
+  assert.equal(shed.verdict, 'shed');
+  assert.equal(shed.retry_after, 1n);
+  assert.deepEqual(shed.response, limResp503(1n));
+  g.release();
+  g.release();
+  assert.equal(g.inFlight, 0n);
+  const lim = g.admit(B('a'), 4n);
+  assert.deepEqual([lim.verdict, lim.retry, lim.retry_after], ['limited', 10n, 1n]);
+  assert.equal(g.admit(B('a'), 10n).verdict, 'pass');
+  assert.deepEqual(g.bucket(slot), { tks: 0n, last: 10n });
+});
+
+test('dispatcher takes vector ops', () => {
+  const s = openComponent('gate', { gate: { cap: '2', refil: '1', ivl: '10', maxif: '2', slots: '64', tick_nanos: '100000000' } });
+  assert.deepEqual(s.do({ op: 'admit', ip: 'a', now: '0' }), { verdict: 'pass', slot: '33', retry: '0', retry_after: '0' });
+  assert.deepEqual(s.do({ op: 'bucket', slot: '0' }), { touched: false });
+  assert.throws(() => new Gate(2n, 1n, 10n, 2n, 0n, 1n), wire.ConfigError);
+  assert.deepEqual(openComponent('lim').do({ op: 'lim_ip_key', ip: { hex: '0061' } }), { key: '97' });
+});
+
+test('FIND-1: retry too early and too late', () => {
+  const c = limCfg(2n, 2n, 10n, 1n);
+  assert.equal(limTake(limBkt(0n, 0n), c, 0n, 1n).retry, 5n);
+  assert.equal(limTake(limBkt(0n, 0n), c, 5n, 1n).ok, 0n);
+  assert.equal(limTake(limBkt(0n, 0n), c, 10n, 1n).ok, 1n);
+  assert.equal(limTake(limBkt(0n, 0n), limCfg(1n, 1n, 10n, 1n), 9n, 1n).retry, 10n);
+});
+
+test('FIND-2, FIND-3, FIND-12: keys are of bytes', () => {
+  assert.equal(limIpKey(B('10.17.102.130')), 2422100051n);
+  assert.equal(limIpKey(B('10.23.191.7')), 2422100051n);
+  assert.equal(limIpKey(B('::1')), 1002985n);
+  assert.equal(limIpKey(B('0:0:0:0:0:0:0:1')), 2269459780n);
+  assert.equal(limIpKey(B('\x00a')), 97n);
+  // UTF-8 bytes, not UTF-16 code units: "é" is C3 A9.
+  assert.equal(limIpKey(Buffer.from('é', 'utf8')), (0xc3n * 131n + 0xa9n) % 4294967291n);
+});
+
+test('FIND-4, FIND-11, FIND-13 and retry saturation', () => {
+  const c = limCfg(2n, 1n, 10n, 1n);
+  assert.deepEqual(limTake(limBkt(2n, 0n), c, 0n, 3n), { ok: 0n, retry: 10n, tks: 2n, last: 0n });
+  assert.deepEqual(limTake(limBkt(2n, 0n), c, 10n, 3n), { ok: 0n, retry: 10n, tks: 2n, last: 10n });
+  assert.deepEqual(limTake(limBkt(10n, 0n), limCfg(3n, 1n, 10n, 1n), -5n, 1n), { ok: 1n, retry: 0n, tks: 2n, last: 0n });
+  assert.equal(limTake(limBkt(0n, 100n), limCfg(1n, 1n, 10n, 1n), 0n, 1n).retry, 10n);
+  assert.equal(limTake(limBkt(0n, 0n), limCfg(1n, 1n, wire.MAX_INT64, 1n), 0n, wire.MAX_INT64).retry, wire.MAX_INT64);
+});
+
+test('FIND-5: counts survive a ban', () => {
+  const t = new Throttle(new ExactStore(), 3n, 100n, 10n);
+  t.recordFailure(B('k'), 0n);
+  t.recordFailure(B('k'), 1n);
+  assert.deepEqual(t.recordFailure(B('k'), 2n), { verdict: 'banned', until: 12n });
+  assert.deepEqual(t.check(B('k'), 12n), { verdict: 'allow', remaining: 0n });
+  assert.deepEqual(t.recordFailure(B('k'), 12n), { verdict: 'banned', until: 22n });
+  assert.deepEqual(t.check(B('k'), 103n), { verdict: 'allow', remaining: 2n });
+});
+
+test('FIND-6: record_failure allows while a ban holds', () => {
+  const t = new Throttle(new ExactStore(), 2n, 100n, 50n);
+  t.recordFailure(B('k'), 0n);
+  assert.deepEqual(t.recordFailure(B('k'), 1n), { verdict: 'banned', until: 51n });
+  t.recordSuccess(B('k'));
+  assert.deepEqual(t.recordFailure(B('k'), 2n), { verdict: 'allow', remaining: 1n });
+  assert.deepEqual(t.check(B('k'), 2n), { verdict: 'banned', until: 51n });
+});
+
+test('FIND-7: a saturated ban ends one second early', () => {
+  const t = new Throttle(new ExactStore(), 1n, 900n, 900n);
+  assert.deepEqual(t.recordFailure(B('k'), wire.MAX_UINT64 - 5n), { verdict: 'banned', until: wire.MAX_UINT64 });
+  assert.deepEqual(t.check(B('k'), wire.MAX_UINT64), { verdict: 'allow', remaining: 0n });
+});
+
+test('FIND-10 and STORE-10: purge', () => {
+  const s = new FaultStore(new ExactStore());
+  const t = new Throttle(s, 2n, 10n, 900n);
+  t.recordFailure(B('k'), 0n);
+  s.setFaults([{ op: 'purge', keys: [B('k')] }]); // a purge rule listing keys never matches
+  assert.equal(t.purgeExpired(100n), 1n);
+  assert.deepEqual(t.check(B('k'), 5n), { verdict: 'allow', remaining: 2n });
+  s.setFaults([{ op: 'purge', keys: [] }]);
+  assert.throws(() => t.purgeExpired(100n), wire.StoreError);
+});
+
+test('THR-6: configs refused', () => {
+  for (const [a, b, c] of [[0n, 1n, 1n], [1n, 0n, 1n], [1n, 1n, 0n]]) {
+    assert.throws(() => new Throttle(new ExactStore(), a, b, c), wire.ConfigError);
+  }
+  assert.throws(() => new Throttle(null, 5n, 900n, 900n), wire.ConfigError);
+});

@@ -1,0 +1,188 @@
+'use strict';
+// Component throttle: seed 003's failure counter with bans (spec.md THR-1..THR-17), its
+// store's seven operations (STORE-1..STORE-9) and fault injection (STORE-10).
+const { MAX_UINT64, ConfigError, OpError, StoreError, arg, parseBytes, uint64, bmax, bmin } = require('./wire');
+
+const DEFAULT_CONFIG = { threshold: 5n, window_secs: 900n, ban_secs: 900n }; // THR-2
+
+const hexKey = (key) => Buffer.from(key).toString('hex'); // a Map key for a byte string
+
+// Every stamp of every key; a key maps to { stamps: [BigInt], until: BigInt }.
+class ExactStore {
+  constructor() { this.keys = new Map(); }
+
+  entry(key) {
+    const k = hexKey(key);
+    if (!this.keys.has(k)) this.keys.set(k, { stamps: [], until: 0n });
+    return this.keys.get(k);
+  }
+
+  banUntil(key) { // STORE-2
+    const e = this.keys.get(hexKey(key));
+    return e ? e.until : 0n;
+  }
+
+  count(key, now, window) { // STORE-3 (THR-4)
+    const e = this.keys.get(hexKey(key));
+    return e ? BigInt(e.stamps.filter((t) => t + window > now).length) : 0n;
+  }
+
+  addFailure(key, now, window) { // STORE-4
+    this.entry(key).stamps.push(now);
+    return this.count(key, now, window);
+  }
+
+  ban(key, until) { // STORE-5
+    const e = this.entry(key);
+    e.until = bmax(e.until, until);
+    return e.until;
+  }
+
+  clearFailures(key) { // STORE-6
+    const e = this.keys.get(hexKey(key));
+    if (e) e.stamps = [];
+  }
+
+  clear(key) { this.keys.delete(hexKey(key)); } // STORE-7
+
+  static tracked(e) { return e.stamps.length > 0 || e.until > 0n; } // STORE-8
+
+  purge(now, window) { // STORE-9
+    let n = 0n;
+    for (const [k, e] of [...this.keys]) {
+      const before = ExactStore.tracked(e);
+      e.stamps = e.stamps.filter((t) => t + window > now);
+      if (e.until <= now) e.until = 0n;
+      if (!ExactStore.tracked(e)) {
+        this.keys.delete(k);
+        if (before) n += 1n;
+      }
+    }
+    return n;
+  }
+}
+
+const OPS = ['ban_until', 'count', 'add_failure', 'ban', 'clear_failures', 'clear', 'purge'];
+
+// A store under test (STORE-10): rules {op, keys}; a failed op has no effect (STORE-1).
+class FaultStore {
+  constructor(inner) {
+    this.inner = inner;
+    this.rules = []; // { op, keys: Set of hex keys }; an empty set = every key
+  }
+
+  setFaults(rules) { this.rules = rules.map(({ op, keys }) => ({ op, keys: new Set(keys.map(hexKey)) })); }
+
+  fail(op, key) {
+    for (const r of this.rules) {
+      if (r.op === op && (r.keys.size === 0 || (key !== null && r.keys.has(hexKey(key))))) throw new StoreError(op);
+    }
+  }
+
+  banUntil(key) { this.fail('ban_until', key); return this.inner.banUntil(key); }
+  count(key, now, window) { this.fail('count', key); return this.inner.count(key, now, window); }
+  addFailure(key, now, window) { this.fail('add_failure', key); return this.inner.addFailure(key, now, window); }
+  ban(key, until) { this.fail('ban', key); return this.inner.ban(key, until); }
+  clearFailures(key) { this.fail('clear_failures', key); return this.inner.clearFailures(key); }
+  clear(key) { this.fail('clear', key); return this.inner.clear(key); }
+  purge(now, window) { this.fail('purge', null); return this.inner.purge(now, window); }
+}
+
+const allow = (remaining) => ({ verdict: 'allow', remaining });
+const banned = (until) => ({ verdict: 'banned', until });
+const UNAVAILABLE = Object.freeze({ verdict: 'unavailable' });
+
+class Throttle {
+  constructor(store, threshold, windowSecs, banSecs) {
+    if (!store || threshold < 1n || windowSecs < 1n || banSecs < 1n) throw new ConfigError('throttle config refused'); // THR-1, THR-6
+    this.store = store;
+    this.threshold = threshold;
+    this.windowSecs = windowSecs;
+    this.banSecs = banSecs;
+  }
+
+  check(key, now) {
+    let until;
+    try { until = this.store.banUntil(key); } catch (e) { if (e instanceof StoreError) return UNAVAILABLE; throw e; } // THR-7
+    if (now < until) return banned(until); // THR-5
+    let n;
+    try { n = this.store.count(key, now, this.windowSecs); } catch (e) { if (e instanceof StoreError) return UNAVAILABLE; throw e; } // THR-8
+    return allow(this.threshold - bmin(n, this.threshold));
+  }
+
+  checkAny(keys, now) {
+    if (keys.length === 0) return allow(0n); // THR-9
+    const rs = keys.map((k) => this.check(k, now)); // THR-10
+    const bans = rs.filter((r) => r.verdict === 'banned');
+    if (bans.length) return banned(bans.map((r) => r.until).reduce(bmax));
+    if (rs.some((r) => r.verdict === 'unavailable')) return UNAVAILABLE;
+    return allow(rs.map((r) => r.remaining).reduce(bmin));
+  }
+
+  // allow/banned, or throws StoreError (THR-11..THR-13).
+  recordFailure(key, now) {
+    const n = this.store.addFailure(key, now, this.windowSecs);
+    if (n < this.threshold) return allow(this.threshold - n); // THR-12
+    const until = bmin(now + this.banSecs, MAX_UINT64); // THR-3
+    return banned(this.store.ban(key, until)); // THR-13
+  }
+
+  recordSuccess(key) { this.store.clearFailures(key); } // THR-14
+  reset(key) { this.store.clear(key); } // THR-15
+  purgeExpired(now) { return this.store.purge(now, this.windowSecs); } // THR-16
+}
+
+const str = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'verdict' ? v : v.toString()]));
+
+function parseFaults(v) {
+  if (!Array.isArray(v)) throw new OpError('faults: not a list');
+  return v.map((r) => {
+    if (r === null || typeof r !== 'object' || !OPS.includes(r.op)) throw new OpError(`faults: bad rule ${JSON.stringify(r)}`);
+    const keys = r.keys === undefined ? [] : r.keys;
+    if (!Array.isArray(keys)) throw new OpError('faults: keys not a list');
+    return { op: r.op, keys: keys.map((k) => parseBytes(k, 'fault key')) };
+  });
+}
+
+// The throttle (faults false) or throttle_faults (faults true) component as a vector subject.
+class ThrottleSubject {
+  constructor(throttle, faults) { this.throttle = throttle; this.faults = faults; }
+
+  do(op) {
+    const t = this.throttle;
+    const key = () => parseBytes(arg(op, 'key'), 'key');
+    const now = () => uint64(arg(op, 'now'), 'now');
+    try {
+      switch (op.op) {
+        case 'check': return str(t.check(key(), now()));
+        case 'check_any': {
+          const ks = arg(op, 'keys');
+          if (!Array.isArray(ks)) throw new OpError('keys: not a list');
+          return str(t.checkAny(ks.map((k) => parseBytes(k, 'keys[]')), now()));
+        }
+        case 'record_failure': return str(t.recordFailure(key(), now()));
+        case 'record_success': t.recordSuccess(key()); return {};
+        case 'reset': t.reset(key()); return {};
+        case 'purge_expired': return { count: t.purgeExpired(now()).toString() };
+        case 'set_faults':
+          if (this.faults) { t.store.setFaults(parseFaults(arg(op, 'faults'))); return {}; }
+          break;
+        default: break;
+      }
+    } catch (e) {
+      if (e instanceof StoreError) return { error: 'store' };
+      throw e;
+    }
+    throw new OpError(`${this.faults ? 'throttle_faults' : 'throttle'}: unknown op ${JSON.stringify(op.op)}`);
+  }
+}
+
+function openThrottle(config, faults = false) {
+  const c = arg(config || {}, 'throttle');
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new OpError('config.throttle: not an object');
+  const f = (k) => uint64(arg(c, k), `config.throttle.${k}`);
+  const store = faults ? new FaultStore(new ExactStore()) : new ExactStore();
+  return new ThrottleSubject(new Throttle(store, f('threshold'), f('window_secs'), f('ban_secs')), faults);
+}
+
+module.exports = { DEFAULT_CONFIG, ExactStore, FaultStore, Throttle, ThrottleSubject, openThrottle, OPS };

@@ -1,0 +1,79 @@
+"""Component gate: the composition layer (spec.md GATE-1..GATE-12)."""
+
+from .lim import cfg_valid, lim_acq, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
+from .wire import MAX_INT64, ConfigError, OpError, arg, emit_bytes, int64, parse_bytes
+
+NANOS_PER_SECOND = 10 ** 9
+
+
+def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, saturated
+    s = -(-(retry * tick_nanos) // NANOS_PER_SECOND)
+    return min(max(1, s), MAX_INT64)
+
+
+class Gate:
+    def __init__(self, cap, refil, ivl, maxif, slots, tick_nanos):
+        self.lim = lim_cfg(cap, refil, ivl, maxif)
+        if not cfg_valid(self.lim) or slots < 1 or tick_nanos < 1:  # GATE-1
+            raise ConfigError("gate config refused")
+        self.slots = slots
+        self.tick_nanos = tick_nanos
+        self.in_flight = 0  # GATE-2
+        self.buckets = {}  # slot -> bucket; absent = untouched (sparse: slots may be huge)
+
+    def slot_of(self, ip):  # GATE-3
+        return lim_ip_key(ip) % self.slots
+
+    def admit(self, ip, now):
+        slot = self.slot_of(ip)
+        acq = lim_acq(self.in_flight, self.lim["maxif"])  # GATE-4
+        if not acq["ok"]:  # GATE-9
+            return {"verdict": "shed", "slot": slot, "retry": 0, "retry_after": 1,
+                    "response": lim_resp_503(1)}
+        b = self.buckets.get(slot)
+        if b is None:  # GATE-10
+            b = lim_bkt_new(self.lim["cap"], now)
+        r = lim_take(b, self.lim, now, 1)  # GATE-5
+        self.buckets[slot] = {"tks": r["tks"], "last": r["last"]}  # GATE-6
+        if r["ok"]:  # GATE-7
+            self.in_flight = acq["n"]
+            return {"verdict": "pass", "slot": slot, "retry": 0, "retry_after": 0}
+        ra = retry_after_secs(r["retry"], self.tick_nanos)  # GATE-8
+        return {"verdict": "limited", "slot": slot, "retry": r["retry"], "retry_after": ra,
+                "response": lim_resp_503(ra)}
+
+    def release(self):  # GATE-11
+        self.in_flight = lim_rel(self.in_flight)
+
+    def bucket(self, slot):
+        """Inspection: the slot's bucket, or None while untouched."""
+        if not 0 <= slot < self.slots:
+            raise OpError("bucket: slot %d out of range [0, %d)" % (slot, self.slots))
+        return self.buckets.get(slot)
+
+    def do(self, op):
+        name = op.get("op")
+        if name == "admit":
+            r = self.admit(parse_bytes(arg(op, "ip"), "ip"), int64(arg(op, "now"), "now"))
+            out = {k: (v if k == "verdict" else emit_bytes(v) if k == "response" else str(v))
+                   for k, v in r.items()}
+            return out
+        if name == "release":
+            self.release()
+            return {}
+        if name == "in_flight":
+            return {"n": str(self.in_flight)}
+        if name == "bucket":
+            b = self.bucket(int64(arg(op, "slot"), "slot"))
+            if b is None:
+                return {"touched": False}
+            return {"touched": True, "tks": str(b["tks"]), "last": str(b["last"])}
+        raise OpError("gate: unknown op %r" % (name,))
+
+
+def open_gate(config):
+    g = arg(config or {}, "gate")
+    if not isinstance(g, dict):
+        raise OpError("config.gate: not an object")
+    f = lambda k: int64(arg(g, k), "config.gate." + k)
+    return Gate(f("cap"), f("refil"), f("ivl"), f("maxif"), f("slots"), f("tick_nanos"))

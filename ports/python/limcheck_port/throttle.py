@@ -1,0 +1,227 @@
+"""Component throttle: seed 003's failure counter with bans (spec.md THR-1..THR-17),
+its store's seven operations (STORE-1..STORE-9) and fault injection (STORE-10)."""
+
+from .wire import MAX_UINT64, ConfigError, OpError, StoreError, arg, parse_bytes, uint64
+
+DEFAULT_CONFIG = {"threshold": 5, "window_secs": 900, "ban_secs": 900}  # THR-2
+
+
+class ExactStore:
+    """Every stamp of every key, as a list; a key maps to [stamps, ban_until]."""
+
+    def __init__(self):
+        self.keys = {}
+
+    def _entry(self, key):
+        return self.keys.setdefault(key, [[], 0])
+
+    def ban_until(self, key):  # STORE-2
+        e = self.keys.get(key)
+        return e[1] if e else 0
+
+    def count(self, key, now, window):  # STORE-3 (THR-4)
+        e = self.keys.get(key)
+        return sum(1 for t in e[0] if t + window > now) if e else 0
+
+    def add_failure(self, key, now, window):  # STORE-4
+        self._entry(key)[0].append(now)
+        return self.count(key, now, window)
+
+    def ban(self, key, until):  # STORE-5
+        e = self._entry(key)
+        e[1] = max(e[1], until)
+        return e[1]
+
+    def clear_failures(self, key):  # STORE-6
+        if key in self.keys:
+            self.keys[key][0] = []
+
+    def clear(self, key):  # STORE-7
+        self.keys.pop(key, None)
+
+    @staticmethod
+    def _tracked(e):  # STORE-8
+        return len(e[0]) > 0 or e[1] > 0
+
+    def purge(self, now, window):  # STORE-9
+        n = 0
+        for key in list(self.keys):
+            e = self.keys[key]
+            before = self._tracked(e)
+            e[0] = [t for t in e[0] if t + window > now]
+            if e[1] <= now:
+                e[1] = 0
+            if not self._tracked(e):
+                del self.keys[key]
+                n += before
+        return n
+
+
+OPS = ("ban_until", "count", "add_failure", "ban", "clear_failures", "clear", "purge")
+
+
+class FaultStore:
+    """A store under test (STORE-10): rules {op, keys}; a failed op has no effect (STORE-1)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.rules = []  # (op, frozenset of keys); empty set = every key
+
+    def set_faults(self, rules):
+        self.rules = [(op, frozenset(keys)) for op, keys in rules]
+
+    def _check(self, op, key):
+        for rop, keys in self.rules:
+            if rop == op and (not keys or (key is not None and key in keys)):
+                raise StoreError(op)
+
+    def ban_until(self, key):
+        self._check("ban_until", key)
+        return self.inner.ban_until(key)
+
+    def count(self, key, now, window):
+        self._check("count", key)
+        return self.inner.count(key, now, window)
+
+    def add_failure(self, key, now, window):
+        self._check("add_failure", key)
+        return self.inner.add_failure(key, now, window)
+
+    def ban(self, key, until):
+        self._check("ban", key)
+        return self.inner.ban(key, until)
+
+    def clear_failures(self, key):
+        self._check("clear_failures", key)
+        return self.inner.clear_failures(key)
+
+    def clear(self, key):
+        self._check("clear", key)
+        return self.inner.clear(key)
+
+    def purge(self, now, window):
+        self._check("purge", None)
+        return self.inner.purge(now, window)
+
+
+def allow(remaining):
+    return {"verdict": "allow", "remaining": remaining}
+
+
+def banned(until):
+    return {"verdict": "banned", "until": until}
+
+
+UNAVAILABLE = {"verdict": "unavailable"}
+
+
+class Throttle:
+    def __init__(self, store, threshold, window_secs, ban_secs):
+        if store is None or threshold < 1 or window_secs < 1 or ban_secs < 1:  # THR-1, THR-6
+            raise ConfigError("throttle config refused")
+        self.store = store
+        self.threshold, self.window_secs, self.ban_secs = threshold, window_secs, ban_secs
+
+    def check(self, key, now):
+        try:
+            until = self.store.ban_until(key)  # THR-7
+        except StoreError:
+            return UNAVAILABLE
+        if now < until:  # THR-5
+            return banned(until)
+        try:
+            n = self.store.count(key, now, self.window_secs)  # THR-8
+        except StoreError:
+            return UNAVAILABLE
+        return allow(self.threshold - min(n, self.threshold))
+
+    def check_any(self, keys, now):
+        if not keys:  # THR-9
+            return allow(0)
+        rs = [self.check(k, now) for k in keys]  # THR-10
+        bans = [r["until"] for r in rs if r["verdict"] == "banned"]
+        if bans:
+            return banned(max(bans))
+        if any(r["verdict"] == "unavailable" for r in rs):
+            return UNAVAILABLE
+        return allow(min(r["remaining"] for r in rs))
+
+    def record_failure(self, key, now):
+        """allow/banned, or raises StoreError (THR-11..THR-13)."""
+        n = self.store.add_failure(key, now, self.window_secs)
+        if n < self.threshold:  # THR-12
+            return allow(self.threshold - n)
+        until = min(now + self.ban_secs, MAX_UINT64)  # THR-3
+        return banned(self.store.ban(key, until))  # THR-13
+
+    def record_success(self, key):  # THR-14
+        self.store.clear_failures(key)
+
+    def reset(self, key):  # THR-15
+        self.store.clear(key)
+
+    def purge_expired(self, now):  # THR-16
+        return self.store.purge(now, self.window_secs)
+
+
+def _str(r):
+    return {k: (v if k == "verdict" else str(v)) for k, v in r.items()}
+
+
+class ThrottleSubject:
+    """The throttle (faults=False) or throttle_faults (faults=True) component as a vector subject."""
+
+    def __init__(self, throttle, faults):
+        self.throttle, self.faults = throttle, faults
+
+    def do(self, op):
+        t, name = self.throttle, op.get("op")
+        key = lambda: parse_bytes(arg(op, "key"), "key")
+        now = lambda: uint64(arg(op, "now"), "now")
+        try:
+            if name == "check":
+                return _str(t.check(key(), now()))
+            if name == "check_any":
+                ks = arg(op, "keys")
+                if not isinstance(ks, list):
+                    raise OpError("keys: not a list")
+                return _str(t.check_any([parse_bytes(k, "keys[]") for k in ks], now()))
+            if name == "record_failure":
+                return _str(t.record_failure(key(), now()))
+            if name == "record_success":
+                t.record_success(key())
+                return {}
+            if name == "reset":
+                t.reset(key())
+                return {}
+            if name == "purge_expired":
+                return {"count": str(t.purge_expired(now()))}
+            if name == "set_faults" and self.faults:
+                t.store.set_faults(_parse_faults(arg(op, "faults")))
+                return {}
+        except StoreError:
+            return {"error": "store"}
+        raise OpError("%s: unknown op %r" % ("throttle_faults" if self.faults else "throttle", name))
+
+
+def _parse_faults(v):
+    if not isinstance(v, list):
+        raise OpError("faults: not a list")
+    rules = []
+    for r in v:
+        if not isinstance(r, dict) or r.get("op") not in OPS:
+            raise OpError("faults: bad rule %r" % (r,))
+        keys = r.get("keys", [])
+        if not isinstance(keys, list):
+            raise OpError("faults: keys not a list")
+        rules.append((r["op"], [parse_bytes(k, "fault key") for k in keys]))
+    return rules
+
+
+def open_throttle(config, faults=False):
+    c = arg(config or {}, "throttle")
+    if not isinstance(c, dict):
+        raise OpError("config.throttle: not an object")
+    f = lambda k: uint64(arg(c, k), "config.throttle." + k)
+    store = FaultStore(ExactStore()) if faults else ExactStore()
+    return ThrottleSubject(Throttle(store, f("threshold"), f("window_secs"), f("ban_secs")), faults)
