@@ -132,6 +132,7 @@ func TestRetryAfterSeconds(t *testing.T) {
 		{3, 1_000_000_000, 3, "second ticks"},
 		{math.MaxInt64, math.MaxInt64, math.MaxInt64, "saturates"},
 		{math.MaxInt64, 1, 9223372037, "ceil((2^63-1) / 1e9)"},
+		{1 << 62, 4_000_000_000, math.MaxInt64, "the product is exactly 1e9 * 2^64: its high word equals the divisor, so the quotient needs more than 64 bits"},
 		{-5, 1, 1, "a negative retry is at least 1"},
 	}
 	for _, tt := range tests {
