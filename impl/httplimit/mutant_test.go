@@ -2,6 +2,7 @@ package httplimit_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/limcheck/limcheck/impl/httplimit"
@@ -34,6 +35,29 @@ func TestClientKeyMutantBoundaries(t *testing.T) {
 		l := newLimiter(t, newGate(t, 1, 1, 1, 1, 1), append(tt.opts, httplimit.WithIPv6Prefix(128))...)
 		if got, _ := l.ClientKey(get(tt.remote, tt.header)); got != tt.want {
 			t.Errorf("ClientKey(RemoteAddr %q, %v) = %q; want %q (%s)", tt.remote, tt.header, got, tt.want, tt.reason)
+		}
+	}
+}
+
+// TestNormalizeAccountAtTheLengthCap pins the length boundary mutation testing
+// found unchecked: a name of exactly MaxAccountLen bytes is kept whole (the
+// cut must not index one past its end), one byte more is cut, and a cut never
+// splits a rune.
+func TestNormalizeAccountAtTheLengthCap(t *testing.T) {
+	tests := []struct {
+		in, want string
+		reason   string
+	}{
+		{strings.Repeat("a", httplimit.MaxAccountLen), strings.Repeat("a", httplimit.MaxAccountLen), "exactly the cap: kept whole"},
+		{strings.Repeat("a", httplimit.MaxAccountLen+1), strings.Repeat("a", httplimit.MaxAccountLen), "one over: cut to the cap"},
+		{strings.Repeat("a", httplimit.MaxAccountLen-1) + "é", strings.Repeat("a", httplimit.MaxAccountLen-1), "a two-byte rune across the cap is dropped whole"},
+	}
+	for _, tt := range tests {
+		if tt.reason == "" {
+			t.Fatalf("row %q has no reason", tt.in)
+		}
+		if got, ok := httplimit.NormalizeAccount(tt.in); !ok || got != tt.want {
+			t.Errorf("NormalizeAccount(%d bytes) = %q (%d bytes), %v; want %d bytes (%s)", len(tt.in), got, len(got), ok, len(tt.want), tt.reason)
 		}
 	}
 }

@@ -26,6 +26,7 @@ func TestTake(t *testing.T) {
 		{Bucket{0, minI}, maxI, maxI, 1, 1, maxI, maxI, TakeResult{1, 0, 0, maxI}, "2^64-1 steps of MaxInt64 tokens clamp to cap"},
 		{Bucket{0, minI}, 2, 1, maxI, 1, minI, 2, TakeResult{0, maxI, 0, minI}, "retry 2*MaxInt64 saturates"},
 		{Bucket{0, 0}, maxI, 3, maxI, 1, 0, maxI, TakeResult{0, maxI, 0, 0}, "a 128-bit retry numerator saturates"},
+		{Bucket{0, 0}, maxI, 2, 8, 1, 0, 1 << 62, TakeResult{0, maxI, 0, 0}, "deficit*ivl is exactly refil*2^64: the high word equals the divisor, the quotient needs 65 bits"},
 		{Bucket{0, 0}, 10, 7, 3, 1, 0, 10, TakeResult{0, 5, 0, 0}, "ceil(30/7) = 5 through the reciprocal"},
 		{Bucket{0, 0}, 10, 5, 3, 1, 0, 10, TakeResult{0, 6, 0, 0}, "an exact 30/5 is not rounded up"},
 		{Bucket{5, 0}, 10, 1, 1, 1, 0, 0, TakeResult{0, 0, 5, 0}, "cost 0 is out of contract"},
