@@ -25,13 +25,28 @@ type chunk struct {
 }
 
 // chunkRecords returns how many records of stride words a chunk holds: 32,
-// or more when the allocator rounds 32 records up (size classes, pages), so
-// that no rounded-up byte is wasted; at most 1<<slotBits. Small chunks keep
-// the fixed cost (one partly used chunk per shard) low.
+// or fewer (at least 1) when 32 records would pass maxChunkWords, or more
+// when the allocator rounds the chunk up (size classes, pages), so that no
+// rounded-up byte is wasted; at most 1<<slotBits. Small chunks keep the
+// fixed cost (one partly used chunk per shard) low: a store with a large
+// threshold no longer zeroes megabytes per shard for its first key. The
+// rounding is learnt once per stride (a throwaway allocation) and cached.
 func chunkRecords(stride int) int {
-	words := cap(slices.Grow([]uint64(nil), 32*stride))
-	return min(words/stride, 1<<slotBits)
+	if n, ok := chunkCache.Load(stride); ok {
+		return n.(int)
+	}
+	want := max(1, min(32, maxChunkWords/stride))
+	words := cap(slices.Grow([]uint64(nil), want*stride))
+	n := min(words/stride, 1<<slotBits)
+	chunkCache.Store(stride, n)
+	return n
 }
+
+// maxChunkWords bounds a chunk's data when a record is large: 64 KiB.
+const maxChunkWords = 8192
+
+// chunkCache maps a stride to its chunkRecords.
+var chunkCache sync.Map
 
 // newChunk returns a chunk of recs free records of stride words.
 func newChunk(recs, stride int) *chunk {
