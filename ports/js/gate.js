@@ -1,12 +1,14 @@
 'use strict';
 // Component gate: the composition layer (spec.md GATE-1..GATE-12).
-const { MAX_INT64, ConfigError, OpError, arg, emitBytes, int64, parseBytes, bmax, bmin, ceilDiv } = require('./wire');
+const { MAX_INT64, ConfigError, OpError, arg, emitBytes, int64, parseBytes, bmax, bmin, ceilDiv, floorDiv } = require('./wire');
 const { cfgValid, limAcq, limBktNew, limCfg, limIpKey, limRel, limResp503, limTake } = require('./lim');
+const mutants = require('./mutants');
 
 const NANOS_PER_SECOND = 1000000000n;
 
 // GATE-12: exact ceiling, at least 1, saturated at MaxInt64.
-const retryAfterSecs = (retry, tickNanos) => bmin(bmax(1n, ceilDiv(retry * tickNanos, NANOS_PER_SECOND)), MAX_INT64);
+const retryAfterSecs = (retry, tickNanos) => bmin(bmax(1n, mutants.active('retry_after_floor')
+  ? floorDiv(retry * tickNanos, NANOS_PER_SECOND) : ceilDiv(retry * tickNanos, NANOS_PER_SECOND)), MAX_INT64);
 
 class Gate {
   constructor(cap, refil, ivl, maxif, slots, tickNanos) {
@@ -22,28 +24,48 @@ class Gate {
 
   admit(ip, now) {
     const slot = this.slotOf(ip);
+    if (mutants.active('gate_wrong_order')) return this.admitTakeFirst(slot, now);
     const acq = limAcq(this.inFlight, this.lim.maxif); // GATE-4
-    if (acq.ok !== 1n) { // GATE-9
-      return { verdict: 'shed', slot, retry: 0n, retry_after: 1n, response: limResp503(1n) };
-    }
-    const b = this.buckets.get(slot.toString()) || limBktNew(this.lim.cap, now); // GATE-10
-    const r = limTake(b, this.lim, now, 1n); // GATE-5
-    this.buckets.set(slot.toString(), { tks: r.tks, last: r.last }); // GATE-6
+    if (acq.ok !== 1n) return Gate.shed(slot);
+    const r = this.take(slot, now);
     if (r.ok === 1n) { // GATE-7
       this.inFlight = acq.n;
       return { verdict: 'pass', slot, retry: 0n, retry_after: 0n };
     }
-    const ra = retryAfterSecs(r.retry, this.tickNanos); // GATE-8
+    if (mutants.active('limited_keeps_inflight')) this.inFlight = acq.n;
+    return this.limited(slot, r);
+  }
+
+  admitTakeFirst(slot, now) { // the gate_wrong_order mutant: the take before lim_acq
+    const r = this.take(slot, now);
+    if (r.ok !== 1n) return this.limited(slot, r);
+    const acq = limAcq(this.inFlight, this.lim.maxif);
+    if (acq.ok !== 1n) return Gate.shed(slot);
+    this.inFlight = acq.n;
+    return { verdict: 'pass', slot, retry: 0n, retry_after: 0n };
+  }
+
+  take(slot, now) {
+    const b = this.buckets.get(slot.toString()) || limBktNew(this.lim.cap, now); // GATE-10
+    const r = limTake(b, this.lim, now, 1n); // GATE-5
+    this.buckets.set(slot.toString(), { tks: r.tks, last: r.last }); // GATE-6
+    return r;
+  }
+
+  static shed(slot) { // GATE-9
+    return { verdict: 'shed', slot, retry: 0n, retry_after: 1n, response: limResp503(1n) };
+  }
+
+  limited(slot, r) { // GATE-8
+    const ra = retryAfterSecs(r.retry, this.tickNanos);
     return { verdict: 'limited', slot, retry: r.retry, retry_after: ra, response: limResp503(ra) };
   }
 
   release() { this.inFlight = limRel(this.inFlight); } // GATE-11
 
-  // Inspection: the slot's bucket, or null while untouched.
-  bucket(slot) {
-    if (slot < 0n || slot >= this.slots) throw new OpError(`bucket: slot ${slot} out of range [0, ${this.slots})`);
-    return this.buckets.get(slot.toString()) || null;
-  }
+  // Inspection: the slot's bucket, or null while untouched (a slot outside [0, slots) is
+  // untouched: spec.md's operations table).
+  bucket(slot) { return this.buckets.get(slot.toString()) || null; }
 
   do(op) {
     switch (op.op) {

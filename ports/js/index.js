@@ -7,6 +7,8 @@ const lim = require('./lim');
 const gate = require('./gate');
 const throttle = require('./throttle');
 
+const VERSION = '1.2.0'; // the spec.md version this port implements
+
 const COMPONENTS = {
   lim: lim.openLim,
   gate: gate.openGate,
@@ -20,4 +22,4 @@ function openComponent(component, config) {
   return COMPONENTS[component](config);
 }
 
-module.exports = { COMPONENTS, openComponent, lim, gate, throttle, wire };
+module.exports = { VERSION, COMPONENTS, openComponent, lim, gate, throttle, wire };

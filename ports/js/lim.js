@@ -1,6 +1,7 @@
 'use strict';
 // Component lim: seed 000's pure functions (spec.md LIM-1..LIM-18). BigInt is exact (LIM-1).
 const { MAX_INT64, OpError, arg, emitBytes, int64, parseBytes, bmax, bmin, floorDiv, ceilDiv } = require('./wire');
+const mutants = require('./mutants');
 
 const KEY_MOD = 4294967291n; // 2^32 - 5 (LIM-16)
 
@@ -24,25 +25,33 @@ function limTake(b, c, now, cost) {
   if (!cfgValid(c) || cost < 1n || tks < 0n) return { ok: 0n, retry: 0n, tks, last }; // LIM-7
   let steps = 0n;
   let last2 = last; // LIM-8
+  if (now < last && mutants.active('step_back_rewinds_last')) last2 = now;
   if (now >= last) { // LIM-9
     steps = floorDiv(now - last, c.ivl);
     last2 = last + steps * c.ivl;
+    if (steps >= 1n && mutants.active('refill_resets_last')) last2 = now;
   }
-  const tks2 = bmin(c.cap, tks + steps * c.refil); // LIM-10
+  let tks2 = bmin(c.cap, tks + steps * c.refil); // LIM-10
+  if (steps === 0n && mutants.active('clamp_only_on_refill')) tks2 = tks;
   if (tks2 >= cost) return { ok: 1n, retry: 0n, tks: tks2 - cost, last: last2 }; // LIM-11
-  const retry = ceilDiv((cost - tks2) * c.ivl, c.refil); // LIM-12: exact ceiling
+  let retry = ceilDiv((cost - tks2) * c.ivl, c.refil); // LIM-12: exact ceiling
+  if (mutants.active('retry_trunc_plus_one')) retry = floorDiv((cost - tks2) * c.ivl, c.refil) + 1n;
   return { ok: 0n, retry: bmin(retry, MAX_INT64), tks: tks2, last: last2 }; // LIM-13
 }
 
 function limAcq(n, maxif) { // LIM-14
+  if (mutants.active('inflight_off_by_one')) maxif += 1n;
   if (n >= 0n && n + 1n <= maxif) return { ok: 1n, n: n + 1n };
   return { ok: 0n, n };
 }
 
 const limRel = (n) => (n >= 1n ? n - 1n : 0n); // LIM-15
 
+const lossyUtf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // invalid bytes: U+FFFD
+
 function limIpKey(ip) { // LIM-16: ip is a Buffer/Uint8Array, hashed byte by byte
   let h = 0n;
+  if (mutants.active('key_codepoints')) ip = Array.from(lossyUtf8.decode(ip), (ch) => ch.codePointAt(0));
   for (const c of ip) h = (h * 131n + BigInt(c)) % KEY_MOD;
   return h;
 }

@@ -3,9 +3,11 @@
 // Run the conformance vectors (spec.md VEC-1..VEC-14) against the JavaScript port.
 // usage: node ports/js/run_vectors.js conformance/vectors
 // Prints one line per failing case and ends with `N passed, M failed`; exits 1 on any failure.
+// LIMCHECK_MUTANT=<name> runs them against a planted bug (mutants.js).
 const fs = require('fs');
 const path = require('path');
 const { COMPONENTS, openComponent, wire } = require('./index');
+const mutants = require('./mutants');
 
 const FORMAT = 'limcheck-vectors/1';
 const INT_FIELDS = new Set(['ok', 'err', 'cap', 'refil', 'ivl', 'maxif', 'retry', 'tks', 'last', 'n', 'key',
@@ -83,6 +85,10 @@ function runCase(c, file) {
 function main(argv) {
   if (argv.length !== 1) {
     process.stderr.write('usage: run_vectors.js <vectors dir>\n');
+    return 2;
+  }
+  if (!mutants.known) {
+    process.stderr.write(`unknown LIMCHECK_MUTANT ${JSON.stringify(mutants.name)}\n`);
     return 2;
   }
   const root = argv[0];

@@ -2,8 +2,12 @@
 // Component throttle: seed 003's failure counter with bans (spec.md THR-1..THR-17), its
 // store's seven operations (STORE-1..STORE-9) and fault injection (STORE-10).
 const { MAX_UINT64, ConfigError, OpError, StoreError, arg, parseBytes, uint64, bmax, bmin } = require('./wire');
+const mutants = require('./mutants');
 
 const DEFAULT_CONFIG = { threshold: 5n, window_secs: 900n, ban_secs: 900n }; // THR-2
+
+// THR-4: a stamp t counts at now iff t + window > now (exact, no upper bound).
+const inWindow = (t, now, window) => (mutants.active('window_inclusive') ? t + window >= now : t + window > now);
 
 const hexKey = (key) => Buffer.from(key).toString('hex'); // a Map key for a byte string
 
@@ -24,7 +28,7 @@ class ExactStore {
 
   count(key, now, window) { // STORE-3 (THR-4)
     const e = this.keys.get(hexKey(key));
-    return e ? BigInt(e.stamps.filter((t) => t + window > now).length) : 0n;
+    return e ? BigInt(e.stamps.filter((t) => inWindow(t, now, window)).length) : 0n;
   }
 
   addFailure(key, now, window) { // STORE-4
@@ -34,7 +38,7 @@ class ExactStore {
 
   ban(key, until) { // STORE-5
     const e = this.entry(key);
-    e.until = bmax(e.until, until);
+    e.until = mutants.active('ban_shortens') ? until : bmax(e.until, until);
     return e.until;
   }
 
@@ -51,11 +55,13 @@ class ExactStore {
     let n = 0n;
     for (const [k, e] of [...this.keys]) {
       const before = ExactStore.tracked(e);
-      e.stamps = e.stamps.filter((t) => t + window > now);
+      const kept = e.stamps.filter((t) => inWindow(t, now, window));
+      if (mutants.active('purge_counts_stamps')) n += BigInt(e.stamps.length - kept.length);
+      e.stamps = kept;
       if (e.until <= now) e.until = 0n;
       if (!ExactStore.tracked(e)) {
         this.keys.delete(k);
-        if (before) n += 1n;
+        if (before && !mutants.active('purge_counts_stamps')) n += 1n;
       }
     }
     return n;
@@ -103,31 +109,44 @@ class Throttle {
 
   check(key, now) {
     let until;
-    try { until = this.store.banUntil(key); } catch (e) { if (e instanceof StoreError) return UNAVAILABLE; throw e; } // THR-7
-    if (now < until) return banned(until); // THR-5
+    try { until = this.store.banUntil(key); } catch (e) { if (e instanceof StoreError) return this.unavailable(now); throw e; } // THR-7
+    if (now < until || (now === until && mutants.active('ban_until_inclusive'))) return banned(until); // THR-5
     let n;
-    try { n = this.store.count(key, now, this.windowSecs); } catch (e) { if (e instanceof StoreError) return UNAVAILABLE; throw e; } // THR-8
+    try { n = this.store.count(key, now, this.windowSecs); } catch (e) { if (e instanceof StoreError) return this.unavailable(now); throw e; } // THR-8
     return allow(this.threshold - bmin(n, this.threshold));
   }
 
+  unavailable(now) {
+    if (mutants.active('fault_fail_closed')) return banned(bmin(now + this.banSecs, MAX_UINT64));
+    return UNAVAILABLE;
+  }
+
   checkAny(keys, now) {
-    if (keys.length === 0) return allow(0n); // THR-9
+    if (keys.length === 0) return allow(mutants.active('check_any_empty_full') ? this.threshold : 0n); // THR-9
     const rs = keys.map((k) => this.check(k, now)); // THR-10
     const bans = rs.filter((r) => r.verdict === 'banned');
-    if (bans.length) return banned(bans.map((r) => r.until).reduce(bmax));
+    if (bans.length) return banned(mutants.active('check_any_first_ban') ? bans[0].until : bans.map((r) => r.until).reduce(bmax));
     if (rs.some((r) => r.verdict === 'unavailable')) return UNAVAILABLE;
     return allow(rs.map((r) => r.remaining).reduce(bmin));
   }
 
   // allow/banned, or throws StoreError (THR-11..THR-13).
   recordFailure(key, now) {
+    if (mutants.active('record_failure_checks_ban')) {
+      const u = this.store.banUntil(key);
+      if (now < u) return banned(u);
+    }
     const n = this.store.addFailure(key, now, this.windowSecs);
-    if (n < this.threshold) return allow(this.threshold - n); // THR-12
-    const until = bmin(now + this.banSecs, MAX_UINT64); // THR-3
+    if (n < this.threshold || (n === this.threshold && mutants.active('threshold_off_by_one'))) return allow(this.threshold - n); // THR-12
+    let until = bmin(now + this.banSecs, MAX_UINT64); // THR-3
+    if (mutants.active('ban_until_wraps')) until = (now + this.banSecs) & MAX_UINT64;
     return banned(this.store.ban(key, until)); // THR-13
   }
 
-  recordSuccess(key) { this.store.clearFailures(key); } // THR-14
+  recordSuccess(key) { // THR-14
+    if (mutants.active('success_lifts_ban')) this.store.clear(key);
+    else this.store.clearFailures(key);
+  }
   reset(key) { this.store.clear(key); } // THR-15
   purgeExpired(now) { return this.store.purge(now, this.windowSecs); } // THR-16
 }

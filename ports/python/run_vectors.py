@@ -10,7 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from limcheck_port import COMPONENTS, ConfigError, open_component  # noqa: E402
+from limcheck_port import COMPONENTS, ConfigError, mutants, open_component  # noqa: E402
 from limcheck_port.wire import parse_bytes, parse_int, MIN_INT64, MAX_UINT64  # noqa: E402
 
 FORMAT = "limcheck-vectors/1"
@@ -77,6 +77,9 @@ def run_case(case, path):
 def main(argv):
     if len(argv) != 2:
         print("usage: run_vectors.py <vectors dir>", file=sys.stderr)
+        return 2
+    if not mutants.known():
+        print("unknown LIMCHECK_MUTANT %r" % mutants.ACTIVE, file=sys.stderr)
         return 2
     root = argv[1]
     passed = failed = 0

@@ -1,5 +1,6 @@
 """Component gate: the composition layer (spec.md GATE-1..GATE-12)."""
 
+from . import mutants
 from .lim import cfg_valid, lim_acq, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
 from .wire import MAX_INT64, ConfigError, OpError, arg, emit_bytes, int64, parse_bytes
 
@@ -8,6 +9,8 @@ NANOS_PER_SECOND = 10 ** 9
 
 def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, saturated
     s = -(-(retry * tick_nanos) // NANOS_PER_SECOND)
+    if mutants.active("retry_after_floor"):
+        s = retry * tick_nanos // NANOS_PER_SECOND
     return min(max(1, s), MAX_INT64)
 
 
@@ -26,18 +29,43 @@ class Gate:
 
     def admit(self, ip, now):
         slot = self.slot_of(ip)
+        if mutants.active("gate_wrong_order"):
+            return self._admit_take_first(slot, now)
         acq = lim_acq(self.in_flight, self.lim["maxif"])  # GATE-4
         if not acq["ok"]:  # GATE-9
-            return {"verdict": "shed", "slot": slot, "retry": 0, "retry_after": 1,
-                    "response": lim_resp_503(1)}
+            return self._shed(slot)
+        r = self._take(slot, now)
+        if r["ok"]:  # GATE-7
+            self.in_flight = acq["n"]
+            return {"verdict": "pass", "slot": slot, "retry": 0, "retry_after": 0}
+        if mutants.active("limited_keeps_inflight"):
+            self.in_flight = acq["n"]
+        return self._limited(slot, r)
+
+    def _admit_take_first(self, slot, now):  # the gate_wrong_order mutant
+        r = self._take(slot, now)
+        if not r["ok"]:
+            return self._limited(slot, r)
+        acq = lim_acq(self.in_flight, self.lim["maxif"])
+        if not acq["ok"]:
+            return self._shed(slot)
+        self.in_flight = acq["n"]
+        return {"verdict": "pass", "slot": slot, "retry": 0, "retry_after": 0}
+
+    def _take(self, slot, now):
         b = self.buckets.get(slot)
         if b is None:  # GATE-10
             b = lim_bkt_new(self.lim["cap"], now)
         r = lim_take(b, self.lim, now, 1)  # GATE-5
         self.buckets[slot] = {"tks": r["tks"], "last": r["last"]}  # GATE-6
-        if r["ok"]:  # GATE-7
-            self.in_flight = acq["n"]
-            return {"verdict": "pass", "slot": slot, "retry": 0, "retry_after": 0}
+        return r
+
+    @staticmethod
+    def _shed(slot):  # GATE-9
+        return {"verdict": "shed", "slot": slot, "retry": 0, "retry_after": 1,
+                "response": lim_resp_503(1)}
+
+    def _limited(self, slot, r):
         ra = retry_after_secs(r["retry"], self.tick_nanos)  # GATE-8
         return {"verdict": "limited", "slot": slot, "retry": r["retry"], "retry_after": ra,
                 "response": lim_resp_503(ra)}
@@ -46,9 +74,8 @@ class Gate:
         self.in_flight = lim_rel(self.in_flight)
 
     def bucket(self, slot):
-        """Inspection: the slot's bucket, or None while untouched."""
-        if not 0 <= slot < self.slots:
-            raise OpError("bucket: slot %d out of range [0, %d)" % (slot, self.slots))
+        """Inspection: the slot's bucket, or None while untouched (a slot outside
+        [0, slots) is untouched: spec.md's operations table)."""
         return self.buckets.get(slot)
 
     def do(self, op):

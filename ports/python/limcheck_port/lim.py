@@ -2,6 +2,7 @@
 
 Python ints are unbounded, so every intermediate is exact (LIM-1)."""
 
+from . import mutants
 from .wire import MAX_INT64, OpError, arg, emit_bytes, int64, parse_bytes
 
 KEY_MOD = 4294967291  # 2^32 - 5 (LIM-16)
@@ -40,17 +41,27 @@ def lim_take(b, c, now, cost):
         return {"ok": 0, "retry": 0, "tks": tks, "last": last}
     if now < last:  # LIM-8
         steps, last2 = 0, last
+        if mutants.active("step_back_rewinds_last"):
+            last2 = now
     else:  # LIM-9
         steps = (now - last) // c["ivl"]
         last2 = last + steps * c["ivl"]
+        if mutants.active("refill_resets_last") and steps >= 1:
+            last2 = now
     tks2 = min(c["cap"], tks + steps * c["refil"])  # LIM-10
+    if mutants.active("clamp_only_on_refill") and steps == 0:
+        tks2 = tks
     if tks2 >= cost:  # LIM-11
         return {"ok": 1, "retry": 0, "tks": tks2 - cost, "last": last2}
     retry = -(-((cost - tks2) * c["ivl"]) // c["refil"])  # LIM-12: exact ceiling
+    if mutants.active("retry_trunc_plus_one"):
+        retry = (cost - tks2) * c["ivl"] // c["refil"] + 1
     return {"ok": 0, "retry": min(retry, MAX_INT64), "tks": tks2, "last": last2}  # LIM-13
 
 
 def lim_acq(n, maxif):  # LIM-14
+    if mutants.active("inflight_off_by_one"):
+        maxif += 1
     if n >= 0 and n + 1 <= maxif:
         return {"ok": 1, "n": n + 1}
     return {"ok": 0, "n": n}
@@ -62,6 +73,8 @@ def lim_rel(n):  # LIM-15
 
 def lim_ip_key(ip):  # LIM-16: ip is bytes
     h = 0
+    if mutants.active("key_codepoints"):
+        ip = [ord(ch) for ch in ip.decode("utf-8", "replace")]
     for c in ip:
         h = (h * 131 + c) % KEY_MOD
     return h

@@ -1,9 +1,16 @@
 """Component throttle: seed 003's failure counter with bans (spec.md THR-1..THR-17),
 its store's seven operations (STORE-1..STORE-9) and fault injection (STORE-10)."""
 
+from . import mutants
 from .wire import MAX_UINT64, ConfigError, OpError, StoreError, arg, parse_bytes, uint64
 
 DEFAULT_CONFIG = {"threshold": 5, "window_secs": 900, "ban_secs": 900}  # THR-2
+
+
+def in_window(t, now, window):  # THR-4: exact, no upper bound
+    if mutants.active("window_inclusive"):
+        return t + window >= now
+    return t + window > now
 
 
 class ExactStore:
@@ -21,7 +28,7 @@ class ExactStore:
 
     def count(self, key, now, window):  # STORE-3 (THR-4)
         e = self.keys.get(key)
-        return sum(1 for t in e[0] if t + window > now) if e else 0
+        return sum(1 for t in e[0] if in_window(t, now, window)) if e else 0
 
     def add_failure(self, key, now, window):  # STORE-4
         self._entry(key)[0].append(now)
@@ -29,7 +36,7 @@ class ExactStore:
 
     def ban(self, key, until):  # STORE-5
         e = self._entry(key)
-        e[1] = max(e[1], until)
+        e[1] = until if mutants.active("ban_shortens") else max(e[1], until)
         return e[1]
 
     def clear_failures(self, key):  # STORE-6
@@ -48,12 +55,16 @@ class ExactStore:
         for key in list(self.keys):
             e = self.keys[key]
             before = self._tracked(e)
-            e[0] = [t for t in e[0] if t + window > now]
+            kept = [t for t in e[0] if in_window(t, now, window)]
+            if mutants.active("purge_counts_stamps"):
+                n += len(e[0]) - len(kept)
+            e[0] = kept
             if e[1] <= now:
                 e[1] = 0
             if not self._tracked(e):
                 del self.keys[key]
-                n += before
+                if not mutants.active("purge_counts_stamps"):
+                    n += before
         return n
 
 
@@ -126,36 +137,50 @@ class Throttle:
         try:
             until = self.store.ban_until(key)  # THR-7
         except StoreError:
-            return UNAVAILABLE
-        if now < until:  # THR-5
+            return self._unavailable(now)
+        if now < until or (mutants.active("ban_until_inclusive") and now == until):  # THR-5
             return banned(until)
         try:
             n = self.store.count(key, now, self.window_secs)  # THR-8
         except StoreError:
-            return UNAVAILABLE
+            return self._unavailable(now)
         return allow(self.threshold - min(n, self.threshold))
+
+    def _unavailable(self, now):
+        if mutants.active("fault_fail_closed"):
+            return banned(min(now + self.ban_secs, MAX_UINT64))
+        return UNAVAILABLE
 
     def check_any(self, keys, now):
         if not keys:  # THR-9
-            return allow(0)
+            return allow(self.threshold if mutants.active("check_any_empty_full") else 0)
         rs = [self.check(k, now) for k in keys]  # THR-10
         bans = [r["until"] for r in rs if r["verdict"] == "banned"]
         if bans:
-            return banned(max(bans))
+            return banned(bans[0] if mutants.active("check_any_first_ban") else max(bans))
         if any(r["verdict"] == "unavailable" for r in rs):
             return UNAVAILABLE
         return allow(min(r["remaining"] for r in rs))
 
     def record_failure(self, key, now):
         """allow/banned, or raises StoreError (THR-11..THR-13)."""
+        if mutants.active("record_failure_checks_ban"):
+            until = self.store.ban_until(key)
+            if now < until:
+                return banned(until)
         n = self.store.add_failure(key, now, self.window_secs)
-        if n < self.threshold:  # THR-12
+        if n < self.threshold or (mutants.active("threshold_off_by_one") and n == self.threshold):  # THR-12
             return allow(self.threshold - n)
         until = min(now + self.ban_secs, MAX_UINT64)  # THR-3
+        if mutants.active("ban_until_wraps"):
+            until = (now + self.ban_secs) % (MAX_UINT64 + 1)
         return banned(self.store.ban(key, until))  # THR-13
 
     def record_success(self, key):  # THR-14
-        self.store.clear_failures(key)
+        if mutants.active("success_lifts_ban"):
+            self.store.clear(key)
+        else:
+            self.store.clear_failures(key)
 
     def reset(self, key):  # THR-15
         self.store.clear(key)

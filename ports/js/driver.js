@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+'use strict';
+// The port protocol limcheck-port/1 (spec.md PROTO-1..PROTO-11) around openComponent/do.
+// usage: node ports/js/driver.js [--list-mutants]   (LIMCHECK_MUTANT=<name>: see mutants.js)
+const readline = require('readline');
+const mutants = require('./mutants');
+const { VERSION, COMPONENTS, openComponent, wire } = require('./index');
+
+function serve() {
+  process.stdout.write(JSON.stringify({ // PROTO-2: the hello, before reading anything
+    protocol: 'limcheck-port/1', name: 'limcheck-js', version: VERSION, components: Object.keys(COMPONENTS),
+  }) + '\n');
+  const insts = new Map(); // inst -> open instance
+  const apply = (req) => { // PROTO-4, PROTO-5: a result object, or throws for a fault
+    if (req.op === 'open') {
+      try {
+        insts.set(req.inst, openComponent(req.component, req.config));
+        return {};
+      } catch (e) {
+        if (e instanceof wire.ConfigError) return { error: 'config' };
+        throw e;
+      }
+    }
+    if (!insts.has(req.inst)) throw new wire.OpError(`instance ${JSON.stringify(req.inst)} is not open`);
+    if (req.op === 'close') {
+      insts.delete(req.inst);
+      return {};
+    }
+    return insts.get(req.inst).do(req); // do ignores seq, inst (PROTO-3); store errors are results
+  };
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let n = 0; // requests read: the seq of a line too broken to carry its own
+  let paused = false;
+  rl.on('line', (line) => {
+    if (!line.trim()) return;
+    let seq = ++n;
+    let out;
+    try {
+      const req = JSON.parse(line);
+      if (req !== null && Number.isInteger(req.seq)) seq = req.seq;
+      out = JSON.stringify({ seq, result: apply(req) }); // PROTO-6
+    } catch (e) {
+      out = JSON.stringify({ seq, fault: e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e) });
+    }
+    // PROTO-7: a pipe's stdout is asynchronous in node; pause reading while it backs up. Never
+    // process.exit: on stdin's end the process exits (0, PROTO-8) once every reply is written.
+    if (!process.stdout.write(out + '\n') && !paused) {
+      paused = true;
+      rl.pause();
+      process.stdout.once('drain', () => { paused = false; rl.resume(); });
+    }
+  });
+}
+
+if (process.argv[2] === '--list-mutants') {
+  process.stdout.write(mutants.NAMES.map((m) => m + '\n').join(''));
+} else if (!mutants.known) {
+  process.stderr.write(`unknown LIMCHECK_MUTANT ${JSON.stringify(mutants.name)} (node driver.js --list-mutants)\n`);
+  process.exitCode = 2;
+} else {
+  if (mutants.name) process.stderr.write(`limcheck-js: mutant ${mutants.name} planted\n`);
+  serve();
+}

@@ -1,0 +1,170 @@
+'use strict';
+// The protocol driver (spec.md PROTO-1..PROTO-11) and the mutant switch, run as subprocesses.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const path = require('path');
+const readline = require('readline');
+const { spawn, spawnSync } = require('child_process');
+
+const DRIVER = path.join(__dirname, '..', 'driver.js');
+const ROOT = path.join(__dirname, '..', '..', '..');
+const VECTORS = path.join(ROOT, 'conformance', 'vectors');
+const MUTANTS = JSON.parse(fs.readFileSync(path.join(ROOT, 'ports', 'mutants.json'), 'utf8')).map((m) => m.name);
+const HELLO = { protocol: 'limcheck-port/1', name: 'limcheck-js', version: require('../index').VERSION, components: ['lim', 'gate', 'throttle', 'throttle_faults'] };
+
+function env(mutant) {
+  const e = { ...process.env };
+  delete e.LIMCHECK_MUTANT;
+  if (mutant !== undefined) e.LIMCHECK_MUTANT = mutant;
+  return e;
+}
+
+// Numbers requests 1.. (seq) and runs them through one driver; its parsed stdout lines.
+function session(reqs, mutant) {
+  const input = reqs.map((r, i) => JSON.stringify({ seq: i + 1, ...r }) + '\n').join('');
+  const p = spawnSync(process.execPath, [DRIVER], { input, env: env(mutant), encoding: 'utf8' });
+  assert.equal(p.status, 0, p.stderr);
+  const lines = p.stdout.split('\n');
+  assert.equal(lines.pop(), '');
+  return lines.map((l) => JSON.parse(l));
+}
+
+// One instance (inst 1) of component with config, then ops.
+const on = (component, config, ...ops) => [{ op: 'open', inst: 1, component, config }, ...ops.map((o) => ({ inst: 1, ...o }))];
+const gate = (cap, refil, ivl, maxif, slots, tickNanos) => ({ gate: { cap, refil, ivl, maxif, slots, tick_nanos: tickNanos } });
+const thr = (threshold, windowSecs, banSecs) => ({ throttle: { threshold, window_secs: windowSecs, ban_secs: banSecs } });
+const take = (tks, last, cap, refil, ivl, now, cost) => ({ op: 'lim_take', tks, last, cap, refil, ivl, maxif: '1', now, cost });
+const rf = (key, now) => ({ op: 'record_failure', key, now });
+
+// For every mutant, a short session whose replies the mutant changes.
+const KILLS = {
+  retry_after_floor: on('gate', gate('1', '1', '10', '5', '1', '150000000'), { op: 'admit', ip: 'a', now: '0' }, { op: 'admit', ip: 'a', now: '0' }),
+  step_back_rewinds_last: on('lim', undefined, take('0', '10', '1', '1', '10', '5', '1')),
+  threshold_off_by_one: on('throttle', thr('1', '60', '60'), rf('k', '0')),
+  success_lifts_ban: on('throttle', thr('1', '60', '60'), rf('k', '0'), { op: 'record_success', key: 'k' }, { op: 'check', key: 'k', now: '1' }),
+  check_any_empty_full: on('throttle', thr('5', '60', '60'), { op: 'check_any', keys: [], now: '0' }),
+  fault_fail_closed: on('throttle_faults', thr('5', '60', '60'), { op: 'set_faults', faults: [{ op: 'ban_until' }] }, { op: 'check', key: 'k', now: '0' }),
+  window_inclusive: on('throttle', thr('5', '10', '60'), rf('k', '0'), { op: 'check', key: 'k', now: '10' }),
+  inflight_off_by_one: on('lim', undefined, { op: 'lim_acq', n: '1', maxif: '1' }),
+  gate_wrong_order: on('gate', gate('5', '1', '10', '1', '1', '1'), { op: 'admit', ip: 'a', now: '0' }, { op: 'admit', ip: 'a', now: '0' }, { op: 'bucket', slot: '0' }),
+  key_codepoints: on('lim', undefined, { op: 'lim_ip_key', ip: 'é' }),
+  refill_resets_last: on('lim', undefined, take('0', '0', '5', '1', '10', '15', '1')),
+  retry_trunc_plus_one: on('lim', undefined, take('0', '0', '1', '1', '10', '0', '1')),
+  clamp_only_on_refill: on('lim', undefined, take('10', '0', '3', '1', '10', '5', '1')),
+  limited_keeps_inflight: on('gate', gate('1', '1', '10', '5', '1', '1'), { op: 'admit', ip: 'a', now: '0' }, { op: 'admit', ip: 'a', now: '0' }, { op: 'in_flight' }),
+  ban_shortens: on('throttle', thr('1', '100', '100'), rf('k', '50'), rf('k', '0')),
+  ban_until_inclusive: on('throttle', thr('1', '10', '10'), rf('k', '0'), { op: 'check', key: 'k', now: '10' }),
+  ban_until_wraps: on('throttle', thr('1', '10', '10'), rf('k', '18446744073709551610')),
+  record_failure_checks_ban: on('throttle', thr('1', '100', '100'), rf('k', '0'), rf('k', '1')),
+  check_any_first_ban: on('throttle', thr('1', '60', '60'), rf('a', '10'), rf('b', '20'), { op: 'check_any', keys: ['a', 'b'], now: '25' }),
+  purge_counts_stamps: on('throttle', thr('5', '10', '60'), rf('k', '0'), rf('k', '1'), { op: 'purge_expired', now: '100' }),
+};
+
+test('--list-mutants lists ports/mutants.json, and every mutant has a session here', () => {
+  const p = spawnSync(process.execPath, [DRIVER, '--list-mutants'], { env: env(), encoding: 'utf8' });
+  assert.equal(p.status, 0);
+  assert.deepEqual(p.stdout.split('\n').filter(Boolean).sort(), [...MUTANTS].sort());
+  assert.deepEqual(Object.keys(KILLS).sort(), [...MUTANTS].sort());
+});
+
+test('an unknown LIMCHECK_MUTANT exits 2 before the hello', () => {
+  const p = spawnSync(process.execPath, [DRIVER], { input: '', env: env('no_such_mutant'), encoding: 'utf8' });
+  assert.equal(p.status, 2);
+  assert.equal(p.stdout, '');
+  assert.match(p.stderr, /^unknown LIMCHECK_MUTANT "no_such_mutant"/);
+});
+
+test('hello, open, config refusal, store error, faults, close', () => {
+  const r = session([
+    ...on('throttle_faults', thr('1', '60', '60'), { op: 'set_faults', faults: [{ op: 'add_failure', keys: ['k'] }] }, rf('k', '0'), rf('j', '0')),
+    { op: 'open', inst: 2, component: 'gate', config: gate('0', '1', '1', '1', '1', '1') },
+    { op: 'in_flight', inst: 2 },
+    { op: 'admit', inst: 1, ip: 'a', now: '0' },
+    { op: 'check', inst: 1, key: 'k', now: '-1' },
+    { op: 'close', inst: 1 },
+    { op: 'check', inst: 1, key: 'k', now: '0' },
+  ]);
+  assert.deepEqual(r, [
+    HELLO,
+    { seq: 1, result: {} },
+    { seq: 2, result: {} },
+    { seq: 3, result: { error: 'store' } },
+    { seq: 4, result: { verdict: 'banned', until: '60' } },
+    { seq: 5, result: { error: 'config' } },
+    { seq: 6, fault: 'OpError: instance 2 is not open' },
+    { seq: 7, fault: 'OpError: throttle_faults: unknown op "admit"' },
+    { seq: 8, fault: 'OpError: now: -1 out of range [0, 18446744073709551615]' },
+    { seq: 9, result: {} },
+    { seq: 10, fault: 'OpError: instance 1 is not open' },
+  ]);
+});
+
+// The first cases of the vectors (sorted by component and ID), as open, ops, close with the
+// replies the vectors expect, until at least n requests.
+function vectorSession(n) {
+  const reqs = [];
+  const want = [];
+  let inst = 0;
+  for (const comp of fs.readdirSync(VECTORS).sort()) {
+    const dir = path.join(VECTORS, comp);
+    if (!fs.statSync(dir).isDirectory()) continue;
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
+      if (reqs.length >= n) return { reqs, want };
+      const c = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+      inst++;
+      reqs.push({ op: 'open', inst, component: comp, config: c.config });
+      want.push(c.expect_open ? { error: c.expect_open } : {});
+      for (const { expect, ...op } of c.ops || []) {
+        reqs.push({ ...op, inst });
+        want.push(expect);
+      }
+      reqs.push({ op: 'close', inst });
+      want.push(c.expect_open ? undefined : {}); // closing a refused instance is a fault
+    }
+  }
+  return { reqs, want };
+}
+
+test('a pipelined session: 300 requests written before a reply is read', { timeout: 10000 }, async () => {
+  const { reqs, want } = vectorSession(300);
+  assert.ok(reqs.length >= 300);
+  const p = spawn(process.execPath, [DRIVER], { env: env(), stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => p.on('exit', resolve));
+  try {
+    p.stdin.write(reqs.map((r, i) => JSON.stringify({ seq: i + 1, ...r }) + '\n').join(''));
+    const lines = readline.createInterface({ input: p.stdout })[Symbol.asyncIterator]();
+    assert.deepEqual(JSON.parse((await lines.next()).value), HELLO);
+    for (let i = 0; i < reqs.length; i++) { // every reply comes while stdin is still open (PROTO-7)
+      const r = JSON.parse((await lines.next()).value);
+      assert.equal(r.seq, i + 1);
+      if (want[i] === undefined) assert.equal(typeof r.fault, 'string');
+      else assert.deepEqual(r, { seq: i + 1, result: want[i] }, JSON.stringify(reqs[i]));
+    }
+    p.stdin.end();
+    assert.equal(await exited, 0); // PROTO-8
+    assert.equal((await lines.next()).done, true);
+  } finally {
+    if (p.exitCode === null) p.kill();
+  }
+});
+
+// The unmutated replies to every session of KILLS, from one driver (inst k for the k-th).
+const outcome = (r) => ('result' in r ? r.result : r.fault);
+let baseline;
+function unmutated(m) {
+  if (!baseline) {
+    baseline = new Map();
+    const sessions = Object.values(KILLS).map((reqs, k) => reqs.map((r) => ({ ...r, inst: k + 1 })));
+    const replies = session(sessions.flat()).slice(1);
+    Object.keys(KILLS).forEach((n, k) => baseline.set(n, replies.splice(0, sessions[k].length).map(outcome)));
+  }
+  return baseline.get(m);
+}
+
+for (const m of MUTANTS) {
+  test(`mutant ${m} changes a reply`, () => {
+    assert.ok(KILLS[m], `no session for ${m}`);
+    assert.notDeepEqual(session(KILLS[m], m).slice(1).map(outcome), unmutated(m));
+  });
+}
