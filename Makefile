@@ -8,7 +8,7 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 2s
 FUZZMINTIME ?= 1s
 
-.PHONY: test fmtcheck vet purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test fmtcheck vet purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs: gofmt check, vet, purity, clause check, go test -race, limcheck"
@@ -18,7 +18,8 @@ help:
 	@echo "make vectors    regenerate conformance/vectors from the builders and the model"
 	@echo "make vectorcheck fail if conformance/vectors differs from a regeneration"
 	@echo "make vectorcov  the conformance vectors' coverage of spec.md"
-	@echo "make ports      the Python and JavaScript reference ports: unit tests and vectors"
+	@echo "make ports      the reference ports (Python, JavaScript, the Go port as a process): unit tests,"
+	@echo "                limcheck run and a bounded limcheck fuzz against each"
 	@echo "make mutate     mutation testing of impl/ against the oracle suite (gremlins; MUTATION.md)"
 
 test: fmtcheck vet purity clauses vectorcheck gotest walk fuzzsmoke ports
@@ -47,9 +48,11 @@ clauses:
 gotest:
 	$(GO) test -race -count=1 $(PKGS)
 
-# The README's main command, as a smoke run.
+# The README's main command (the bundled Go implementation against every
+# vector, a short differential fuzz, spec.md's worked example), as a smoke
+# run.
 walk:
-	$(GO) run ./cmd/limcheck -q
+	$(GO) run ./cmd/limcheck
 
 proptest:
 	$(GO) test -count=1 -run 'Prop' ./model/... -rapid.checks=$(RAPIDCHECKS)
@@ -117,12 +120,28 @@ mutate:
 	rc=$$?; echo "mutate: $$(( $$(date +%s) - start ))s wall, report in $(MUTATE_OUT)"; exit $$rc
 
 # The reference ports (ports/python, ports/js), written from spec.md alone:
-# their unit tests, then each port's run of the conformance vectors.
+# their unit tests, each port's own run of the conformance vectors, then the
+# real check: limcheck run (every vector, strict ones too) and a bounded
+# limcheck fuzz against each port and against the bundled Go port served
+# by `limcheck serve` as a process. The mutants (ports/mutants.json) are
+# checked by go test ./cmd/limcheck (TestEveryMutantIsCaughtByRunAndFoundByFuzz).
 PYTHON ?= python3
 NODE   ?= node
+LIMCHECK := bin/limcheck
+PORTS  := '$(LIMCHECK) serve' '$(PYTHON) ports/python/driver.py' '$(NODE) ports/js/driver.js'
+PORTFUZZOPS ?= 20000
 
-ports:
+$(LIMCHECK): FORCE
+	$(GO) build -o $@ ./cmd/limcheck
+
+FORCE:
+
+ports: $(LIMCHECK)
 	$(PYTHON) -m unittest discover -s ports/python/tests
 	$(PYTHON) ports/python/run_vectors.py $(VECTORS)
 	$(NODE) --test --test-reporter=dot ports/js/test/
 	$(NODE) ports/js/run_vectors.js $(VECTORS)
+	@for p in $(PORTS); do \
+		echo "limcheck run --strict -q --port '$$p'"; $(LIMCHECK) run --strict -q --port "$$p" || exit 1; \
+		echo "limcheck fuzz --seed 1 --ops $(PORTFUZZOPS) --port '$$p'"; $(LIMCHECK) fuzz --seed 1 --ops $(PORTFUZZOPS) --port "$$p" || exit 1; \
+	done

@@ -28,6 +28,24 @@
 //     [CoverageRow], [Extreme], [SpecID], [Need]); [Count] tallies cases by
 //     component and level ([Tally]).
 //
+// The port protocol (spec.md PROTO-1..PROTO-11; [ProtocolSchema] is its
+// JSON Schema):
+//
+//   - [Runner] runs traces on an implementation ([TraceRun] per trace); a
+//     [Port] is one, a conversation with a port process ([StartPort]) or an
+//     in-process [Serve] ([ServePipe]), with [PortOptions] bounding it; a
+//     [SubjectRunner] runs an oracle.Subject directly. [Hello] is a port's
+//     handshake, [Protocol] the version spoken; a port that breaks the
+//     protocol returns a [*BrokenError] (errors.Is [ErrBroken]).
+//   - [Serve] makes any oracle.Subject a port on a reader and a writer.
+//   - [RunCases] runs cases on a Runner, pipelined: a [CaseResult] each,
+//     with the verdicts [Broken] and [NotRun] beside Check's.
+//   - [Fuzz] ([FuzzOptions], [FuzzStatus], [FuzzReport]) runs generated
+//     traces ([GenFuzzTrace]: reproducible from a seed) on a Runner and on
+//     the model; the first divergence is shrunk by [Shrink] into a
+//     [Counterexample], whose Case ([TraceCase], [InContract], [ClausesOf],
+//     [FuzzArea]) is a vector file ready for a suite.
+//
 // The vectors are written by conformance/cmd/genvectors from the builders
 // of conformance/internal/build (make vectors; make vectorcheck fails on
 // stale files). impl/ is checked against them from fuzz/vectors_test.go.
@@ -35,5 +53,6 @@
 // # Imports
 //
 // The standard library, oracle and (through oracle) model/...; its tests
-// also github.com/santhosh-tekuri/jsonschema/v6. Never impl/.
+// also github.com/santhosh-tekuri/jsonschema/v6, rapid and go-cmp. Never
+// impl/.
 package conformance

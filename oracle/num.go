@@ -61,6 +61,18 @@ func (n Num) String() string {
 	return strconv.FormatUint(n.abs, 10)
 }
 
+// AppendText appends the decimal form ("absent" when n is absent), as
+// String returns it, without allocating.
+func (n Num) AppendText(b []byte) ([]byte, error) {
+	switch {
+	case !n.set:
+		return append(b, "absent"...), nil
+	case n.neg:
+		b = append(b, '-')
+	}
+	return strconv.AppendUint(b, n.abs, 10), nil
+}
+
 // MarshalJSON writes the decimal string.
 func (n Num) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(n.String())), nil }
 

@@ -1,17 +1,45 @@
-// Command limcheck checks rate limiters against the limcheck reference model.
+// Command limcheck checks rate limiters against the limcheck reference
+// model: the bundled Go implementation, or any port in any language that
+// speaks the port protocol of spec.md (PROTO-1..PROTO-11) on its stdin and
+// stdout.
 //
 // Usage:
 //
-//	limcheck [-q]
+//	limcheck                      the built-in default
+//	limcheck run [flags]          every vector against a port
+//	limcheck fuzz [flags]         differential random testing, shrinking
+//	limcheck replay [flags] FILE  one vector file or counterexample
+//	limcheck vectors export DIR   the vectors and the schemas, as files
+//	limcheck coverage             spec.md's clauses by vectors
+//	limcheck serve [-model]       the bundled implementation as a port
+//	limcheck walk [-q]            spec.md's worked example through the model
 //
-// With no arguments it runs the built-in default: it walks spec.md's worked
-// example and the counterexample of every finding through the model, prints
-// each step with the model's result and spec.md's expected result, and closes
-// with "N passed, M failed" (steps). -q prints only failed steps and the
-// closing line.
+// With no arguments limcheck checks the bundled implementation (impl/,
+// served through the protocol in process) against every vector, fuzzes it
+// against the model for 40,000 operations (seed 1) and walks spec.md's
+// worked example and findings through the model.
 //
-// Exit status: 0 every step matched spec.md; 1 some step did not; 2 usage error.
+// run takes --port 'COMMAND ARGS' (run by sh -c; without it, the bundled
+// implementation), runs every core vector (--strict adds the strict ones,
+// --case, --clause and --component filter) and prints each case as PASS,
+// FAIL or SKIP with its clauses, a failure with its op, expected and actual
+// result and the port's stderr, and a closing line "N passed, M failed, K
+// skipped". --json prints the report as JSON, --junit FILE also writes
+// JUnit XML, and --expect-fail FILE lists case IDs known to fail (XFAIL; one
+// that passes is XPASS, a failure). fuzz runs generated traces (--seed,
+// --duration or --ops, --component) on the port and the model, shrinks the
+// first divergence by re-running the port, prints it and writes it as a
+// vector file (--out). replay runs one vector file.
 //
-// Imports: the standard library and internal/walkthrough (later: conformance
-// and oracle).
+// Exit status of run, fuzz, replay and the default: 0 every case passed (or
+// was skipped, or failed as --expect-fail lists); 1 some case failed, fuzz
+// found a divergence, or a listed failure passed; 2 usage or input error;
+// 3 the port broke the protocol (bad hello, crash, hang past
+// --request-timeout, non-JSON output, replies out of order or with an
+// unknown seq, early exit), after which the remaining cases are reported as
+// not run.
+//
+// Imports: conformance, oracle, internal/implsubject (the bundled
+// implementation), internal/speccheck (coverage), internal/walkthrough,
+// and the root package (spec.md).
 package main

@@ -1,74 +1,214 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
-	"github.com/limcheck/limcheck/internal/walkthrough"
+	"github.com/limcheck/limcheck"
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/implsubject"
 )
 
-// Exit statuses, documented in doc.go and the README.
+// Exit statuses, documented in doc.go, the usage text and the README.
+//
+// spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol"
 const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
+	exitBroken = 3
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	os.Exit(cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, tty: isTerminal(os.Stderr)}.main(os.Args[1:]))
+}
 
-// run is main without the process: it parses args, writes the report to
-// stdout and diagnostics to stderr, and returns the exit status.
+// run is main without the process, for tests: no stdin, no terminal.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("limcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	quiet := fs.Bool("q", false, "print only failed steps and the closing line")
+	return cli{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}.main(args)
+}
+
+// cli is one invocation's streams.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	tty            bool // stderr is a terminal: fuzz shows progress there
+}
+
+const usage = `usage:
+  limcheck                      the built-in default: the bundled Go implementation
+                                against every vector, a short differential fuzz and
+                                spec.md's worked example
+  limcheck run [flags]          every vector against a port (PASS / FAIL / SKIP per case)
+  limcheck fuzz [flags]         differential random testing of a port against the model;
+                                a divergence is shrunk and written as a vector file
+  limcheck replay [flags] FILE  one vector file (a case or a fuzz counterexample)
+  limcheck vectors export DIR   write the conformance vectors and the schemas to DIR
+  limcheck coverage             spec.md's clauses by the vectors that check them
+  limcheck serve [-model]       be a port: the bundled Go implementation on stdin/stdout
+  limcheck walk [-q]            spec.md's worked example and findings through the model
+
+A port is a program speaking the protocol of spec.md (PROTO-1..11) on its
+stdin and stdout, given as --port 'COMMAND ARGS' (run by sh -c). Without
+--port, run, fuzz and replay check the bundled Go implementation in process.
+'limcheck COMMAND -h' lists a command's flags.
+
+Exit status (run, fuzz, replay and the default):
+  0  every case passed (or was skipped, or failed as --expect-fail lists)
+  1  some case failed, fuzz found a divergence, or a listed failure passed
+  2  usage or input error: a bad flag, an unreadable or malformed vector
+  3  the port broke the protocol: bad hello, crash, hang, non-JSON output,
+     replies out of order or with an unknown seq, early exit
+`
+
+func (c cli) main(args []string) int {
+	if len(args) == 0 {
+		return c.defaultRun()
+	}
+	switch args[0] {
+	case "run":
+		return c.runCmd(args[1:])
+	case "fuzz":
+		return c.fuzzCmd(args[1:])
+	case "replay":
+		return c.replayCmd(args[1:])
+	case "vectors":
+		return c.vectorsCmd(args[1:])
+	case "coverage":
+		return c.coverageCmd(args[1:])
+	case "serve":
+		return c.serveCmd(args[1:])
+	case "walk":
+		return c.walkCmd(args[1:])
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(c.stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(c.stderr, "limcheck: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}
+
+// flags returns a flag set for command name whose usage prints summary
+// and statuses, the command's exit statuses.
+func (c cli) flags(name, synopsis, summary, statuses string) *flag.FlagSet {
+	fs := flag.NewFlagSet("limcheck "+name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: limcheck [-q]\n\nWalks spec.md's worked example and findings through the model.\nExit status: 0 all matched, 1 some step differs from spec.md, 2 usage error.\n\nFlags:\n")
+		fmt.Fprintf(c.stderr, "usage: limcheck %s %s\n\n%s\n\nFlags:\n", name, synopsis, summary)
 		fs.PrintDefaults()
+		fmt.Fprintf(c.stderr, "\nExit status: %s.\n", statuses)
 	}
+	return fs
+}
+
+// The exit statuses of the commands, for their usage texts.
+const (
+	checkStatuses = "0 passed (or skipped, or failed as -expect-fail lists), 1 a case failed or a listed\nfailure passed, 2 usage or input error, 3 the port broke the protocol"
+	toolStatuses  = "0 done, 2 usage or input error"
+)
+
+// proceed is parse's status when the command should run.
+const proceed = -1
+
+// parse parses args with fs, allowing minArgs to maxArgs positional ones.
+// It returns the positional arguments and proceed, or the status to exit
+// with after printing the problem (0 after -h).
+func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]string, int) {
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, exitOK
+		}
+		return nil, exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "limcheck: unexpected argument %q\n", fs.Arg(0))
+	if fs.NArg() < minArgs || fs.NArg() > maxArgs {
+		if fs.NArg() > maxArgs {
+			fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
+		} else {
+			fmt.Fprintf(c.stderr, "%s: missing argument\n", fs.Name())
+		}
 		fs.Usage()
-		return exitUsage
+		return nil, exitUsage
 	}
-	if report(walkthrough.All(), *quiet, stdout) > 0 {
-		return exitFailed
-	}
-	return exitOK
+	return fs.Args(), proceed
 }
 
-// report prints the examples and the closing line, and returns the number of
-// failed steps.
-func report(examples []walkthrough.Example, quiet bool, w io.Writer) int {
-	passed, failed := 0, 0
-	for _, e := range examples {
-		if !quiet {
-			fmt.Fprintf(w, "%s: %s\n", e.ID, e.Title)
-		}
-		for _, s := range e.Steps {
-			if s.OK() {
-				passed++
-			} else {
-				failed++
-			}
-			printStep(w, e.ID, s, quiet)
-		}
-	}
-	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
-	return failed
+// portFlags are the flags naming and bounding a port.
+type portFlags struct {
+	command          string
+	requestTimeout   time.Duration
+	handshakeTimeout time.Duration
+	timeout          time.Duration
 }
 
-// printStep prints one step: every step normally, only failures when quiet.
-func printStep(w io.Writer, id string, s walkthrough.Step, quiet bool) {
+func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
+	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
+	fs.DurationVar(&pf.requestTimeout, "request-timeout", 10*time.Second, "the longest wait for one reply before the port counts as hung")
+	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", 10*time.Second, "the longest wait for the port's hello")
+	fs.DurationVar(&pf.timeout, "timeout", overall, "the longest the whole run may take")
+}
+
+// check reports a flag value out of range.
+func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
 	switch {
-	case !s.OK():
-		fmt.Fprintf(w, "  FAIL %s %s\n       got  %s\n       want %s\n", id, s.Call, s.Got, s.Want)
-	case !quiet:
-		fmt.Fprintf(w, "  ok   %s = %s\n", s.Call, s.Got)
+	case pf.requestTimeout <= 0:
+		fmt.Fprintf(c.stderr, "%s: -request-timeout %v: must be positive\n", fs.Name(), pf.requestTimeout)
+	case pf.handshakeTimeout <= 0:
+		fmt.Fprintf(c.stderr, "%s: -handshake-timeout %v: must be positive\n", fs.Name(), pf.handshakeTimeout)
+	case pf.timeout <= 0:
+		fmt.Fprintf(c.stderr, "%s: -timeout %v: must be positive\n", fs.Name(), pf.timeout)
+	default:
+		return true
 	}
+	return false
+}
+
+// open starts the port, or the bundled implementation in process.
+func (pf *portFlags) open() (*conformance.Port, error) {
+	opt := conformance.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: time.Now().Add(pf.timeout)}
+	if pf.command == "" {
+		return bundled(opt)
+	}
+	return conformance.StartPort(pf.command, opt)
+}
+
+// bundled is the project's impl/ served in process through the protocol.
+func bundled(opt conformance.PortOptions) (*conformance.Port, error) {
+	return conformance.ServePipe(implsubject.Impl{}, bundledHello(), opt)
+}
+
+func bundledHello() conformance.Hello {
+	return conformance.Hello{Name: "limcheck-go", Version: specVersion()}
+}
+
+// specVersion is spec.md's version.
+func specVersion() string {
+	v, err := conformance.SpecVersion([]byte(limcheck.Spec))
+	if err != nil {
+		return "unknown"
+	}
+	return v
+}
+
+// portProblem prints why a port could not start and returns the exit
+// status: 3 for a broken handshake, 2 for a command that cannot run.
+func (c cli) portProblem(pf *portFlags, err error) int {
+	var b *conformance.BrokenError
+	if errors.As(err, &b) {
+		fmt.Fprintf(c.stderr, "limcheck: port %q broke the protocol: %s\n", pf.command, b.What)
+		printStderr(c.stderr, b.Stderr)
+		return exitBroken
+	}
+	fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
+	return exitUsage
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

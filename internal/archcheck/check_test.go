@@ -136,7 +136,12 @@ func TestCheck(t *testing.T) {
 		{
 			reason: "a layer name is a whole path element: modelx is not model and has no rule",
 			graph:  map[string][]string{mod + "/modelx": {"fmt"}, mod: nil},
-			want:   []archcheck.Violation{edge(mod, ""), edge(mod+"/modelx", "")},
+			want:   []archcheck.Violation{edge(mod+"/modelx", "")},
+		},
+		{
+			reason: "the root package (spec.md embedded) may import only the standard library",
+			graph:  map[string][]string{mod: {"embed", mod + "/model"}},
+			want:   []archcheck.Violation{edge(mod, mod+"/model")},
 		},
 	}
 	for i, tc := range tests {

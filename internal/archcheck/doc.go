@@ -16,11 +16,13 @@
 //	fuzz         anything                        anything
 //	cmd          anything                        anything
 //	internal     anything                        anything
+//	(root)       (standard library only)         (nothing more)
 //
 // So impl never imports model, oracle, conformance, fuzz, cmd or internal,
 // not even from its tests (which may use rapid and go-cmp on their own): checking impl against the model happens in
-// oracle and fuzz. A module package outside every layer (including the
-// module root) is itself a violation, so a new layer needs a rule.
+// oracle and fuzz. The module root holds only spec.md, embedded for the
+// tools. A module package outside every layer is itself a violation, so a
+// new layer needs a rule.
 //
 // [Check] is a pure function over an import graph; [LoadGraph] builds that
 // graph from the real module with golang.org/x/tools/go/packages, tests

@@ -57,6 +57,10 @@ var rules = []layerRule{
 		tests: conformanceAllowance(),
 		says:  "conformance may import only the standard library, third-party packages, conformance/..., model/... and oracle/...",
 	},
+	{
+		layer: "",
+		says:  "the root package (spec.md, embedded) may import only the standard library",
+	},
 	openLayer("fuzz"),
 	openLayer("cmd"),
 	openLayer("internal"),

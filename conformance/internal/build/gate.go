@@ -44,6 +44,8 @@ func gateNew() []Draft {
 	return []Draft{
 		gateCase("new", gcfg(2, 1, 10, 2, 64, tenth), "a new gate has nothing in flight and its slots untouched: no tks, no last", on("GATE-2", "VEC-10"),
 			inFlight(), bucket(0), bucket(63)),
+		gateCase("new", gcfg(2, 1, 10, 2, 64, tenth), "a slot outside [0, slots) is untouched even after an admission: -1, slots, MinInt64, MaxInt64", on("GATE-2", "VEC-10"),
+			admit("a", 0), bucket(-1), bucket(64), bucket(minI), bucket(maxI)),
 	}
 }
 

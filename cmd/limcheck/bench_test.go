@@ -1,0 +1,143 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/implsubject"
+)
+
+// The speed of limcheck against each port (issue: the whole vector set
+// against the Go port in under 2 s; at least 100,000 fuzz ops/s against
+// it). Run:
+//
+//	go test ./cmd/limcheck -run '^$' -bench . -benchmem -count 6
+//
+// The Go port runs as a process (`limcheck serve`, through a link to this
+// test binary, which TestMain turns into the CLI), exactly as a user runs
+// it; InProcess variants serve it over in-memory pipes, and Direct runs the
+// fuzzer with no protocol at all: the fuzzer's own ceiling.
+
+// benchPorts are the ports the benchmarks drive, by name.
+func benchPorts(b *testing.B) map[string]string {
+	b.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	link := filepath.Join(b.TempDir(), "limcheck")
+	if err := os.Symlink(exe, link); err != nil {
+		b.Fatal(err)
+	}
+	py, _ := filepath.Abs("../../ports/python/driver.py")
+	js, _ := filepath.Abs("../../ports/js/driver.js")
+	return map[string]string{
+		"Go":     shellQuote(link) + " serve",
+		"Python": "python3 " + shellQuote(py),
+		"JS":     "node " + shellQuote(js),
+	}
+}
+
+func allVectors(b *testing.B) []conformance.Case {
+	b.Helper()
+	cases, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cases
+}
+
+// BenchmarkVectors measures one whole run of every vector, strict ones
+// included, against each port: start the process, handshake, every case,
+// close. ns/op is the time of one `limcheck run --strict`.
+func BenchmarkVectors(b *testing.B) {
+	cases := allVectors(b)
+	for _, name := range []string{"Go", "Python", "JS"} {
+		cmd := benchPorts(b)[name]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := conformance.StartPort(cmd, conformance.PortOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				runVectorsOnce(b, p, cases)
+			}
+			b.ReportMetric(float64(len(cases)*b.N)/b.Elapsed().Seconds(), "cases/s")
+		})
+	}
+	b.Run("GoInProcess", func(b *testing.B) {
+		for b.Loop() {
+			p, err := bundled(conformance.PortOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			runVectorsOnce(b, p, cases)
+		}
+		b.ReportMetric(float64(len(cases)*b.N)/b.Elapsed().Seconds(), "cases/s")
+	})
+}
+
+func runVectorsOnce(b *testing.B, p *conformance.Port, cases []conformance.Case) {
+	results, err := conformance.RunCases(p, cases)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Verdict != conformance.Pass {
+			b.Fatalf("%s: %s %s", r.Case.ID, r.Verdict, r.Why)
+		}
+	}
+	if err := p.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchFuzzOps is the size of one fuzz run in BenchmarkFuzz.
+const benchFuzzOps = 20000
+
+// BenchmarkFuzz measures differential fuzzing throughput (ops/s: traces
+// generated, run on the port and on the model, compared) against each
+// port, over every component in turn, one started port per benchmark.
+func BenchmarkFuzz(b *testing.B) {
+	for _, name := range []string{"Go", "Python", "JS"} {
+		cmd := benchPorts(b)[name]
+		b.Run(name, func(b *testing.B) {
+			p, err := conformance.StartPort(cmd, conformance.PortOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchFuzz(b, p)
+			if err := p.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	b.Run("GoInProcess", func(b *testing.B) {
+		p, err := bundled(conformance.PortOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchFuzz(b, p)
+		p.Close() //nolint:errcheck // in process
+	})
+	b.Run("Direct", func(b *testing.B) {
+		benchFuzz(b, conformance.SubjectRunner{S: implsubject.Impl{}})
+	})
+}
+
+func benchFuzz(b *testing.B, r conformance.Runner) {
+	ops := 0
+	for seed := uint64(1); b.Loop(); seed++ {
+		rep, err := conformance.Fuzz(r, conformance.FuzzOptions{Seed: seed, Ops: benchFuzzOps})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Found != nil {
+			b.Fatalf("divergence: %+v", rep.Found.Divergence)
+		}
+		ops += rep.Ops
+	}
+	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/walkthrough"
+)
+
+// defaultOps is the size of the default run's differential fuzz.
+const defaultOps = 40000
+
+// defaultRun is limcheck with no arguments: the bundled Go implementation
+// (impl/, served through the port protocol in process) against every
+// vector, core and strict; a short differential fuzz of it against the
+// model (seed 1, defaultOps operations); and spec.md's worked example and
+// findings through the model. It prints what did not pass and one line per
+// part.
+func (c cli) defaultRun() int {
+	fmt.Fprintf(c.stdout, "limcheck, spec %s: the bundled Go implementation (impl/) against the reference model\n", specVersion())
+	status := exitOK
+	worse := func(s int) {
+		if s > status {
+			status = s
+		}
+	}
+	worse(c.defaultVectors())
+	worse(c.defaultFuzz())
+	worse(c.defaultWalk())
+	if status == exitOK {
+		fmt.Fprintln(c.stdout, "all passed")
+	} else {
+		fmt.Fprintln(c.stdout, "FAILED")
+	}
+	return status
+}
+
+// defaultVectors runs every vector.
+func (c cli) defaultVectors() int {
+	all, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
+		return exitUsage
+	}
+	start := time.Now()
+	port, err := bundled(conformance.PortOptions{})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
+		return exitBroken
+	}
+	results, runErr := conformance.RunCases(port, all)
+	if err := port.Close(); runErr == nil {
+		runErr = err
+	}
+	rep := newReport(port.Hello(), results, nil, time.Since(start))
+	if runErr != nil {
+		rep.Broken = runErr.Error()
+	}
+	var body strings.Builder
+	writeText(&body, rep, true)
+	lines := strings.Split(strings.TrimRight(body.String(), "\n"), "\n")
+	for _, l := range lines[1 : len(lines)-1] { // the failures, without the header and closing line
+		fmt.Fprintln(c.stdout, l)
+	}
+	fmt.Fprintf(c.stdout, "vectors: %d cases (core and strict): %s (%v)\n", len(all), rep.closing(), rep.Elapsed.Round(time.Millisecond))
+	return rep.status()
+}
+
+// defaultFuzz fuzzes the bundled implementation against the model.
+func (c cli) defaultFuzz() int {
+	port, err := bundled(conformance.PortOptions{})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
+		return exitBroken
+	}
+	rep, err := conformance.Fuzz(port, conformance.FuzzOptions{Seed: 1, Ops: defaultOps})
+	if cerr := port.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(c.stdout, "fuzz: %v\n", err)
+		return exitBroken
+	case rep.Found != nil:
+		f := rep.Found
+		fmt.Fprintf(c.stdout, "fuzz: seed 1: DIVERGENCE at trace %d, shrunk to %d ops:\n", f.Index, len(f.Trace.Ops))
+		if f.Divergence != nil {
+			fmt.Fprint(c.stdout, divergenceText(f, "impl"))
+		} else {
+			fmt.Fprintf(c.stdout, "  fault at op %d: %s\n", f.FaultOp, f.Fault)
+		}
+		return exitFailed
+	}
+	fmt.Fprintf(c.stdout, "fuzz: seed 1, %d traces, %d ops over every component: no divergence (%v, %.0f ops/s)\n",
+		rep.Traces, rep.Ops, rep.Elapsed.Round(time.Millisecond), float64(rep.Ops)/max(rep.Elapsed.Seconds(), 1e-9))
+	return exitOK
+}
+
+// defaultWalk walks spec.md's worked example and findings.
+func (c cli) defaultWalk() int {
+	passed, failed := 0, 0
+	for _, e := range walkthrough.All() {
+		for _, s := range e.Steps {
+			if s.OK() {
+				passed++
+				continue
+			}
+			failed++
+			fmt.Fprintf(c.stdout, "FAIL   %s %s: got %s, spec.md says %s\n", e.ID, s.Call, s.Got, s.Want)
+		}
+	}
+	fmt.Fprintf(c.stdout, "spec.md worked example and findings, through the model: %d steps: %d passed, %d failed\n", passed+failed, passed, failed)
+	if failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}

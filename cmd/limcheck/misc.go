@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/limcheck/limcheck"
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/speccheck"
+	"github.com/limcheck/limcheck/internal/walkthrough"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// serveCmd serves the bundled implementation (or the model) as a port on
+// stdin and stdout: `limcheck run --port 'limcheck serve'` checks it
+// through a real process.
+func (c cli) serveCmd(args []string) int {
+	fs := c.flags("serve", "[-model]", "Serves the bundled Go implementation (impl/) as a port on stdin and stdout (spec.md PROTO-1..11).", "0 stdin ended, 2 a request line that is not JSON with a seq")
+	model := fs.Bool("model", false, "serve the reference model instead of impl/")
+	if _, st := c.parse(fs, args, 0, 0); st != proceed {
+		return st
+	}
+	var s oracle.Subject = implsubject.Impl{}
+	h := bundledHello()
+	if *model {
+		s, h.Name = oracle.Model{}, "limcheck-model"
+	}
+	if err := conformance.Serve(c.stdin, c.stdout, s, h); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck serve: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// vectorsCmd is `limcheck vectors export DIR`.
+func (c cli) vectorsCmd(args []string) int {
+	fs := c.flags("vectors", "export [-force] DIR", "Writes the conformance vectors (one file per case, schema.json, ids.txt) and the\nport protocol's schema (protocol.schema.json) to DIR.", toolStatuses)
+	force := fs.Bool("force", false, "write into DIR even when it is not empty")
+	switch {
+	case len(args) == 0:
+		fmt.Fprintln(c.stderr, "limcheck vectors: missing subcommand (want export DIR)")
+		fs.Usage()
+		return exitUsage
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		fs.Usage()
+		return exitOK
+	case args[0] != "export":
+		fmt.Fprintf(c.stderr, "limcheck vectors: unknown subcommand %q (want export)\n", args[0])
+		fs.Usage()
+		return exitUsage
+	}
+	pos, st := c.parse(fs, args[1:], 1, 1)
+	if st != proceed {
+		return st
+	}
+	dir := pos[0]
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 && !*force {
+		fmt.Fprintf(c.stderr, "limcheck vectors export: %s is not empty (use -force to write into it)\n", dir)
+		return exitUsage
+	}
+	n, err := export(dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck vectors export: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(c.stdout, "wrote %d cases, schema.json, ids.txt and protocol.schema.json to %s (spec %s)\n", n, dir, specVersion())
+	return exitOK
+}
+
+// export copies the embedded vectors folder and the protocol schema to dir
+// and returns the number of case files.
+func export(dir string) (int, error) {
+	n := 0
+	err := fs.WalkDir(conformance.Vectors, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := fs.ReadFile(conformance.Vectors, p)
+		if err != nil {
+			return err
+		}
+		if filepath.Ext(p) == ".json" && p != conformance.SchemaFile {
+			n++
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, os.WriteFile(filepath.Join(dir, "protocol.schema.json"), conformance.ProtocolSchema, 0o644)
+}
+
+// coverageCmd prints spec.md's IDs by the vectors that list them.
+func (c cli) coverageCmd(args []string) int {
+	fs := c.flags("coverage", "[-vectors DIR]", "Prints every clause, finding and decision of spec.md with the vectors that check it,\nthen the domain extremes the vectors pass, then any gap.", "0 every clause covered, 1 a gap, 2 usage or input error")
+	vectors := fs.String("vectors", "", "read the vectors from `DIR` instead of the built-in set")
+	if _, st := c.parse(fs, args, 0, 0); st != proceed {
+		return st
+	}
+	cases, err := loadVectors(*vectors)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck coverage: %v\n", err)
+		return exitUsage
+	}
+	spec, err := speccheck.Parse([]byte(limcheck.Spec))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck coverage: spec.md: %v\n", err)
+		return exitUsage
+	}
+	ids := make([]conformance.SpecID, len(spec.Defs))
+	for i, d := range spec.Defs {
+		ids[i] = conformance.SpecID{ID: d.ID, Retired: d.Retired}
+	}
+	rep := conformance.Coverage(ids, cases)
+	fmt.Fprintf(c.stdout, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)
+	if gaps := rep.Gaps(); len(gaps) > 0 {
+		for _, g := range gaps {
+			fmt.Fprintf(c.stdout, "gap: %s\n", g)
+		}
+		return exitFailed
+	}
+	return exitOK
+}
+
+// walkCmd walks spec.md's worked example and findings through the model.
+func (c cli) walkCmd(args []string) int {
+	fs := c.flags("walk", "[-q]", "Walks spec.md's worked example and the counterexample of every finding through the\nmodel, each step against the value spec.md states.", "0 every step matches spec.md, 1 some step does not, 2 usage error")
+	quiet := fs.Bool("q", false, "print only failed steps and the closing line")
+	if _, st := c.parse(fs, args, 0, 0); st != proceed {
+		return st
+	}
+	if walkReport(walkthrough.All(), *quiet, c.stdout) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// walkReport prints the examples and the closing line, and returns the number of
+// failed steps.
+func walkReport(examples []walkthrough.Example, quiet bool, w io.Writer) int {
+	passed, failed := 0, 0
+	for _, e := range examples {
+		if !quiet {
+			fmt.Fprintf(w, "%s: %s\n", e.ID, e.Title)
+		}
+		for _, s := range e.Steps {
+			if s.OK() {
+				passed++
+			} else {
+				failed++
+			}
+			printStep(w, e.ID, s, quiet)
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+	return failed
+}
+
+// printStep prints one step: every step normally, only failures when quiet.
+func printStep(w io.Writer, id string, s walkthrough.Step, quiet bool) {
+	switch {
+	case !s.OK():
+		fmt.Fprintf(w, "  FAIL %s %s\n       got  %s\n       want %s\n", id, s.Call, s.Got, s.Want)
+	case !quiet:
+		fmt.Fprintf(w, "  ok   %s = %s\n", s.Call, s.Got)
+	}
+}

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// The verdicts a report shows: the conformance verdicts, plus a failure
+// --expect-fail lists (xfail) and a listed case that passed (xpass).
+const (
+	vPass   = "PASS"
+	vFail   = "FAIL"
+	vSkip   = "SKIP"
+	vXFail  = "XFAIL"
+	vXPass  = "XPASS"
+	vBroken = "BROKEN"
+	vNotRun = "NOT RUN"
+)
+
+// report is one run's report, in every form.
+type report struct {
+	Port         conformance.Hello `json:"port"`
+	SpecVersion  string            `json:"spec_version"`
+	Summary      summary           `json:"summary"`
+	Broken       string            `json:"broken,omitempty"` // how the port broke the protocol
+	BrokenStderr string            `json:"broken_stderr,omitempty"`
+	Cases        []caseReport      `json:"cases"`
+	Elapsed      time.Duration     `json:"-"`
+}
+
+// summary counts cases by verdict.
+type summary struct {
+	Passed           int `json:"passed"`
+	Failed           int `json:"failed"`
+	Skipped          int `json:"skipped"`
+	ExpectedFailures int `json:"expected_failures"`
+	UnexpectedPasses int `json:"unexpected_passes"`
+	Broken           int `json:"broken"`
+	NotRun           int `json:"not_run"`
+	ElapsedMS        int `json:"elapsed_ms"`
+}
+
+// caseReport is one case in a report.
+type caseReport struct {
+	ID          string     `json:"id"`
+	Component   string     `json:"component"`
+	Level       string     `json:"level"`
+	Clauses     []string   `json:"clauses"`
+	Description string     `json:"description"`
+	Verdict     string     `json:"verdict"`
+	Why         string     `json:"why,omitempty"`
+	OpIndex     *int       `json:"op_index,omitempty"` // the diverging op (-1: open)
+	Op          *oracle.Op `json:"op,omitempty"`
+	Expected    string     `json:"expected,omitempty"` // the diverging op's expected result, as JSON
+	Got         string     `json:"got,omitempty"`      // what the port returned instead, as JSON
+	Fields      []string   `json:"fields,omitempty"`   // the fields that differ
+	Diff        string     `json:"diff,omitempty"`     // -expected +got
+	Context     string     `json:"context,omitempty"`  // the ops up to the divergence, one JSON line each
+	Stderr      string     `json:"stderr,omitempty"`
+}
+
+func newReport(h conformance.Hello, results []conformance.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
+	rep := &report{Port: h, SpecVersion: specVersion(), Elapsed: elapsed, Cases: make([]caseReport, 0, len(results))}
+	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
+	for _, r := range results {
+		cr := caseReport{ID: r.Case.ID, Component: string(r.Case.Component), Level: string(r.Case.Level), Clauses: r.Case.Clauses,
+			Description: r.Case.Description, Why: r.Why, Stderr: r.Stderr}
+		listed := expectFail[r.Case.ID]
+		switch r.Verdict {
+		case conformance.Pass:
+			cr.Verdict = vPass
+			if listed {
+				cr.Verdict, cr.Why = vXPass, "passed, but -expect-fail lists it: remove it from the list"
+			}
+		case conformance.Fail:
+			cr.Verdict = vFail
+			if listed {
+				cr.Verdict = vXFail
+			}
+		case conformance.Skip:
+			cr.Verdict = vSkip
+		case conformance.Broken:
+			cr.Verdict = vBroken
+		default:
+			cr.Verdict = vNotRun
+		}
+		if d := r.Divergence; d != nil {
+			i := d.Index
+			cr.OpIndex, cr.Diff = &i, d.Diff
+			if i >= 0 && i < len(r.Case.Ops) {
+				op := r.Case.Ops[i].Op
+				cr.Op = &op
+			}
+			cr.Context = context(r.Case.Trace(), i)
+			cr.Expected, cr.Got = outcomeAt(r.Case.Expected(), i), outcomeAt(r.Got, i)
+			cr.Fields = differingFields(cr.Expected, cr.Got)
+		}
+		rep.count(cr.Verdict)
+		rep.Cases = append(rep.Cases, cr)
+	}
+	return rep
+}
+
+func (rep *report) count(v string) {
+	s := &rep.Summary
+	switch v {
+	case vPass:
+		s.Passed++
+	case vFail:
+		s.Failed++
+	case vSkip:
+		s.Skipped++
+	case vXFail:
+		s.ExpectedFailures++
+	case vXPass:
+		s.UnexpectedPasses++
+	case vBroken:
+		s.Broken++
+	default:
+		s.NotRun++
+	}
+}
+
+// status is the exit status the report calls for.
+func (rep *report) status() int {
+	switch {
+	case rep.Broken != "":
+		return exitBroken
+	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
+		return exitFailed
+	}
+	return exitOK
+}
+
+// closing is the closing line: "N passed, M failed, K skipped", then the
+// other counts that are not zero.
+func (rep *report) closing() string {
+	s := rep.Summary
+	line := fmt.Sprintf("%d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
+	for _, x := range []struct {
+		n             int
+		one, multiple string
+	}{
+		{s.ExpectedFailures, "expected failure", "expected failures"},
+		{s.UnexpectedPasses, "unexpected pass", "unexpected passes"},
+		{s.Broken, "broken", "broken"},
+		{s.NotRun, "not run", "not run"},
+	} {
+		switch {
+		case x.n == 1:
+			line += ", 1 " + x.one
+		case x.n > 1:
+			line += fmt.Sprintf(", %d %s", x.n, x.multiple)
+		}
+	}
+	return line
+}
+
+// writeText writes the human report.
+func writeText(w io.Writer, rep *report, quiet bool) {
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), conformance.Protocol, rep.SpecVersion, len(rep.Cases))
+	notRun := 0
+	for _, c := range rep.Cases {
+		if c.Verdict == vNotRun {
+			notRun++
+			continue
+		}
+		if quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail) {
+			continue
+		}
+		fmt.Fprintf(w, "%-6s %s [%s]\n", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
+		if c.Verdict == vPass || (c.Verdict == vSkip && c.Why == "") {
+			continue
+		}
+		if c.Verdict != vSkip {
+			fmt.Fprintf(w, "       %s\n", c.Description)
+		}
+		if c.Why != "" {
+			fmt.Fprintf(w, "       %s\n", c.Why)
+		}
+		if c.Context != "" {
+			fmt.Fprint(w, indent(c.Context, "       "))
+			fmt.Fprintf(w, "       expected %s\n       got      %s\n", c.Expected, c.Got)
+			if len(c.Fields) > 0 {
+				fmt.Fprintf(w, "       differs  %s\n", strings.Join(c.Fields, ", "))
+			}
+		}
+		if c.Stderr != "" && c.Verdict != vSkip {
+			fmt.Fprintln(w, "       port stderr while the case ran:")
+			fmt.Fprint(w, indent(lastLines(c.Stderr, 20), "       | "))
+		}
+	}
+	if notRun > 0 {
+		fmt.Fprintf(w, "NOT RUN %d cases: the port broke the protocol before them\n", notRun)
+	}
+	if rep.Broken != "" {
+		fmt.Fprintf(w, "the port broke the protocol: %s\n", rep.Broken)
+		if rep.BrokenStderr != "" {
+			fmt.Fprint(w, indent(lastLines(rep.BrokenStderr, 20), "  | "))
+		}
+	}
+	fmt.Fprintln(w, rep.closing())
+}
+
+// context renders the ops of t up to the diverging one (-1: open), one
+// JSON line each, the diverging one marked.
+func context(t oracle.Trace, at int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, config %s\n", t.Component, jsonText(t.Config))
+	for i, op := range t.Ops[:min(max(at+1, 0), len(t.Ops))] {
+		mark := " "
+		if i == at {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s %3d %s\n", mark, i, jsonText(op))
+	}
+	return b.String()
+}
+
+// outcomeAt renders the result of op i of o (-1: the outcome of open) as
+// JSON; "(no result)" when o has none there.
+func outcomeAt(o oracle.Outcome, i int) string {
+	switch {
+	case i == -1 && o.Open == "":
+		return "{} (opened)"
+	case i == -1:
+		return jsonText(oracle.Result{Error: o.Open})
+	case i < len(o.Results):
+		return jsonText(o.Results[i])
+	}
+	return "(no result)"
+}
+
+// differingFields returns the keys whose values differ between two JSON
+// objects, in sorted order; nil when either is not an object.
+func differingFields(a, b string) []string {
+	var ma, mb map[string]any
+	if json.Unmarshal([]byte(a), &ma) != nil || json.Unmarshal([]byte(b), &mb) != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range ma {
+		if w, ok := mb[k]; !ok || jsonText(v) != jsonText(w) {
+			out = append(out, k)
+		}
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// printStderr prints a port's stderr, its last lines, under a heading.
+func printStderr(w io.Writer, s string) {
+	if s == "" {
+		return
+	}
+	fmt.Fprintln(w, "port stderr (last lines):")
+	fmt.Fprint(w, indent(lastLines(s, 20), "  | "))
+}
+
+// indent prefixes every line of s; the result ends in a newline.
+func indent(s, prefix string) string {
+	s = strings.TrimRight(s, "\n")
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("[%d earlier lines]", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeJSON writes the report as one JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// The JUnit XML form: one testsuite, one testcase per case.
+type junitSuites struct {
+	XMLName xml.Name   `xml:"testsuites"`
+	Suites  []junitSet `xml:"testsuite"`
+}
+
+type junitSet struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Class   string     `xml:"classname,attr"`
+	Name    string     `xml:"name,attr"`
+	Failure *junitText `xml:"failure,omitempty"`
+	Error   *junitText `xml:"error,omitempty"`
+	Skipped *junitText `xml:"skipped,omitempty"`
+	Stderr  string     `xml:"system-err,omitempty"`
+}
+
+type junitText struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// writeJUnit writes the report as JUnit XML to file.
+func writeJUnit(file string, rep *report) error {
+	set := junitSet{Name: "limcheck " + rep.Port.Name, Tests: len(rep.Cases), Time: fmt.Sprintf("%.3f", rep.Elapsed.Seconds())}
+	for _, c := range rep.Cases {
+		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]", Stderr: c.Stderr}
+		body := c.Description + "\n" + c.Context
+		switch c.Verdict {
+		case vFail, vXPass:
+			jc.Failure = &junitText{Message: c.Why, Body: body}
+			set.Failures++
+		case vBroken:
+			jc.Error = &junitText{Message: c.Why, Body: body}
+			set.Errors++
+		case vNotRun:
+			jc.Skipped = &junitText{Message: "not run: the port broke the protocol before this case"}
+			set.Skipped++
+		case vSkip, vXFail:
+			jc.Skipped = &junitText{Message: strings.ToLower(c.Verdict) + ": " + c.Why}
+			set.Skipped++
+		}
+		set.Cases = append(set.Cases, jc)
+	}
+	out, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("-junit: %w", err)
+	}
+	if err := os.WriteFile(file, append([]byte(xml.Header), append(out, '\n')...), 0o644); err != nil {
+		return fmt.Errorf("-junit: %w", err)
+	}
+	return nil
+}
+
+// jsonText renders v as one JSON line.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%+v", v)
+	}
+	return string(b)
+}

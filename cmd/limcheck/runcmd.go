@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// listFlag is a repeatable flag whose values may also be comma-separated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// reportFlags choose the report's forms.
+type reportFlags struct {
+	json       bool
+	junit      string
+	quiet      bool
+	expectFail string
+}
+
+func (rf *reportFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&rf.json, "json", false, "print the report as JSON on stdout instead of text")
+	fs.StringVar(&rf.junit, "junit", "", "also write the report as JUnit XML to `FILE`")
+	fs.BoolVar(&rf.quiet, "q", false, "print only the cases that did not pass or skip, and the closing line")
+	fs.StringVar(&rf.expectFail, "expect-fail", "", "`FILE` lists known-failing case IDs, one a line (# comments): they may fail; passing is reported")
+}
+
+func (c cli) runCmd(args []string) int {
+	fs := c.flags("run", "[flags]", "Runs every conformance vector against a port and reports each case.\nBy default only core cases run; -strict adds the strict (out-of-contract) ones.", checkStatuses)
+	var pf portFlags
+	var rf reportFlags
+	var cases, clauses, comps listFlag
+	pf.register(fs, 10*time.Minute)
+	rf.register(fs)
+	vectors := fs.String("vectors", "", "read the vectors from `DIR` (laid out as conformance/vectors) instead of the built-in set")
+	strict := fs.Bool("strict", false, "also run the strict cases (out-of-contract input, spec.md VEC-5)")
+	fs.Var(&cases, "case", "run only cases whose ID matches `PATTERN` (a glob: gate-retry-*; repeatable, comma-separated)")
+	fs.Var(&clauses, "clause", "run only cases that list spec `ID` (LIM-7; repeatable, comma-separated)")
+	fs.Var(&comps, "component", "run only cases of `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable)")
+	if _, st := c.parse(fs, args, 0, 0); st != proceed {
+		return st
+	}
+	if !pf.check(c, fs) {
+		return exitUsage
+	}
+	all, err := loadVectors(*vectors)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
+		return exitUsage
+	}
+	selected, err := selectCases(all, cases, clauses, comps, *strict)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
+		return exitUsage
+	}
+	return c.check("run", &pf, &rf, all, selected)
+}
+
+func (c cli) replayCmd(args []string) int {
+	fs := c.flags("replay", "[flags] FILE", "Runs one vector file: a case of a vector set, or a counterexample limcheck fuzz wrote.", checkStatuses)
+	var pf portFlags
+	var rf reportFlags
+	pf.register(fs, time.Minute)
+	rf.register(fs)
+	pos, st := c.parse(fs, args, 1, 1)
+	if st != proceed {
+		return st
+	}
+	if !pf.check(c, fs) {
+		return exitUsage
+	}
+	data, err := os.ReadFile(pos[0])
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck replay: %v\n", err)
+		return exitUsage
+	}
+	cs, err := conformance.Parse(data)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck replay: %s: %v\n", pos[0], err)
+		return exitUsage
+	}
+	return c.check("replay", &pf, &rf, []conformance.Case{cs}, []conformance.Case{cs})
+}
+
+// check runs selected (of all, for --expect-fail) on the port and reports;
+// cmd names the command in messages.
+func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []conformance.Case) int {
+	expected, err := readExpectFail(rf.expectFail, all)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+		return exitUsage
+	}
+	start := time.Now()
+	port, err := pf.open()
+	var broken *conformance.BrokenError
+	if errors.As(err, &broken) { // the handshake broke: every case is not run
+		results := make([]conformance.CaseResult, len(selected))
+		for i, cs := range selected {
+			results[i] = conformance.CaseResult{Case: cs, Verdict: conformance.NotRun}
+		}
+		rep := newReport(conformance.Hello{Name: pf.command}, results, expected, time.Since(start))
+		rep.Broken, rep.BrokenStderr = "handshake: "+broken.What, broken.Stderr
+		c.portProblem(pf, err)
+		return c.emit(cmd, rf, rep)
+	}
+	if err != nil {
+		return c.portProblem(pf, err)
+	}
+	results, runErr := conformance.RunCases(port, selected)
+	closeErr := port.Close()
+	rep := newReport(port.Hello(), results, expected, time.Since(start))
+	switch {
+	case errors.As(runErr, &broken):
+		rep.Broken = broken.What
+	case runErr != nil:
+		rep.Broken = runErr.Error()
+	case errors.As(closeErr, &broken):
+		rep.Broken = broken.What
+		rep.BrokenStderr = broken.Stderr
+	}
+	return c.emit(cmd, rf, rep)
+}
+
+// emit writes rep in the forms rf asks for and returns its exit status.
+func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
+	if rf.junit != "" {
+		if err := writeJUnit(rf.junit, rep); err != nil {
+			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+			return exitUsage
+		}
+	}
+	if rf.json {
+		if err := writeJSON(c.stdout, rep); err != nil {
+			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+		}
+	} else {
+		writeText(c.stdout, rep, rf.quiet)
+	}
+	return rep.status()
+}
+
+// loadVectors loads the built-in vectors, or those of dir.
+func loadVectors(dir string) ([]conformance.Case, error) {
+	var fsys fs.FS = conformance.Vectors
+	if dir != "" {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("-vectors %s: %w", dir, errors.Unwrap(err))
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("-vectors %s: not a directory (replay runs one file)", dir)
+		}
+		fsys = os.DirFS(dir)
+	}
+	cases, err := conformance.Load(fsys)
+	if err != nil && dir != "" {
+		return nil, fmt.Errorf("-vectors %s: %w", dir, err)
+	}
+	if err == nil && len(cases) == 0 {
+		err = fmt.Errorf("-vectors %s: no case files (want <component>/<id>.json)", dir)
+	}
+	return cases, err
+}
+
+// selectCases filters cases; a filter that matches nothing is an error,
+// so a typo never passes vacuously.
+func selectCases(all []conformance.Case, ids, clauses, comps []string, strict bool) ([]conformance.Case, error) {
+	for _, p := range ids {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("-case %q: bad pattern: %v", p, err)
+		}
+	}
+	for _, c := range comps {
+		if !slices.Contains(oracle.Components(), oracle.Component(c)) {
+			return nil, fmt.Errorf("-component %q: not a component (want one of %v)", c, oracle.Components())
+		}
+	}
+	var out []conformance.Case
+	for _, cs := range all {
+		if (cs.Level == conformance.Strict && !strict) ||
+			(len(comps) > 0 && !slices.Contains(comps, string(cs.Component))) ||
+			(len(clauses) > 0 && !slices.ContainsFunc(clauses, func(id string) bool { return slices.Contains(cs.Clauses, id) })) ||
+			(len(ids) > 0 && !slices.ContainsFunc(ids, func(p string) bool { ok, _ := path.Match(p, cs.ID); return ok })) {
+			continue
+		}
+		out = append(out, cs)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no case matches the filters (strict cases run only with -strict)")
+	}
+	return out, nil
+}
+
+// readExpectFail reads the IDs file names; an ID that names no case is an
+// error.
+func readExpectFail(file string, all []conformance.Case) (map[string]bool, error) {
+	out := map[string]bool{}
+	if file == "" {
+		return out, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("-expect-fail: %w", err)
+	}
+	defer f.Close()
+	known := map[string]bool{}
+	for _, c := range all {
+		known[c.ID] = true
+	}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if !known[fields[0]] {
+			return nil, fmt.Errorf("-expect-fail %s:%d: %q names no case", file, n, fields[0])
+		}
+		out[fields[0]] = true
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("-expect-fail %s: %w", file, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/limcheck/limcheck/conformance"
+)
+
+// TestMain makes the test binary double as the commands the scripts run:
+// limcheck (the real CLI) and fakeport (a misbehaving port, fakeport_test.go).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"limcheck": func() {
+			os.Exit(cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}.main(os.Args[1:]))
+		},
+		"fakeport": fakeportMain,
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar: the CLI end to end, as a
+// user runs it, against ports that pass, fail and break the protocol.
+//
+// The scripts see NCASES and NCORE, the numbers of built-in vectors and of
+// core ones, counted from the vectors this binary embeds, so that they
+// state exact counts without going stale when a vector is added.
+func TestScripts(t *testing.T) {
+	all, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := 0
+	for _, c := range all {
+		if c.Level != conformance.Strict {
+			core++
+		}
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NCASES", strconv.Itoa(len(all)))
+			env.Setenv("NCORE", strconv.Itoa(core))
+			// Under -race every process sleeps 1s at exit by default; the
+			// scripts start hundreds of them (limcheck and its ports).
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"status":    cmdStatus,
+			"validjson": cmdValidJSON,
+		},
+	})
+}
+
+// cmdStatus is `status N COMMAND [ARGS...]`: it runs COMMAND as exec does
+// (its stdout and stderr are then what stdout and stderr match) and fails
+// unless it exits with status N. exec only tells zero from non-zero;
+// limcheck's statuses 1, 2 and 3 mean different things (PROTO-10).
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! status (status N states the outcome)")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: status N command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil || want < 0 || want > 255 {
+		ts.Fatalf("status: %q is not an exit status", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && exit.Exited():
+		got = exit.ExitCode()
+	default:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdValidJSON is `validjson FILE`: it fails unless FILE (or stdout, the
+// last command's) is one JSON document.
+func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: validjson FILE")
+	}
+	if ok := json.Valid([]byte(ts.ReadFile(args[0]))); ok == neg {
+		ts.Fatalf("%s: JSON valid %v, want %v", args[0], ok, !neg)
+	}
+}

@@ -1,0 +1,176 @@
+package conformance
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// genNum draws an absent Num or any value of the domain, edges favoured.
+func genNum() *rapid.Generator[oracle.Num] {
+	return rapid.Custom(func(t *rapid.T) oracle.Num {
+		switch rapid.IntRange(0, 3).Draw(t, "num kind") {
+		case 0:
+			return oracle.Num{}
+		case 1:
+			return oracle.I(rapid.Int64().Draw(t, "int64"))
+		case 2:
+			return oracle.U(rapid.Uint64().Draw(t, "uint64"))
+		}
+		return oracle.I(rapid.Int64Range(-3, 3).Draw(t, "small"))
+	})
+}
+
+// genBytes draws nil or a byte string: ASCII, any text, or any bytes.
+func genBytes() *rapid.Generator[*oracle.Bytes] {
+	return rapid.Custom(func(t *rapid.T) *oracle.Bytes {
+		var b oracle.Bytes
+		switch rapid.IntRange(0, 3).Draw(t, "bytes kind") {
+		case 0:
+			return nil
+		case 1:
+			b = oracle.Bytes(rapid.StringMatching(`[ -~]{0,12}`).Draw(t, "ascii"))
+		case 2:
+			b = oracle.Bytes(rapid.String().Draw(t, "text"))
+		default:
+			b = oracle.Bytes(rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "raw"))
+		}
+		return &b
+	})
+}
+
+func genResult() *rapid.Generator[oracle.Result] {
+	return rapid.Custom(func(t *rapid.T) oracle.Result {
+		n := genNum()
+		r := oracle.Result{
+			OK: n.Draw(t, "ok"), Err: n.Draw(t, "err"), Cap: n.Draw(t, "cap"), Refil: n.Draw(t, "refil"), Ivl: n.Draw(t, "ivl"),
+			Maxif: n.Draw(t, "maxif"), Retry: n.Draw(t, "retry"), Tks: n.Draw(t, "tks"), Last: n.Draw(t, "last"), N: n.Draw(t, "n"),
+			Key: n.Draw(t, "key"), Response: genBytes().Draw(t, "response"), Slot: n.Draw(t, "slot"), RetryAfter: n.Draw(t, "retry_after"),
+			Remaining: n.Draw(t, "remaining"), Until: n.Draw(t, "until"), Count: n.Draw(t, "count"),
+			Verdict: rapid.SampledFrom([]string{"", "pass", "shed", "allow", "banned", "x<y", "é"}).Draw(t, "verdict"),
+			Error:   oracle.ErrorClass(rapid.SampledFrom([]string{"", "store", "config", "a\"b"}).Draw(t, "error")),
+		}
+		if rapid.Bool().Draw(t, "has touched") {
+			v := rapid.Bool().Draw(t, "touched")
+			r.Touched = &v
+		}
+		return r
+	})
+}
+
+// TestPropFastResultCodecEqualsEncodingJSON: the hot path's result writer
+// writes exactly what json.Marshal writes, and the fast reply reader, when
+// it reads a reply at all, reads what encoding/json reads.
+func TestPropFastResultCodecEqualsEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genResult().Draw(t, "result")
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendResultObject(nil, &r); string(got) != string(want) {
+			t.Fatalf("appendResultObject = %s\njson.Marshal       = %s", got, want)
+		}
+		line := resultLine(rapid.Int64Min(0).Draw(t, "seq"), r)
+		slow, err := decodeReplySlow(line)
+		if err != nil {
+			t.Fatalf("decodeReplySlow(%s): %v", line, err)
+		}
+		if fast, ok := decodeReplyFast(line); ok {
+			if d := cmp.Diff(slow, fast, cmp.AllowUnexported(reply{})); d != "" {
+				t.Fatalf("fast and slow readers differ on %s (-slow +fast):\n%s", line, d)
+			}
+		} else if plain(string(derefBytes(r.Response))) && plain(r.Verdict) && plain(string(r.Error)) {
+			t.Fatalf("the fast reader refused a plain reply: %s", line)
+		}
+	})
+}
+
+func derefBytes(b *oracle.Bytes) oracle.Bytes {
+	if b == nil {
+		return ""
+	}
+	return *b
+}
+
+// TestPropFastRequestCodecEqualsEncodingJSON: for every request of
+// generated traces of each component, the hot path writes what json.Marshal
+// of a wireRequest writes, and Serve's fast reader reads what encoding/json
+// reads.
+func TestPropFastRequestCodecEqualsEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := rapid.SampledFrom(oracle.Components()).Draw(t, "component")
+		tr := oracle.GenTrace(c).Draw(t, "trace")
+		seq, inst := rapid.Int64Min(1).Draw(t, "seq"), rapid.Int64Min(0).Draw(t, "inst")
+		for op := -1; op <= len(tr.Ops); op++ {
+			req := wireRequest{Seq: seq, Inst: inst}
+			switch {
+			case op == -1:
+				req.Kind, req.Component = kindOpen, tr.Component
+				if tr.Component != oracle.Lim {
+					cfg := tr.Config
+					req.Config = &cfg
+				}
+			case op == len(tr.Ops):
+				req.Kind = kindClose
+			default:
+				req.Op = tr.Ops[op]
+			}
+			want, err := json.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := appendRequestLine(nil, seq, inst, &tr, op)
+			if string(got) != string(want)+"\n" {
+				t.Fatalf("appendRequestLine = %s\njson.Marshal      = %s", got, want)
+			}
+			var slow wireRequest
+			if err := json.Unmarshal(want, &slow); err != nil {
+				t.Fatal(err)
+			}
+			if fast, ok := decodeRequestFast(want); ok {
+				if d := cmp.Diff(slow, fast); d != "" {
+					t.Fatalf("fast and slow request readers differ on %s (-slow +fast):\n%s", want, d)
+				}
+			}
+		}
+	})
+}
+
+// FuzzFastReadersAgreeWithEncodingJSON: on any line, a fast reader either
+// declines or reads exactly what encoding/json reads.
+func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"seq":1,"result":{}}`, `{"seq":2,"result":{"n":"1","touched":false}}`, `{"seq":3,"skipped":"x\u0041\n"}`,
+		`{"seq":4,"fault":"a\\b"}`, `{"seq":5,"result":{"n":5}}`, `{"seq":-0,"result":{}}`, `{"seq":01,"result":{}}`,
+		`{"seq":1,"result":{},"result":{"ok":"1"}}`, `{"SEQ":1,"result":{}}`, `{"seq":1.0,"result":{}}`,
+		`{"seq":1,"inst":2,"op":"admit","ip":"a","now":"-5"}`, `{"seq":1,"op":"lim_rel","n":"00"}`, ` {"seq":1,"result":{"verdict":"pass"}} ` + "\r",
+		`{"seq":1,"result":{"response":"HTTP/1.1 503\r\n"}}`, `{"seq":1,"result":{"touched":null}}`, `{"seq":9223372036854775808,"result":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if fast, ok := decodeReplyFast(line); ok {
+			slow, err := decodeReplySlow(line)
+			if err != nil {
+				t.Fatalf("fast reader read %q, encoding/json refuses it: %v", line, err)
+			}
+			if d := cmp.Diff(slow, fast, cmp.AllowUnexported(reply{})); d != "" {
+				t.Fatalf("readers differ on %q (-slow +fast):\n%s", line, d)
+			}
+		}
+		if fast, ok := decodeRequestFast(line); ok {
+			var slow wireRequest
+			if err := strictObject(line, &slow); err != nil {
+				t.Fatalf("fast request reader read %q, encoding/json refuses it: %v", line, err)
+			}
+			if d := cmp.Diff(slow, fast); d != "" {
+				t.Fatalf("request readers differ on %q (-slow +fast):\n%s", line, d)
+			}
+		}
+	})
+}

@@ -1,0 +1,676 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// Protocol is the protocol version this client and Serve speak, as a hello
+// states it.
+//
+// spec PROTO-11: "The protocol is versioned by the hello's protocol"
+const Protocol = "limcheck-port/1"
+
+// Hello is a port's first line: who it is and what it implements.
+//
+// spec PROTO-2: "Before reading anything, the port writes one hello line"
+type Hello struct {
+	Protocol   string             `json:"protocol"`
+	Name       string             `json:"name"`
+	Version    string             `json:"version"`
+	Components []oracle.Component `json:"components"`
+}
+
+// PortOptions bound a port's run. The zero value takes every default.
+type PortOptions struct {
+	// HandshakeTimeout bounds the wait for the hello; 0 means 10s.
+	HandshakeTimeout time.Duration
+	// RequestTimeout bounds the wait for the oldest unanswered request's
+	// reply; 0 means 10s.
+	RequestTimeout time.Duration
+	// Deadline, if set, bounds the whole conversation.
+	Deadline time.Time
+	// Window is the most requests in flight; 0 means MaxWindow.
+	Window int
+	// ExitTimeout bounds the wait for the port to exit once its stdin is
+	// closed; 0 means 5s.
+	ExitTimeout time.Duration
+}
+
+// The protocol's limits.
+//
+// spec PROTO-1: "at most 1 MiB"
+// spec PROTO-7: "it may send up to 256 requests before it reads a reply"
+const (
+	MaxLine    = 1 << 20
+	MaxWindow  = 256
+	StderrKeep = 64 << 10
+)
+
+func (o PortOptions) withDefaults() PortOptions {
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 10 * time.Second
+	}
+	if o.Window <= 0 || o.Window > MaxWindow {
+		o.Window = MaxWindow
+	}
+	if o.ExitTimeout <= 0 {
+		o.ExitTimeout = 5 * time.Second
+	}
+	return o
+}
+
+// transport is the port's end of the conversation: a process's pipes, or
+// an in-process Serve's.
+type transport struct {
+	stdin  io.WriteCloser
+	stdout io.Reader
+	stderr io.Reader       // nil: none
+	kill   func()          // stops the port at once; idempotent
+	exited <-chan exitInfo // receives once when the port ends; nil: never
+}
+
+// exitInfo is how a port ended.
+type exitInfo struct {
+	ok  bool   // exit status 0
+	how string // "exit status 3", "signal: killed"
+}
+
+// Port is a conversation with a running port (PROTO-1..PROTO-9). It is a
+// Runner. A Port is not safe for concurrent use; once broken it stays
+// broken and every later call returns the same *BrokenError.
+type Port struct {
+	name    string
+	hello   Hello
+	opt     PortOptions
+	tr      transport
+	out     chan []byte   // request chunks, to the writer goroutine
+	events  chan event    // replies and the end of stdout, from the reader goroutine
+	stderr  *tail         // the port's stderr
+	seq     int64         // the last seq sent
+	nextIn  int64         // the seq the next reply must carry
+	inst    int64         // the last instance number used
+	broken  *BrokenError  // sticky
+	dead    chan struct{} // closed when the port is killed: the reader stops
+	drained chan struct{} // closed when the port's stderr ended
+	exit    *exitInfo     // how the port ended, once it did
+	closed  bool
+	readErr error
+}
+
+// event is one thing the reader goroutine saw on the port's stdout.
+type event struct {
+	line  int    // the line number on stdout
+	hello *Hello // the first line
+	rep   reply  // a reply
+	err   error  // a line that is not a reply, or the end of stdout (io.EOF)
+}
+
+// reply is a decoded reply line.
+type reply struct {
+	seq     int64
+	kind    replyKind
+	result  oracle.Result
+	text    string // skipped's reason or fault's message
+	badJSON error  // result is an object whose fields do not decode
+}
+
+type replyKind uint8
+
+const (
+	replyResult replyKind = iota
+	replySkipped
+	replyFault
+)
+
+// newPort starts the reader, writer and stderr goroutines over tr and
+// reads the hello.
+func newPort(name string, tr transport, opt PortOptions) (*Port, error) {
+	p := &Port{
+		name:    name,
+		opt:     opt.withDefaults(),
+		tr:      tr,
+		out:     make(chan []byte, MaxWindow+2),
+		events:  make(chan event, MaxWindow+2),
+		stderr:  newTail(StderrKeep),
+		nextIn:  1,
+		dead:    make(chan struct{}),
+		drained: make(chan struct{}),
+	}
+	if tr.stderr != nil {
+		go func() {
+			defer close(p.drained)
+			p.stderr.drain(tr.stderr)
+		}()
+	} else {
+		close(p.drained)
+	}
+	go p.write()
+	go p.read()
+	if err := p.handshake(); err != nil {
+		p.kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Hello returns the port's hello.
+func (p *Port) Hello() Hello { return p.hello }
+
+// Name implements Runner: the hello's name and version.
+func (p *Port) Name() string {
+	if p.hello.Version == "" {
+		return p.hello.Name
+	}
+	return p.hello.Name + " " + p.hello.Version
+}
+
+// Implements implements Runner: the components the hello claims.
+func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.hello.Components, c) }
+
+// Stderr returns the last bytes the port wrote on stderr.
+func (p *Port) Stderr() string { return p.stderr.last(StderrKeep) }
+
+// handshake reads and checks the hello.
+//
+// spec PROTO-2: "limcheck refuses a hello with another protocol, a missing or ill-typed field or an unknown component"
+func (p *Port) handshake() error {
+	wait := p.opt.HandshakeTimeout
+	if !p.opt.Deadline.IsZero() {
+		wait = max(min(wait, time.Until(p.opt.Deadline)), 0)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var ev event
+	select {
+	case ev = <-p.events:
+	case <-timer.C:
+		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait.Round(100*time.Millisecond)))
+	case x := <-p.tr.exited:
+		p.exit = &x
+		return p.breaks(-1, -2, "exited before its hello ("+x.how+")")
+	}
+	if ev.err != nil {
+		if errors.Is(ev.err, io.EOF) {
+			return p.breaks(-1, -2, "closed its stdout before its hello")
+		}
+		return p.breaks(-1, -2, "bad hello: "+ev.err.Error())
+	}
+	h := *ev.hello
+	switch {
+	case h.Protocol != Protocol:
+		return p.breaks(-1, -2, fmt.Sprintf("hello: protocol %q, this limcheck speaks %q", h.Protocol, Protocol))
+	case h.Name == "":
+		return p.breaks(-1, -2, `hello: "name" is missing or empty`)
+	case len(h.Components) == 0:
+		return p.breaks(-1, -2, `hello: "components" is missing or empty`)
+	}
+	for i, c := range h.Components {
+		if !slices.Contains(oracle.Components(), c) {
+			return p.breaks(-1, -2, fmt.Sprintf("hello: unknown component %q (want some of %v)", c, oracle.Components()))
+		}
+		if slices.Contains(h.Components[:i], c) {
+			return p.breaks(-1, -2, fmt.Sprintf("hello: component %q listed twice", c))
+		}
+	}
+	p.hello = h
+	return nil
+}
+
+// breaks records that the port broke the protocol, kills it and returns
+// the error.
+//
+// spec PROTO-9: "limcheck then kills the port's process group at once"
+func (p *Port) breaks(trace, op int, what string) *BrokenError {
+	if p.broken == nil {
+		p.kill()
+		select { // what a crashing port wrote last is the most useful
+		case <-p.drained:
+		case <-time.After(time.Second):
+		}
+		p.broken = &BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
+	}
+	return p.broken
+}
+
+func (p *Port) kill() {
+	select {
+	case <-p.dead:
+	default:
+		close(p.dead)
+	}
+	if p.tr.kill != nil {
+		p.tr.kill()
+	}
+	if !p.closed {
+		p.closed = true
+		close(p.out)
+	}
+}
+
+// Close ends the conversation: it closes the port's stdin and waits for
+// the port to exit, killing it after ExitTimeout. It returns a *BrokenError
+// when the port exits with a status other than 0 or must be killed, or the
+// error that broke the port earlier.
+//
+// spec PROTO-8: "When it has no more requests limcheck closes the port's stdin; the port then exits with status 0"
+func (p *Port) Close() error {
+	if p.broken != nil {
+		p.kill()
+		return p.broken
+	}
+	if !p.closed {
+		p.closed = true
+		close(p.out)
+	}
+	if p.exit == nil && p.tr.exited != nil {
+		timer := time.NewTimer(p.opt.ExitTimeout)
+		defer timer.Stop()
+		select {
+		case x := <-p.tr.exited:
+			p.exit = &x
+		case <-timer.C:
+			return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", p.opt.ExitTimeout))
+		}
+	}
+	if p.exit != nil && !p.exit.ok {
+		return p.breaks(-1, -2, "exited with "+p.exit.how+" after its last reply")
+	}
+	return nil
+}
+
+// write is the writer goroutine: it writes request chunks, flushing when
+// no chunk waits, and closes the port's stdin when out is closed. A write
+// error (the port closed its stdin) drops the rest: the reader sees the
+// consequence.
+func (p *Port) write() {
+	bw := bufio.NewWriterSize(p.tr.stdin, 64<<10)
+	failed := false
+	for chunk := range p.out {
+		if failed {
+			continue
+		}
+		if _, err := bw.Write(chunk); err != nil {
+			failed = true
+			continue
+		}
+		if len(p.out) == 0 && bw.Flush() != nil {
+			failed = true
+		}
+	}
+	if !failed {
+		bw.Flush()
+	}
+	p.tr.stdin.Close()
+}
+
+// read is the reader goroutine: it decodes every stdout line and sends it
+// as an event; the end of stdout is an event with io.EOF.
+func (p *Port) read() {
+	br := bufio.NewReaderSize(p.tr.stdout, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(br)
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(line) == 0 {
+				p.send(event{line: n, err: io.EOF})
+			} else if errors.Is(err, io.EOF) {
+				p.send(event{line: n, err: fmt.Errorf("stdout line %d has no newline at the end of stdout: %s", n, quoteLine(line))})
+			} else {
+				p.send(event{line: n, err: fmt.Errorf("stdout line %d: %w", n, err)})
+			}
+			return
+		}
+		if n == 1 {
+			var h Hello
+			if err := strictObject(line, &h); err != nil {
+				p.send(event{line: n, err: fmt.Errorf("stdout line 1 is not a hello object: %v: %s", err, quoteLine(line))})
+				return
+			}
+			p.send(event{line: n, hello: &h})
+			continue
+		}
+		rep, err := decodeReply(line)
+		if err != nil {
+			p.send(event{line: n, err: fmt.Errorf("stdout line %d is not a reply: %v: %s", n, err, quoteLine(line))})
+			return
+		}
+		p.send(event{line: n, rep: rep})
+	}
+}
+
+// send hands ev to RunTraces, or drops it once the port is dead.
+func (p *Port) send(ev event) {
+	select {
+	case p.events <- ev:
+	case <-p.dead:
+	}
+}
+
+// errLong is the error of a line longer than MaxLine.
+var errLong = fmt.Errorf("longer than %d bytes", MaxLine)
+
+// readLine reads one line without its newline, refusing one over MaxLine.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var long []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if err == nil && long == nil {
+			return frag[:len(frag)-1], nil
+		}
+		if len(long)+len(frag) > MaxLine+1 {
+			return nil, errLong
+		}
+		long = append(long, frag...)
+		switch {
+		case err == nil:
+			return long[:len(long)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return long, err
+		}
+	}
+}
+
+// quoteLine renders the start of a bad line for a diagnosis.
+func quoteLine(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return strconv.Quote(string(b[:max])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
+
+// strictObject decodes a JSON object line into v.
+func strictObject(line []byte, v any) error {
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 || bytes.TrimSpace(line)[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	return json.Unmarshal(line, v)
+}
+
+// wireReply is a reply line as JSON.
+type wireReply struct {
+	Seq     *int64          `json:"seq"`
+	Result  json.RawMessage `json:"result"`
+	Skipped *string         `json:"skipped"`
+	Fault   *string         `json:"fault"`
+}
+
+// decodeReply decodes a reply line. A line that is not a reply object is
+// an error; a result object whose fields do not decode is a reply with
+// badJSON set (the case fails, the port has not broken the protocol).
+//
+// spec PROTO-6: "A reply has the seq of its request and exactly one of: result ... skipped ... or fault"
+func decodeReply(line []byte) (reply, error) {
+	if r, ok := decodeReplyFast(line); ok {
+		return r, nil
+	}
+	return decodeReplySlow(line)
+}
+
+// decodeReplySlow is decodeReply through encoding/json: the definition
+// decodeReplyFast must agree with.
+func decodeReplySlow(line []byte) (reply, error) {
+	var w wireReply
+	if err := strictObject(line, &w); err != nil {
+		return reply{}, err
+	}
+	if w.Seq == nil {
+		return reply{}, errors.New(`"seq" is missing`)
+	}
+	has := 0
+	for _, set := range []bool{w.Result != nil, w.Skipped != nil, w.Fault != nil} {
+		if set {
+			has++
+		}
+	}
+	if has != 1 {
+		return reply{}, fmt.Errorf(`it has %d of "result", "skipped", "fault", want exactly 1`, has)
+	}
+	r := reply{seq: *w.Seq}
+	switch {
+	case w.Skipped != nil:
+		r.kind, r.text = replySkipped, *w.Skipped
+	case w.Fault != nil:
+		r.kind, r.text = replyFault, *w.Fault
+	default:
+		if t := bytes.TrimSpace(w.Result); len(t) == 0 || t[0] != '{' {
+			return reply{}, errors.New(`"result" is not an object`)
+		}
+		if err := json.Unmarshal(w.Result, &r.result); err != nil {
+			r.badJSON = err
+		}
+	}
+	return r, nil
+}
+
+// wireRequest is a request line as JSON: an op of the operations table
+// with seq and inst, or open (with component and config) or close.
+//
+// spec PROTO-3: "Every request has seq, a JSON integer ... and op"
+type wireRequest struct {
+	Seq       int64            `json:"seq"`
+	Inst      int64            `json:"inst"`
+	Component oracle.Component `json:"component,omitempty"`
+	Config    *oracle.Config   `json:"config,omitempty"`
+	oracle.Op
+}
+
+// Request kinds beyond the operations table.
+const (
+	kindOpen  oracle.Kind = "open"
+	kindClose oracle.Kind = "close"
+)
+
+// pending is a request in flight: its trace and its op (-1 open,
+// len(ops) close).
+type pending struct{ trace, op int }
+
+// traceState is a trace's run while its replies come in.
+type traceState struct {
+	run    TraceRun
+	dead   bool // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
+	stderr int64
+}
+
+// RunTraces implements Runner: it pipelines every trace's open, ops and
+// close (PROTO-7) and checks every reply's seq (PROTO-9).
+func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
+	if p.broken != nil {
+		return p.broken
+	}
+	if p.closed {
+		return errors.New("conformance: RunTraces on a closed port")
+	}
+	var (
+		queue  []pending
+		states = make([]traceState, len(ts))
+		ti, oi = 0, -1 // the next request to send: trace ti, op oi
+		buf    []byte
+		timer  = time.NewTimer(p.opt.RequestTimeout)
+		done   = 0
+	)
+	defer timer.Stop()
+	var deadline <-chan time.Time
+	if !p.opt.Deadline.IsZero() {
+		d := time.NewTimer(time.Until(p.opt.Deadline))
+		defer d.Stop()
+		deadline = d.C
+	}
+	exited := p.tr.exited
+	var grace <-chan time.Time
+	if p.exit != nil {
+		exited = nil
+	}
+	for done < len(ts) {
+		idle := len(queue) == 0
+		for len(queue) < p.opt.Window && ti < len(ts) {
+			t := &ts[ti]
+			if oi == -1 {
+				states[ti].stderr = p.stderr.total()
+			}
+			buf = p.appendRequest(buf, t, ti, oi)
+			queue = append(queue, pending{ti, oi})
+			if oi++; oi > len(t.Ops) {
+				ti, oi = ti+1, -1
+			}
+		}
+		if len(buf) > 0 {
+			p.out <- buf
+			buf = nil
+			if idle { // the timer counts from the oldest unanswered request
+				resetTimer(timer, p.opt.RequestTimeout)
+			}
+		}
+		in := queue[0]
+		select {
+		case ev := <-p.events:
+			if ev.err != nil {
+				return p.streamEnded(ev, in, ts)
+			}
+			if ev.rep.seq != p.nextIn {
+				return p.breaks(in.trace, in.op, p.seqProblem(ev.rep.seq, ts[in.trace], in))
+			}
+			p.nextIn++
+			queue = queue[1:]
+			resetTimer(timer, p.opt.RequestTimeout)
+			st := &states[in.trace]
+			if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
+				st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
+				each(in.trace, st.run)
+				done++
+				continue
+			}
+			if !st.dead {
+				st.take(in.op, ev.rep)
+			}
+		case <-timer.C:
+			return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(ts[in.trace], in.op), p.opt.RequestTimeout))
+		case x := <-exited:
+			// Replies written before the exit may still be on their way:
+			// read on for a moment before calling the exit early.
+			p.exit, exited, grace = &x, nil, time.After(500*time.Millisecond)
+		case <-grace:
+			return p.exitedEarly(*p.exit, in, ts)
+		case <-deadline:
+			return p.breaks(in.trace, in.op, "the overall deadline passed")
+		}
+	}
+	return nil
+}
+
+// take records the reply to op of the trace (-1: open).
+func (st *traceState) take(op int, r reply) {
+	switch {
+	case r.kind == replySkipped:
+		st.run.Skipped, st.dead = fmt.Sprintf("%s: %s", opName(op), r.text), true
+	case r.kind == replyFault:
+		st.run.Fault, st.run.FaultOp, st.dead = r.text, op, true
+	case r.badJSON != nil:
+		st.run.Fault, st.run.FaultOp, st.dead = "its result does not decode: "+r.badJSON.Error(), op, true
+	case op == -1:
+		switch r.result {
+		case oracle.Result{}:
+		case oracle.Result{Error: oracle.ErrConfig}:
+			st.run.Outcome.Open, st.dead = oracle.ErrConfig, true
+		default:
+			st.run.Fault, st.run.FaultOp, st.dead = fmt.Sprintf(`open's result is %s, want {} or {"error":"config"}`, jsonLine(r.result)), -1, true
+		}
+	default:
+		st.run.Outcome.Results = append(st.run.Outcome.Results, r.result)
+	}
+}
+
+func opName(op int) string {
+	if op == -1 {
+		return "open"
+	}
+	return fmt.Sprintf("op %d", op)
+}
+
+// describe names request op of t for a diagnosis.
+func describe(t oracle.Trace, op int) string {
+	switch {
+	case op == -1:
+		return "open " + string(t.Component)
+	case op == len(t.Ops):
+		return "close"
+	}
+	return fmt.Sprintf("op %d (%s)", op, t.Ops[op].Kind)
+}
+
+// seqProblem explains a reply whose seq is not the next one expected.
+func (p *Port) seqProblem(got int64, t oracle.Trace, in pending) string {
+	switch {
+	case got < p.nextIn:
+		return fmt.Sprintf("reply with seq %d, already answered (want %d, the reply to %s)", got, p.nextIn, describe(t, in.op))
+	case got <= p.seq:
+		return fmt.Sprintf("reply with seq %d out of order (want %d, the reply to %s, first)", got, p.nextIn, describe(t, in.op))
+	}
+	return fmt.Sprintf("reply with seq %d, which no request has (want %d, the reply to %s)", got, p.nextIn, describe(t, in.op))
+}
+
+// streamEnded diagnoses the end of stdout or a bad line.
+func (p *Port) streamEnded(ev event, in pending, ts []oracle.Trace) error {
+	if !errors.Is(ev.err, io.EOF) {
+		return p.breaks(in.trace, in.op, ev.err.Error())
+	}
+	// The port closed stdout: give it a moment to report how it ended.
+	how := ""
+	if p.exit == nil && p.tr.exited != nil {
+		select {
+		case x := <-p.tr.exited:
+			p.exit = &x
+		case <-time.After(2 * time.Second):
+		}
+	}
+	if p.exit != nil {
+		how = " and exited (" + p.exit.how + ")"
+	}
+	return p.breaks(in.trace, in.op, fmt.Sprintf("closed its stdout%s before replying to %s", how, describe(ts[in.trace], in.op)))
+}
+
+// exitedEarly diagnoses a port that exited with requests unanswered; the
+// replies it wrote before exiting are not lost, they were read, so what
+// remains is truly unanswered.
+func (p *Port) exitedEarly(x exitInfo, in pending, ts []oracle.Trace) error {
+	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, describe(ts[in.trace], in.op)))
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	t.Stop()
+	t.Reset(d)
+}
+
+// appendRequest appends the request for op of t (-1 open, len(ops) close)
+// as a line.
+func (p *Port) appendRequest(buf []byte, t *oracle.Trace, trace, op int) []byte {
+	p.seq++
+	if op == -1 {
+		p.inst++
+	}
+	return appendRequestLine(buf, p.seq, p.inst, t, op)
+}
+
+// jsonLine renders v as one JSON line for messages.
+func jsonLine(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%+v", v)
+	}
+	return string(b)
+}

@@ -1,0 +1,104 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// Runner runs traces on an implementation: a port over the protocol
+// ([Port]) or a Go subject in process ([SubjectRunner]). Check, Fuzz and
+// Shrink work on any Runner.
+type Runner interface {
+	// Name names the implementation in reports.
+	Name() string
+	// Implements reports whether the implementation claims component c.
+	Implements(c oracle.Component) bool
+	// RunTraces runs ts in order, each on a fresh instance, and calls
+	// each(i, run) for every trace i, in order, as its run completes. It
+	// returns a *BrokenError when the implementation broke (for a port,
+	// PROTO-9); the trace in flight and those after it get no call.
+	RunTraces(ts []oracle.Trace, each func(i int, run TraceRun)) error
+}
+
+// TraceRun is what an implementation did with one trace.
+type TraceRun struct {
+	// Outcome is the outcome of open and the results of the ops that
+	// ran: every op, unless Skipped or Fault is set.
+	Outcome oracle.Outcome
+	// Skipped is set when the implementation declined the trace (its
+	// open or an op, PROTO-6): the reason.
+	Skipped string
+	// Fault is set when the implementation could not apply a request of
+	// the trace (PROTO-6): its message. FaultOp is the op's index, -1 for
+	// open.
+	Fault   string
+	FaultOp int
+	// Stderr is what a port wrote on stderr while the trace ran (at most
+	// the last StderrKeep bytes); empty in process.
+	Stderr string
+}
+
+// ErrBroken is wrapped by every *BrokenError.
+var ErrBroken = errors.New("port broke the protocol")
+
+// BrokenError says how a port broke the protocol (PROTO-9): the
+// diagnosis, the trace and op in flight, and the port's recent stderr.
+type BrokenError struct {
+	What   string // the diagnosis, one line: "no reply within 10s (hung?)"
+	Trace  int    // the index of the trace in flight in its RunTraces call, or -1 (handshake, shutdown)
+	Op     int    // the op in flight within that trace, -1 for open, -2 for none known
+	Stderr string // the port's stderr while the trace ran, or its last bytes
+}
+
+func (e *BrokenError) Error() string { return "port broke the protocol: " + e.What }
+
+// Unwrap makes errors.Is(err, ErrBroken) hold.
+func (e *BrokenError) Unwrap() error { return ErrBroken }
+
+// SubjectRunner runs traces on a Go oracle.Subject in process: an error
+// wrapping oracle.ErrUnsupported is a skip, any other error a fault. It
+// never breaks.
+type SubjectRunner struct{ S oracle.Subject }
+
+// Name implements Runner.
+func (r SubjectRunner) Name() string { return r.S.Name() }
+
+// Implements implements Runner.
+func (r SubjectRunner) Implements(c oracle.Component) bool { return r.S.Implements(c) }
+
+// RunTraces implements Runner.
+func (r SubjectRunner) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
+	for i, t := range ts {
+		each(i, r.run(t))
+	}
+	return nil
+}
+
+// run runs one trace.
+func (r SubjectRunner) run(t oracle.Trace) TraceRun {
+	inst, class, err := r.S.Open(t.Component, t.Config)
+	switch {
+	case errors.Is(err, oracle.ErrUnsupported):
+		return TraceRun{Skipped: err.Error(), FaultOp: -1}
+	case err != nil:
+		return TraceRun{Fault: err.Error(), FaultOp: -1}
+	case class != "":
+		return TraceRun{Outcome: oracle.Outcome{Open: class}}
+	}
+	run := TraceRun{Outcome: oracle.Outcome{Results: make([]oracle.Result, 0, len(t.Ops))}}
+	for i, op := range t.Ops {
+		res, err := inst.Do(op)
+		switch {
+		case errors.Is(err, oracle.ErrUnsupported):
+			run.Skipped = fmt.Sprintf("op %d (%s): %v", i, op.Kind, err)
+			return run
+		case err != nil:
+			run.Fault, run.FaultOp = err.Error(), i
+			return run
+		}
+		run.Outcome.Results = append(run.Outcome.Results, res)
+	}
+	return run
+}

@@ -1,0 +1,548 @@
+package conformance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// ErrNotReproduced is returned by Shrink when the trace it starts from does
+// not fail when re-run: the implementation is flaky, or fails depends on
+// more than the run.
+var ErrNotReproduced = errors.New("conformance: the trace did not fail again when re-run")
+
+// Shrink returns a smallest trace it finds for which fails holds, starting
+// from t (for which fails must hold), re-running candidates through r one
+// at a time, and the number of runs it took. It first re-runs t (an error
+// wrapping ErrNotReproduced when fails no longer holds), then repeats these
+// passes until none makes progress or the deadline passes (a zero deadline
+// is none):
+//
+//   - truncate the ops after the first divergence from the model (or the
+//     op that faulted);
+//   - delete chunks of ops, halves first, down to single ops;
+//   - shift times toward 0: every gate or throttle time by the same
+//     amount, a lim_take's now and last together;
+//   - simplify each op's arguments: integers toward 0 (0, then a binary
+//     search), byte strings shorter and toward "a", key lists and fault
+//     rules shorter;
+//   - simplify the config's fields toward 0 the same way.
+//
+// A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
+// config the model opens otherwise than t's, is never sent. Every candidate
+// for which fails holds becomes the current trace, so the last trace fails
+// was called true on is the one returned. A *BrokenError from r is returned
+// with the smallest trace reached so far.
+func Shrink(r Runner, t oracle.Trace, fails func(oracle.Trace, TraceRun) bool, deadline time.Time) (oracle.Trace, int, error) {
+	want, err := oracle.Run(oracle.Model{}, t)
+	if err != nil {
+		return t, 0, fmt.Errorf("conformance: shrink: the model refuses the trace: %w", err)
+	}
+	s := &shrinker{r: r, fails: fails, deadline: deadline, open: want.Open, tried: map[string]bool{}}
+	run, err := runOne(r, t)
+	s.runs++
+	switch {
+	case err != nil:
+		return t, s.runs, err
+	case !fails(t, run):
+		return t, s.runs, fmt.Errorf("%w (%s)", ErrNotReproduced, r.Name())
+	}
+	s.cur, s.curRun, s.curWant = t, run, want
+	s.tried[traceKey(t)] = true
+	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.simplifyOps, s.simplifyConfig}
+	for progress := true; progress && !s.done(); {
+		progress = false
+		for _, pass := range passes {
+			if pass() {
+				progress = true
+			}
+		}
+	}
+	return s.cur, s.runs, s.err
+}
+
+// runOne runs t alone through r.
+func runOne(r Runner, t oracle.Trace) (TraceRun, error) {
+	var got TraceRun
+	called := false
+	err := r.RunTraces([]oracle.Trace{t}, func(i int, run TraceRun) {
+		if i == 0 {
+			got, called = run, true
+		}
+	})
+	if err == nil && !called {
+		err = fmt.Errorf("conformance: %s returned no run of the trace and no error", r.Name())
+	}
+	return got, err
+}
+
+// shrinker is the state of one Shrink.
+type shrinker struct {
+	r        Runner
+	fails    func(oracle.Trace, TraceRun) bool
+	deadline time.Time
+	open     oracle.ErrorClass // the model's open of the original trace
+
+	cur     oracle.Trace // the smallest failing trace so far
+	curRun  TraceRun
+	curWant oracle.Outcome
+
+	tried map[string]bool // candidates already judged
+	runs  int
+	err   error // the runner broke
+}
+
+// done reports whether shrinking must stop: the runner broke or the
+// deadline passed.
+func (s *shrinker) done() bool {
+	return s.err != nil || !s.deadline.IsZero() && !time.Now().Before(s.deadline)
+}
+
+// try judges cand and makes it the current trace when fails holds.
+func (s *shrinker) try(cand oracle.Trace) bool {
+	if s.done() {
+		return false
+	}
+	key := traceKey(cand)
+	if s.tried[key] {
+		return false
+	}
+	s.tried[key] = true
+	want, err := oracle.Run(oracle.Model{}, cand)
+	if err != nil || want.Open != s.open {
+		return false // not a candidate: malformed, or another kind of open
+	}
+	run, err := runOne(s.r, cand)
+	s.runs++
+	if err != nil {
+		s.err = err
+		return false
+	}
+	if !s.fails(cand, run) {
+		return false
+	}
+	s.cur, s.curRun, s.curWant = cand, run, want
+	return true
+}
+
+// traceKey identifies a trace by its JSON form.
+func traceKey(t oracle.Trace) string {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Sprintf("%#v", t)
+	}
+	return string(b)
+}
+
+// edit returns a deep copy of the current trace changed by f.
+func (s *shrinker) edit(f func(*oracle.Trace)) oracle.Trace {
+	t := cloneTrace(s.cur)
+	f(&t)
+	return t
+}
+
+// cloneTrace returns a copy of t that shares no memory with it (nil and
+// empty slices stay as they are: their JSON differs).
+func cloneTrace(t oracle.Trace) oracle.Trace {
+	if t.Config.Gate != nil {
+		g := *t.Config.Gate
+		t.Config.Gate = &g
+	}
+	if t.Config.Throttle != nil {
+		th := *t.Config.Throttle
+		t.Config.Throttle = &th
+	}
+	if t.Ops != nil {
+		t.Ops = slices.Clone(t.Ops)
+	}
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		op.IP, op.Key = cloneBytes(op.IP), cloneBytes(op.Key)
+		if op.Keys != nil {
+			op.Keys = slices.Clone(op.Keys)
+		}
+		if op.Faults != nil {
+			op.Faults = slices.Clone(op.Faults)
+			for j := range op.Faults {
+				if op.Faults[j].Keys != nil {
+					op.Faults[j].Keys = slices.Clone(op.Faults[j].Keys)
+				}
+			}
+		}
+	}
+	return t
+}
+
+func cloneBytes(b *oracle.Bytes) *oracle.Bytes {
+	if b == nil {
+		return nil
+	}
+	c := *b
+	return &c
+}
+
+// divergence returns the index of the op after which the current trace's
+// ops cannot matter: the first divergence or the faulting op; ok is false
+// when there is none.
+func (s *shrinker) divergence() (int, bool) {
+	if s.curRun.Fault != "" {
+		return s.curRun.FaultOp, true
+	}
+	d := oracle.Compare(s.cur, s.curWant, s.curRun.Outcome)
+	if d == nil {
+		return 0, false
+	}
+	return d.Index, true
+}
+
+// truncate drops the ops after the first divergence.
+func (s *shrinker) truncate() bool {
+	d, ok := s.divergence()
+	if !ok {
+		return false
+	}
+	keep := max(min(d+1, len(s.cur.Ops)), 0)
+	if keep == len(s.cur.Ops) {
+		return false
+	}
+	return s.try(s.edit(func(t *oracle.Trace) { t.Ops = t.Ops[:keep] }))
+}
+
+// deleteChunks deletes runs of ops, halves first, down to single ops
+// (ddmin's complements, greedily).
+func (s *shrinker) deleteChunks() bool {
+	progress := false
+	for size := max(len(s.cur.Ops)/2, 1); size >= 1 && len(s.cur.Ops) > 0; size /= 2 {
+		for i := 0; i < len(s.cur.Ops) && !s.done(); {
+			end := min(i+size, len(s.cur.Ops))
+			if s.try(s.edit(func(t *oracle.Trace) { t.Ops = slices.Delete(t.Ops, i, end) })) {
+				progress = true
+			} else {
+				i += size
+			}
+		}
+	}
+	return progress
+}
+
+// shiftTimes moves times toward 0 keeping their differences: a lim_take's
+// now and last together, every gate admit's now together, every throttle
+// now together; only when all the times shifted have one sign, so that
+// each moves toward 0 and none overflows.
+func (s *shrinker) shiftTimes() bool {
+	progress := false
+	switch s.cur.Component {
+	case oracle.Lim:
+		for i := range s.cur.Ops {
+			if s.cur.Ops[i].Kind == oracle.LimTake && s.shiftOps(func(k int) bool { return k == i }, true) {
+				progress = true
+			}
+		}
+	case oracle.Gate:
+		progress = s.shiftOps(func(k int) bool { return s.cur.Ops[k].Kind == oracle.Admit }, false)
+	default:
+		progress = s.shiftOps(func(k int) bool { return !s.cur.Ops[k].Now.IsZero() }, false)
+	}
+	return progress
+}
+
+// shiftOps shifts the now (and, with last, the last) of the ops that in
+// selects by the same amount toward 0.
+func (s *shrinker) shiftOps(in func(int) bool, last bool) bool {
+	var nums []oracle.Num
+	for k, op := range s.cur.Ops {
+		if in(k) {
+			nums = append(nums, op.Now)
+			if last {
+				nums = append(nums, op.Last)
+			}
+		}
+	}
+	d, ok := shiftAmount(nums)
+	if !ok {
+		return false
+	}
+	return s.try(s.edit(func(t *oracle.Trace) {
+		for k := range t.Ops {
+			if in(k) {
+				t.Ops[k].Now = shiftNum(t.Ops[k].Now, d)
+				if last {
+					t.Ops[k].Last = shiftNum(t.Ops[k].Last, d)
+				}
+			}
+		}
+	}))
+}
+
+// shiftAmount returns the signed amount to subtract from every one of nums
+// to bring the one nearest 0 to 0: nums must all be set and of one sign.
+func shiftAmount(nums []oracle.Num) (numShift, bool) {
+	if len(nums) == 0 {
+		return numShift{}, false
+	}
+	var sh numShift
+	for i, n := range nums {
+		if n.IsZero() {
+			return numShift{}, false
+		}
+		neg, abs := numParts(n)
+		switch {
+		case i == 0:
+			sh = numShift{neg: neg, abs: abs}
+		case neg != sh.neg && abs != 0 && sh.abs != 0:
+			return numShift{}, false
+		case abs < sh.abs:
+			sh = numShift{neg: neg, abs: abs}
+		}
+	}
+	return sh, sh.abs != 0
+}
+
+// numShift is a magnitude to take off numbers of one sign.
+type numShift struct {
+	neg bool
+	abs uint64
+}
+
+// shiftNum moves n toward 0 by d.abs (n has d's sign and at least its
+// magnitude).
+func shiftNum(n oracle.Num, d numShift) oracle.Num {
+	neg, abs := numParts(n)
+	return makeNum(neg, abs-d.abs)
+}
+
+// numParts returns n's sign and magnitude.
+func numParts(n oracle.Num) (neg bool, abs uint64) {
+	if v, ok := n.Int64(); ok && v < 0 {
+		return true, uint64(-(v + 1)) + 1
+	}
+	u, _ := n.Uint64()
+	return false, u
+}
+
+// makeNum returns the Num of sign neg and magnitude abs (at most 2^63 when
+// neg).
+func makeNum(neg bool, abs uint64) oracle.Num {
+	if neg && abs != 0 {
+		return oracle.I(-int64(abs-1) - 1)
+	}
+	return oracle.U(abs)
+}
+
+// numFields lists the accessors of an op's integer arguments.
+var numFields = []func(*oracle.Op) *oracle.Num{
+	func(o *oracle.Op) *oracle.Num { return &o.Tks },
+	func(o *oracle.Op) *oracle.Num { return &o.Last },
+	func(o *oracle.Op) *oracle.Num { return &o.Cap },
+	func(o *oracle.Op) *oracle.Num { return &o.Refil },
+	func(o *oracle.Op) *oracle.Num { return &o.Ivl },
+	func(o *oracle.Op) *oracle.Num { return &o.Maxif },
+	func(o *oracle.Op) *oracle.Num { return &o.Now },
+	func(o *oracle.Op) *oracle.Num { return &o.Cost },
+	func(o *oracle.Op) *oracle.Num { return &o.N },
+	func(o *oracle.Op) *oracle.Num { return &o.Retry },
+	func(o *oracle.Op) *oracle.Num { return &o.Slot },
+}
+
+// simplifyOps simplifies every op's arguments.
+func (s *shrinker) simplifyOps() bool {
+	progress := false
+	for i := 0; i < len(s.cur.Ops) && !s.done(); i++ {
+		for _, f := range numFields {
+			if s.shrinkNum(func(t *oracle.Trace) *oracle.Num { return f(&t.Ops[i]) }) {
+				progress = true
+			}
+		}
+		if s.shrinkPtrBytes(func(t *oracle.Trace) **oracle.Bytes { return &t.Ops[i].IP }) {
+			progress = true
+		}
+		if s.shrinkPtrBytes(func(t *oracle.Trace) **oracle.Bytes { return &t.Ops[i].Key }) {
+			progress = true
+		}
+		if s.shrinkList(func(t *oracle.Trace) *[]oracle.Bytes { return &t.Ops[i].Keys }, false) {
+			progress = true
+		}
+		if s.simplifyFaults(i) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// simplifyFaults deletes the fault rules of op i one by one, then their
+// keys, and shortens the keys.
+func (s *shrinker) simplifyFaults(i int) bool {
+	progress := false
+	for j := len(s.cur.Ops[i].Faults) - 1; j >= 0 && !s.done(); j-- {
+		if s.try(s.edit(func(t *oracle.Trace) { t.Ops[i].Faults = slices.Delete(t.Ops[i].Faults, j, j+1) })) {
+			progress = true
+		}
+	}
+	for j := 0; j < len(s.cur.Ops[i].Faults) && !s.done(); j++ {
+		// an empty key list reads back as none: keep it nil
+		if s.shrinkList(func(t *oracle.Trace) *[]oracle.Bytes { return &t.Ops[i].Faults[j].Keys }, true) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// shrinkList deletes the elements of a byte-string list one by one, from
+// the end, then shortens each; nilWhenEmpty makes an emptied list nil.
+func (s *shrinker) shrinkList(get func(*oracle.Trace) *[]oracle.Bytes, nilWhenEmpty bool) bool {
+	progress := false
+	for j := len(*get(&s.cur)) - 1; j >= 0 && !s.done(); j-- {
+		cand := s.edit(func(t *oracle.Trace) {
+			l := get(t)
+			*l = slices.Delete(*l, j, j+1)
+			if nilWhenEmpty && len(*l) == 0 {
+				*l = nil
+			}
+		})
+		if s.try(cand) {
+			progress = true
+		}
+	}
+	for j := 0; j < len(*get(&s.cur)) && !s.done(); j++ {
+		if s.shrinkBytes(func(t *oracle.Trace) *oracle.Bytes { return &(*get(t))[j] }) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// simplifyConfig simplifies the config's fields.
+func (s *shrinker) simplifyConfig() bool {
+	var fields []func(*oracle.Trace) *oracle.Num
+	switch {
+	case s.cur.Config.Gate != nil:
+		fields = []func(*oracle.Trace) *oracle.Num{
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Cap },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Refil },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ivl },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Maxif },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Slots },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.TickNanos },
+		}
+	case s.cur.Config.Throttle != nil:
+		fields = []func(*oracle.Trace) *oracle.Num{
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.Threshold },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.WindowSecs },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.BanSecs },
+		}
+	}
+	progress := false
+	for _, f := range fields {
+		if s.shrinkNum(f) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// shrinkNum moves the integer get returns toward 0, keeping its sign: 0,
+// then one less, then a binary search between 0 and the current value
+// (halving the distance each time).
+func (s *shrinker) shrinkNum(get func(*oracle.Trace) *oracle.Num) bool {
+	n := *get(&s.cur)
+	if n.IsZero() {
+		return false
+	}
+	neg, abs := numParts(n)
+	if abs == 0 {
+		return false
+	}
+	try := func(a uint64) bool {
+		return s.try(s.edit(func(t *oracle.Trace) { *get(t) = makeNum(neg, a) }))
+	}
+	if try(0) {
+		return true
+	}
+	if abs == 1 || !try(abs-1) {
+		return false // under monotonicity nothing smaller fails either
+	}
+	lo, hi := uint64(0), abs-1 // lo does not fail, hi does
+	for hi-lo > 1 && !s.done() {
+		mid := lo + (hi-lo)/2
+		if try(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return true
+}
+
+// shrinkPtrBytes simplifies a byte-string argument that may be absent.
+func (s *shrinker) shrinkPtrBytes(get func(*oracle.Trace) **oracle.Bytes) bool {
+	if *get(&s.cur) == nil {
+		return false
+	}
+	return s.shrinkBytes(func(t *oracle.Trace) *oracle.Bytes { return *get(t) })
+}
+
+// shrinkBytes simplifies the byte string get returns until no candidate
+// fails: empty, "a", its first byte, its first half, all but its last or
+// first byte, its bytes outside printable ASCII made 'a', all 'a'. A
+// candidate must be simpler (bytesCost).
+func (s *shrinker) shrinkBytes(get func(*oracle.Trace) *oracle.Bytes) bool {
+	progress := false
+	for !s.done() {
+		cur := string(*get(&s.cur))
+		found := false
+		for _, c := range bytesCandidates(cur) {
+			if !bytesSimpler(c, cur) {
+				continue
+			}
+			if s.try(s.edit(func(t *oracle.Trace) { *get(t) = oracle.Bytes(c) })) {
+				found, progress = true, true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return progress
+}
+
+// bytesCandidates lists simpler forms of b to try, simplest first.
+func bytesCandidates(b string) []string {
+	if b == "" {
+		return nil
+	}
+	ascii := []byte(b)
+	for i, c := range ascii {
+		if c < 0x20 || c > 0x7e {
+			ascii[i] = 'a'
+		}
+	}
+	return []string{"", "a", b[:1], b[:len(b)/2], b[:len(b)-1], b[1:], string(ascii), strings.Repeat("a", len(b))}
+}
+
+// bytesSimpler reports whether a is simpler than b: shorter, or as long
+// with fewer bytes outside printable ASCII, or then fewer bytes other than
+// 'a'.
+func bytesSimpler(a, b string) bool {
+	ca, cb := bytesCost(a), bytesCost(b)
+	return slices.Compare(ca[:], cb[:]) < 0
+}
+
+// bytesCost is what bytesSimpler compares.
+func bytesCost(s string) [3]int {
+	var odd, notA int
+	for i := range len(s) {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			odd++
+		}
+		if s[i] != 'a' {
+			notA++
+		}
+	}
+	return [3]int{len(s), odd, notA}
+}

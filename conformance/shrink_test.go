@@ -1,0 +1,222 @@
+package conformance_test
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// recorder is the model in process, recording every trace it runs.
+type recorder struct {
+	conformance.SubjectRunner
+	seen *[]oracle.Trace
+}
+
+func (r recorder) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRun)) error {
+	*r.seen = append(*r.seen, ts...)
+	return r.SubjectRunner.RunTraces(ts, each)
+}
+
+func newRecorder() (recorder, *[]oracle.Trace) {
+	var seen []oracle.Trace
+	return recorder{conformance.SubjectRunner{S: oracle.Model{}}, &seen}, &seen
+}
+
+// holds turns a property of the trace alone into a Shrink predicate.
+func holds(p func(oracle.Trace) bool) func(oracle.Trace, conformance.TraceRun) bool {
+	return func(t oracle.Trace, _ conformance.TraceRun) bool { return p(t) }
+}
+
+func bytesPtr(s string) *oracle.Bytes { b := oracle.Bytes(s); return &b }
+
+func take(tks, last, cap, refil, ivl, maxif, now, cost int64) oracle.Op {
+	return oracle.Op{Kind: oracle.LimTake, Tks: oracle.I(tks), Last: oracle.I(last), Cap: oracle.I(cap), Refil: oracle.I(refil),
+		Ivl: oracle.I(ivl), Maxif: oracle.I(maxif), Now: oracle.I(now), Cost: oracle.I(cost)}
+}
+
+// longLimTrace returns a lim trace of many ops, one of them a take of cost
+// 1000.
+func longLimTrace() oracle.Trace {
+	t := conformance.GenFuzzTrace(oracle.Lim, 11, 0)
+	for i := 1; len(t.Ops) < 30; i++ {
+		t.Ops = append(t.Ops, conformance.GenFuzzTrace(oracle.Lim, 11, i).Ops...)
+	}
+	t.Ops = slices.Insert(t.Ops, len(t.Ops)/2, take(-5, math.MinInt64, 7, 3, 9, 2, math.MaxInt64, 1000))
+	return t
+}
+
+// costAtLeast100 holds for a trace with a lim_take of cost >= 100.
+var costAtLeast100 = holds(func(t oracle.Trace) bool {
+	return slices.ContainsFunc(t.Ops, func(op oracle.Op) bool { return op.Kind == oracle.LimTake && num(op.Cost) >= 100 })
+})
+
+// Shrinking a pure property reaches its boundary exactly: a trace "has a
+// lim_take of cost >= 100" shrinks to that one take, cost 100, every other
+// integer 0.
+func TestShrinkReachesTheBoundaryOfAProperty(t *testing.T) {
+	r, _ := newRecorder()
+	got, runs, err := conformance.Shrink(r, longLimTrace(), costAtLeast100, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oracle.Trace{Component: oracle.Lim, Ops: []oracle.Op{take(0, 0, 0, 0, 0, 0, 0, 100)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Shrink = %#v, want %#v", got.Ops, want.Ops)
+	}
+	t.Logf("%d runs", runs)
+}
+
+// Shrinking never sends a candidate the model refuses as malformed, nor
+// one whose config the model opens otherwise than the original's; and
+// the runs it counts are the runs the runner saw.
+func TestShrinkSendsOnlyWellFormedCandidatesOfTheSameOpen(t *testing.T) {
+	for _, c := range oracle.Components() {
+		for i := range 8 {
+			orig := conformance.GenFuzzTrace(c, 5, i)
+			want, err := oracle.Run(oracle.Model{}, orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, seen := newRecorder()
+			// a property every candidate with an op keeps or loses: never
+			// depends on the runner
+			p := holds(func(t oracle.Trace) bool { return len(t.Ops) >= len(orig.Ops)/2 })
+			_, runs, err := conformance.Shrink(r, orig, p, time.Now().Add(10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runs != len(*seen) {
+				t.Errorf("Shrink counted %d runs, the runner saw %d", runs, len(*seen))
+			}
+			for _, cand := range *seen {
+				got, err := oracle.Run(oracle.Model{}, cand)
+				if err != nil {
+					t.Fatalf("Shrink sent a malformed candidate: %v", err)
+				}
+				if got.Open != want.Open {
+					t.Fatalf("Shrink sent a candidate the model opens with %q, the original with %q", got.Open, want.Open)
+				}
+			}
+		}
+	}
+}
+
+// Byte strings shrink shorter and toward "a", lists shorter, config fields
+// to the least the model accepts: a check_any with two keys, one not
+// empty, shrinks to the keys "" and "a" at time 0 on the config 1, 1, 1.
+func TestShrinkSimplifiesKeysListsAndTheConfig(t *testing.T) {
+	keys := []oracle.Bytes{"\xff\x00", "acct:bob", "", "ip:192.0.2.1"}
+	orig := oracle.Trace{Component: oracle.Throttle,
+		Config: oracle.Config{Throttle: &oracle.ThrottleConfig{Threshold: oracle.U(5), WindowSecs: oracle.U(900), BanSecs: oracle.U(math.MaxUint64)}},
+		Ops: []oracle.Op{
+			{Kind: oracle.RecordFailure, Key: bytesPtr("acct:bob"), Now: oracle.U(1 << 40)},
+			{Kind: oracle.CheckAny, Keys: keys, Now: oracle.U(1<<40 + 5)},
+		}}
+	r, _ := newRecorder()
+	p := holds(func(t oracle.Trace) bool {
+		return slices.ContainsFunc(t.Ops, func(op oracle.Op) bool {
+			return op.Kind == oracle.CheckAny && len(op.Keys) >= 2 && slices.ContainsFunc(op.Keys, func(k oracle.Bytes) bool { return k != "" })
+		})
+	})
+	got, _, err := conformance.Shrink(r, orig, p, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oracle.Trace{Component: oracle.Throttle,
+		Config: oracle.Config{Throttle: &oracle.ThrottleConfig{Threshold: oracle.U(1), WindowSecs: oracle.U(1), BanSecs: oracle.U(1)}},
+		Ops:    []oracle.Op{{Kind: oracle.CheckAny, Keys: []oracle.Bytes{"", "a"}, Now: oracle.U(0)}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Shrink = %#v %#v, want %#v %#v", got.Config, got.Ops, want.Config, want.Ops)
+	}
+	if !reflect.DeepEqual(orig.Ops[1].Keys, keys) || num(orig.Config.Throttle.Threshold) != 5 {
+		t.Error("Shrink changed the trace it was given")
+	}
+}
+
+// Times shift toward 0 together: admits 10 ticks apart at huge times
+// shrink to admits at 0 and 10.
+func TestShrinkShiftsTimesTogether(t *testing.T) {
+	admit := func(ip string, now int64) oracle.Op {
+		return oracle.Op{Kind: oracle.Admit, IP: bytesPtr(ip), Now: oracle.I(now)}
+	}
+	orig := oracle.Trace{Component: oracle.Gate,
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(3), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(4), Slots: oracle.I(64), TickNanos: oracle.I(1e9)}},
+		Ops:    []oracle.Op{admit("10.0.0.1", 1<<60), {Kind: oracle.Release}, admit("\xff\xfe", 1<<60+3), admit("::1", 1<<60+13), {Kind: oracle.InFlight}}}
+	r, _ := newRecorder()
+	p := holds(func(t oracle.Trace) bool {
+		var nows []int64
+		for _, op := range t.Ops {
+			if op.Kind == oracle.Admit {
+				nows = append(nows, num(op.Now))
+			}
+		}
+		for i := 1; i < len(nows); i++ {
+			if nows[i]-nows[i-1] == 10 {
+				return true
+			}
+		}
+		return false
+	})
+	got, _, err := conformance.Shrink(r, orig, p, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []oracle.Op{admit("", 0), admit("", 10)}
+	if !reflect.DeepEqual(got.Ops, want) {
+		t.Errorf("Shrink = %#v, want %#v", got.Ops, want)
+	}
+}
+
+// A past deadline stops shrinking after the re-run of the original.
+func TestShrinkStopsAtItsDeadline(t *testing.T) {
+	r, _ := newRecorder()
+	orig := longLimTrace()
+	got, runs, err := conformance.Shrink(r, orig, holds(func(oracle.Trace) bool { return true }), time.Now().Add(-time.Second))
+	if err != nil || runs != 1 || !reflect.DeepEqual(got, orig) {
+		t.Errorf("Shrink past its deadline = %d ops, %d runs, %v; want the original after 1 run", len(got.Ops), runs, err)
+	}
+}
+
+// A trace that does not fail again is not shrunk: ErrNotReproduced.
+func TestShrinkReportsATraceThatDoesNotFailAgain(t *testing.T) {
+	r, _ := newRecorder()
+	_, runs, err := conformance.Shrink(r, longLimTrace(), holds(func(oracle.Trace) bool { return false }), time.Time{})
+	if !errors.Is(err, conformance.ErrNotReproduced) || runs != 1 {
+		t.Errorf("Shrink = %d runs, %v; want ErrNotReproduced after 1 run", runs, err)
+	}
+}
+
+// breakAfter breaks on its nth call.
+type breakAfter struct {
+	conformance.SubjectRunner
+	n, calls *int
+}
+
+func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRun)) error {
+	if *b.calls++; *b.calls >= *b.n {
+		return &conformance.BrokenError{What: "exited with status 2", Trace: 0, Op: -2}
+	}
+	return b.SubjectRunner.RunTraces(ts, each)
+}
+
+// A runner that breaks while shrinking ends it with its *BrokenError and
+// the smallest failing trace reached.
+func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
+	n, calls := 5, 0
+	r := breakAfter{conformance.SubjectRunner{S: oracle.Model{}}, &n, &calls}
+	orig := longLimTrace()
+	got, runs, err := conformance.Shrink(r, orig, costAtLeast100, time.Time{})
+	var be *conformance.BrokenError
+	if !errors.As(err, &be) || runs != 5 {
+		t.Fatalf("Shrink = %d runs, %v; want the *BrokenError at run 5", runs, err)
+	}
+	if len(got.Ops) >= len(orig.Ops) {
+		t.Errorf("Shrink returned %d ops, want fewer than the original's %d", len(got.Ops), len(orig.Ops))
+	}
+}

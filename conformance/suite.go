@@ -1,0 +1,89 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// The verdicts of a case a port broke on, and of the cases it never reached.
+const (
+	Broken Verdict = "broken"  // the port broke the protocol during this case (PROTO-9)
+	NotRun Verdict = "not_run" // the port broke before this case ran
+)
+
+// CaseResult is what became of one case in a suite run.
+type CaseResult struct {
+	Case    Case
+	Verdict Verdict
+	// Divergence is the first result that differs from the case's
+	// expectation (Fail); nil when the failure is a fault.
+	Divergence *oracle.Divergence
+	// Why says in one line why the case failed, was skipped, broke or did
+	// not run.
+	Why string
+	// Got is what the port returned: the outcome of open and the results
+	// of the ops that ran.
+	Got oracle.Outcome
+	// Stderr is what the port wrote on stderr while the case ran.
+	Stderr string
+}
+
+// RunCases runs every case on r, pipelined, and returns one result per
+// case, in the order of cases. A case of a component r does not implement
+// is skipped without a request. When r breaks, the case in flight is
+// Broken, every later case NotRun, and the *BrokenError is returned too.
+//
+// spec VEC-12: "A subject that does not implement a case's component ... skips it"
+// spec PROTO-9: "reports the case in flight as broken ... reports every case not finished as not run"
+func RunCases(r Runner, cases []Case) ([]CaseResult, error) {
+	results := make([]CaseResult, len(cases))
+	var traces []oracle.Trace
+	var index []int // index[i] is the case of traces[i]
+	for i, c := range cases {
+		results[i] = CaseResult{Case: c, Verdict: NotRun, Why: "not run: the port broke before it"}
+		if !r.Implements(c.Component) {
+			results[i].Verdict, results[i].Why = Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
+			continue
+		}
+		traces = append(traces, c.Trace())
+		index = append(index, i)
+	}
+	err := r.RunTraces(traces, func(i int, run TraceRun) {
+		res := &results[index[i]]
+		*res = judge(res.Case, traces[i], run)
+	})
+	var broken *BrokenError
+	if errors.As(err, &broken) && broken.Trace >= 0 && broken.Trace < len(index) {
+		res := &results[index[broken.Trace]]
+		res.Verdict, res.Stderr = Broken, broken.Stderr
+		res.Why = broken.What
+		if at := describe(traces[broken.Trace], broken.Op); broken.Op >= -1 && !strings.Contains(broken.What, at) {
+			res.Why = fmt.Sprintf("%s, at %s", broken.What, at)
+		}
+	}
+	return results, err
+}
+
+// judge compares a case's run with its expectations.
+//
+// spec VEC-10: "It passes iff every op's result equals its expect exactly"
+func judge(c Case, t oracle.Trace, run TraceRun) CaseResult {
+	res := CaseResult{Case: c, Got: run.Outcome, Stderr: run.Stderr}
+	switch {
+	case run.Skipped != "":
+		res.Verdict, res.Why = Skip, "skipped by the port: "+run.Skipped
+	case run.Fault != "":
+		res.Verdict, res.Why = Fail, fmt.Sprintf("fault at %s: %s", describe(t, run.FaultOp), run.Fault)
+	default:
+		if d := oracle.Compare(t, c.Expected(), run.Outcome); d != nil {
+			res.Verdict, res.Divergence = Fail, d
+			res.Why = "result differs at " + describe(t, d.Index)
+		} else {
+			res.Verdict = Pass
+		}
+	}
+	return res
+}
