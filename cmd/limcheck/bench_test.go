@@ -18,7 +18,9 @@ import (
 // The Go port runs as a process (`limcheck serve`, through a link to this
 // test binary, which TestMain turns into the CLI), exactly as a user runs
 // it; InProcess variants serve it over in-memory pipes, and Direct runs the
-// fuzzer with no protocol at all: the fuzzer's own ceiling.
+// fuzzer with no protocol at all: the fuzzer's own ceiling. The fuzz
+// benchmarks run with the GC target limcheck fuzz sets (fuzzGCPercent);
+// set GOGC=100 to see the default's cost.
 
 // benchPorts are the ports the benchmarks drive, by name.
 func benchPorts(b *testing.B) map[string]string {
@@ -128,6 +130,7 @@ func BenchmarkFuzz(b *testing.B) {
 }
 
 func benchFuzz(b *testing.B, r conformance.Runner) {
+	tuneGC() // as limcheck fuzz runs
 	ops := 0
 	for seed := uint64(1); b.Loop(); seed++ {
 		rep, err := conformance.Fuzz(r, conformance.FuzzOptions{Seed: seed, Ops: benchFuzzOps})

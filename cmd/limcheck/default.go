@@ -20,6 +20,7 @@ const defaultOps = 40000
 // part.
 func (c cli) defaultRun() int {
 	fmt.Fprintf(c.stdout, "limcheck, spec %s: the bundled Go implementation (impl/) against the reference model\n", specVersion())
+	tuneGC()
 	status := exitOK
 	worse := func(s int) {
 		if s > status {

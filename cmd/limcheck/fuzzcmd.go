@@ -70,6 +70,7 @@ func (c cli) fuzzCmd(args []string) int {
 		*seed = rand.Uint64N(1<<53-1) + 1
 	}
 	repro += fmt.Sprintf(" --seed %d", *seed)
+	tuneGC()
 	port, err := pf.open()
 	var broken *conformance.BrokenError
 	if errors.As(err, &broken) && *jsonOut {

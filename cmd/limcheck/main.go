@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -205,6 +206,19 @@ func (c cli) portProblem(pf *portFlags, err error) int {
 	}
 	fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
 	return exitUsage
+}
+
+// fuzzGCPercent is the GC target of the commands that stream traces (fuzz,
+// serve, the default run): they allocate many short-lived small objects
+// over a small live heap, and a GC every 100% of growth costs them about a
+// third of their throughput (BENCHMARKS.md). A GOGC the user sets wins.
+const fuzzGCPercent = 400
+
+// tuneGC sets fuzzGCPercent unless GOGC is set.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(fuzzGCPercent)
+	}
 }
 
 // isTerminal reports whether f is a character device (a terminal).

@@ -24,6 +24,7 @@ func (c cli) serveCmd(args []string) int {
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
+	tuneGC()
 	var s oracle.Subject = implsubject.Impl{}
 	h := bundledHello()
 	if *model {
