@@ -88,7 +88,12 @@ func (c cli) fuzzCmd(args []string) int {
 	}
 	opt := conformance.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime}
 	if c.tty && !*jsonOut {
+		var shown time.Duration
 		opt.Progress = func(s conformance.FuzzStatus) {
+			if s.Elapsed-shown < 100*time.Millisecond { // a terminal need not redraw more often
+				return
+			}
+			shown = s.Elapsed
 			fmt.Fprintf(c.stderr, "\rfuzz: %d traces, %d ops (%.0f ops/s), %d skipped, %v ", s.Traces, s.Ops, float64(s.Ops)/max(s.Elapsed.Seconds(), 1e-9), s.Skipped, s.Elapsed.Round(time.Second))
 		}
 	}
