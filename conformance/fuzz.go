@@ -100,14 +100,10 @@ func (c *Counterexample) Report(gotName string) string {
 		b.WriteString("warning: the trace did not fail again when re-run (flaky?); it is shown as found\n")
 	}
 	if c.Divergence != nil {
-		b.WriteString(c.Divergence.Report(c.Trace, "model", gotName))
+		b.WriteString(Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Run.Outcome).Text("model", gotName))
 	} else {
-		d := &oracle.Divergence{Index: c.FaultOp}
-		if c.FaultOp >= 0 && c.FaultOp < len(c.Trace.Ops) {
-			d.Op = c.Trace.Ops[c.FaultOp]
-		}
-		d.Diff = "fault: " + c.Fault + "\n"
-		b.WriteString(d.Report(c.Trace, "model", gotName))
+		b.WriteString(Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
+		fmt.Fprintf(&b, "%s faulted at %s: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
 	}
 	if c.Run.Stderr != "" {
 		fmt.Fprintf(&b, "\nstderr of %s while the trace ran:\n%s", gotName, c.Run.Stderr)

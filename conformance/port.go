@@ -107,7 +107,6 @@ type Port struct {
 	drained chan struct{} // closed when the port's stderr ended
 	exit    *exitInfo     // how the port ended, once it did
 	closed  bool
-	readErr error
 }
 
 // event is one thing the reader goroutine saw on the port's stdout.
@@ -165,6 +164,10 @@ func newPort(name string, tr transport, opt PortOptions) (*Port, error) {
 	}
 	return p, nil
 }
+
+// Command returns what the port was started from: its command line, or a
+// description of an in-process port.
+func (p *Port) Command() string { return p.name }
 
 // Hello returns the port's hello.
 func (p *Port) Hello() Hello { return p.hello }

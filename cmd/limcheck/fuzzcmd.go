@@ -157,10 +157,7 @@ func printCounterexample(c cli, rep conformance.FuzzReport, file string, pf *por
 	if f.Divergence != nil {
 		fmt.Fprint(c.stdout, divergenceText(f, "port"))
 	} else {
-		fmt.Fprintf(c.stdout, "  %s trace, config %s\n", f.Trace.Component, jsonText(f.Trace.Config))
-		for i, op := range f.Trace.Ops {
-			fmt.Fprintf(c.stdout, "  %3d %s\n", i, jsonText(op))
-		}
+		fmt.Fprint(c.stdout, indent(conformance.Differ(f.Trace, f.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context, "  "))
 		fmt.Fprintf(c.stdout, "  the port faulted at op %d: %s\n", f.FaultOp, f.Fault)
 	}
 	if f.Run.Stderr != "" {
@@ -179,13 +176,8 @@ func printCounterexample(c cli, rep conformance.FuzzReport, file string, pf *por
 // divergenceText renders a counterexample's divergence: its ops up to
 // the diverging one, then the model's and the subject's result there.
 func divergenceText(f *conformance.Counterexample, name string) string {
-	i := f.Divergence.Index
-	exp, got := outcomeAt(f.Case.Expected(), i), outcomeAt(f.Run.Outcome, i)
-	s := indent(context(f.Trace, i), "  ") + fmt.Sprintf("  model    %s\n  %-8s %s\n", exp, name, got)
-	if fields := differingFields(exp, got); len(fields) > 0 {
-		s += fmt.Sprintf("  differs  %s\n", strings.Join(fields, ", "))
-	}
-	return s
+	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
+	return indent(d.Text("model", name), "  ")
 }
 
 // fuzzJSON prints the fuzz result as JSON.

@@ -259,26 +259,6 @@ func TestWriteJUnit(t *testing.T) {
 }
 
 // TestDifferingFields checks the "differs" line of a failure: the keys
-// whose values differ, sorted, a key present on one side only included.
-func TestDifferingFields(t *testing.T) {
-	tests := []struct {
-		a, b   string
-		want   []string
-		reason string
-	}{
-		{`{"ok":"0","retry":"5"}`, `{"ok":"0","retry":"6"}`, []string{"retry"}, "one value differs"},
-		{`{"tks":"1","ok":"1"}`, `{"ok":"0"}`, []string{"ok", "tks"}, "a missing key differs too; sorted"},
-		{`{}`, `{"error":"config"}`, []string{"error"}, "a key on the got side only"},
-		{`{"ok":"1"}`, `{"ok":"1"}`, nil, "equal objects"},
-		{`(no result)`, `{"ok":"1"}`, nil, "not objects: nothing to compare"},
-	}
-	for _, tt := range tests {
-		if got := differingFields(tt.a, tt.b); !slices.Equal(got, tt.want) {
-			t.Errorf("differingFields(%s, %s) = %q, want %q (%s)", tt.a, tt.b, got, tt.want, tt.reason)
-		}
-	}
-}
-
 // TestShellQuote checks that the reproduce lines' quoting survives sh:
 // the quoted string comes back unchanged, whatever it holds.
 func TestShellQuote(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -100,9 +99,8 @@ func newReport(h conformance.Hello, results []conformance.CaseResult, expectFail
 				op := r.Case.Ops[i].Op
 				cr.Op = &op
 			}
-			cr.Context = context(r.Case.Trace(), i)
-			cr.Expected, cr.Got = outcomeAt(r.Case.Expected(), i), outcomeAt(r.Got, i)
-			cr.Fields = differingFields(cr.Expected, cr.Got)
+			diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
+			cr.Context, cr.Expected, cr.Got, cr.Fields = diff.Context, diff.Want, diff.Got, diff.Fields
 		}
 		rep.count(cr.Verdict)
 		rep.Cases = append(rep.Cases, cr)
@@ -188,11 +186,8 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 			fmt.Fprintf(w, "       %s\n", c.Why)
 		}
 		if c.Context != "" {
-			fmt.Fprint(w, indent(c.Context, "       "))
-			fmt.Fprintf(w, "       expected %s\n       got      %s\n", c.Expected, c.Got)
-			if len(c.Fields) > 0 {
-				fmt.Fprintf(w, "       differs  %s\n", strings.Join(c.Fields, ", "))
-			}
+			d := conformance.Difference{Context: c.Context, Want: c.Expected, Got: c.Got, Fields: c.Fields}
+			fmt.Fprint(w, indent(d.Text("expected", "got"), "       "))
 		}
 		if c.Stderr != "" && c.Verdict != vSkip {
 			fmt.Fprintln(w, "       port stderr while the case ran:")
@@ -209,57 +204,6 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 		}
 	}
 	fmt.Fprintln(w, rep.closing())
-}
-
-// context renders the ops of t up to the diverging one (-1: open), one
-// JSON line each, the diverging one marked.
-func context(t oracle.Trace, at int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s, config %s\n", t.Component, jsonText(t.Config))
-	for i, op := range t.Ops[:min(max(at+1, 0), len(t.Ops))] {
-		mark := " "
-		if i == at {
-			mark = ">"
-		}
-		fmt.Fprintf(&b, "%s %3d %s\n", mark, i, jsonText(op))
-	}
-	return b.String()
-}
-
-// outcomeAt renders the result of op i of o (-1: the outcome of open) as
-// JSON; "(no result)" when o has none there.
-func outcomeAt(o oracle.Outcome, i int) string {
-	switch {
-	case i == -1 && o.Open == "":
-		return "{} (opened)"
-	case i == -1:
-		return jsonText(oracle.Result{Error: o.Open})
-	case i < len(o.Results):
-		return jsonText(o.Results[i])
-	}
-	return "(no result)"
-}
-
-// differingFields returns the keys whose values differ between two JSON
-// objects, in sorted order; nil when either is not an object.
-func differingFields(a, b string) []string {
-	var ma, mb map[string]any
-	if json.Unmarshal([]byte(a), &ma) != nil || json.Unmarshal([]byte(b), &mb) != nil {
-		return nil
-	}
-	var out []string
-	for k, v := range ma {
-		if w, ok := mb[k]; !ok || jsonText(v) != jsonText(w) {
-			out = append(out, k)
-		}
-	}
-	for k := range mb {
-		if _, ok := ma[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // printStderr prints a port's stderr, its last lines, under a heading.
@@ -353,13 +297,4 @@ func writeJUnit(file string, rep *report) error {
 		return fmt.Errorf("-junit: %w", err)
 	}
 	return nil
-}
-
-// jsonText renders v as one JSON line.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%+v", v)
-	}
-	return string(b)
 }
