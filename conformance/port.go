@@ -248,6 +248,15 @@ func (p *Port) breaks(trace, op int, what string) *BrokenError {
 	return p.broken
 }
 
+// Kill stops the port at once (its whole process group), for a caller
+// that is itself being stopped; a Port is not safe for concurrent use, but
+// Kill may be called from any goroutine. Later calls return errors.
+func (p *Port) Kill() {
+	if p.tr.kill != nil {
+		p.tr.kill()
+	}
+}
+
 func (p *Port) kill() {
 	select {
 	case <-p.dead:

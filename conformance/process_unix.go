@@ -44,17 +44,29 @@ func StartPort(command string, opt PortOptions) (*Port, error) {
 	}
 	closeAll(stdinR, stdoutW, stderrW) // the port's ends
 	pgid := cmd.Process.Pid
-	var once sync.Once
+	var (
+		mu             sync.Mutex
+		killed, reaped bool // once the leader is reaped its pid may be reused: never signal it then
+	)
 	kill := func() {
-		once.Do(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if killed {
+			return
+		}
+		killed = true
+		if !reaped {
 			syscall.Kill(-pgid, syscall.SIGKILL) //nolint:errcheck // already gone is fine
-			stdoutR.Close()
-			stdinW.Close()
-		})
+		}
+		stdoutR.Close()
+		stdinW.Close()
 	}
 	exited := make(chan exitInfo, 1)
 	go func() {
 		err := cmd.Wait()
+		mu.Lock()
+		reaped = true
+		mu.Unlock()
 		x := exitInfo{ok: err == nil, how: "exit status 0"}
 		if err != nil {
 			x.how = err.Error()

@@ -18,7 +18,7 @@ import (
 const fakeportUsage = `usage: fakeport MODE [N]
 modes: good, lying, skip-gate, stderr-flood, out-of-order, unknown-seq,
   bad-hello, no-hello, exit-nonzero-at-end, crash-after N, hang-after N,
-  nonjson-after N, early-exit-after N`
+  nonjson-after N, early-exit-after N, pid-then-hang FILE`
 
 // pyTraceback is what crash-after writes on stderr before it dies: a
 // crashing Python port's last words, which limcheck must show.
@@ -48,7 +48,7 @@ func fakeportMain() {
 		if n, err = strconv.Atoi(args[1]); err != nil || n < 0 {
 			fail("fakeport: bad N " + args[1])
 		}
-	} else if len(args) != 1 {
+	} else if len(args) != 1 && mode != "pid-then-hang" {
 		fail(fakeportUsage)
 	}
 	var s oracle.Subject = oracle.Model{}
@@ -70,6 +70,12 @@ func fakeportMain() {
 		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // waits for limcheck to give up
 		os.Exit(0)
 	case "no-hello":
+		time.Sleep(time.Hour)
+	case "pid-then-hang": // fakeport pid-then-hang FILE: hello, its pid in FILE, then silence
+		fmt.Println(`{"protocol": "limcheck-port/1", "name": "fakeport-hang", "version": "1", "components": ["lim"]}`)
+		if len(os.Args) < 3 || os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())), 0o644) != nil {
+			os.Exit(2)
+		}
 		time.Sleep(time.Hour)
 	case "stderr-flood":
 		// 10 MiB of stderr, written as the replies go: a port that blocks

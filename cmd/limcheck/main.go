@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/limcheck/limcheck"
@@ -26,7 +29,34 @@ const (
 )
 
 func main() {
+	stopPortsOnSignal()
 	os.Exit(cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, tty: isTerminal(os.Stderr)}.main(os.Args[1:]))
+}
+
+// livePorts are the ports this process started, killed if it is
+// interrupted: each runs in its own process group (PROTO-1), so the
+// terminal's interrupt does not reach it, and a hung one would outlive
+// limcheck.
+var livePorts struct {
+	sync.Mutex
+	ports []*conformance.Port
+}
+
+// stopPortsOnSignal kills every live port and exits 130 on an interrupt
+// or a termination request.
+func stopPortsOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		livePorts.Lock()
+		for _, p := range livePorts.ports {
+			p.Kill()
+		}
+		livePorts.Unlock()
+		fmt.Fprintf(os.Stderr, "\nlimcheck: %v: stopped the port\n", sig)
+		os.Exit(130)
+	}()
 }
 
 // run is main without the process, for tests: no stdin, no terminal.
@@ -65,6 +95,7 @@ Exit status (run, fuzz, replay and the default):
   2  usage or input error: a bad flag, an unreadable or malformed vector
   3  the port broke the protocol: bad hello, crash, hang, non-JSON output,
      replies out of order or with an unknown seq, early exit
+An interrupt (or SIGTERM) kills the port's process group and exits 130.
 `
 
 func (c cli) main(args []string) int {
@@ -174,7 +205,13 @@ func (pf *portFlags) open() (*conformance.Port, error) {
 	if pf.command == "" {
 		return bundled(opt)
 	}
-	return conformance.StartPort(pf.command, opt)
+	p, err := conformance.StartPort(pf.command, opt)
+	if err == nil {
+		livePorts.Lock()
+		livePorts.ports = append(livePorts.ports, p)
+		livePorts.Unlock()
+	}
+	return p, err
 }
 
 // bundled is the project's impl/ served in process through the protocol.

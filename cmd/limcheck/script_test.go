@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -18,9 +20,7 @@ import (
 // limcheck (the real CLI) and fakeport (a misbehaving port, fakeport_test.go).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"limcheck": func() {
-			os.Exit(cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}.main(os.Args[1:]))
-		},
+		"limcheck": main,
 		"fakeport": fakeportMain,
 	})
 }
@@ -55,10 +55,44 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"waitfile":  cmdWaitFile,
+			"gone":      cmdGone,
 			"status":    cmdStatus,
 			"validjson": cmdValidJSON,
 		},
 	})
+}
+
+// cmdWaitFile is `waitfile FILE`: it waits up to 10s for FILE to exist
+// and be non-empty (a background process's sign that it got somewhere).
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if st, err := os.Stat(ts.MkAbs(args[0])); err == nil && st.Size() > 0 {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within 10s", args[0])
+}
+
+// cmdGone is `gone PIDFILE`: it fails unless the process whose pid PIDFILE
+// holds is gone within 5s (signal 0 finds no such process).
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	if err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+	}
+	ts.Fatalf("process %d is still running", pid)
 }
 
 // cmdStatus is `status N COMMAND [ARGS...]`: it runs COMMAND as exec does
