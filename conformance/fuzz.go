@@ -80,6 +80,9 @@ type Counterexample struct {
 	Run TraceRun
 	// ShrinkRuns is the number of candidate traces shrinking ran.
 	ShrinkRuns int
+	// FoundAfter is the time from the start of the run to the failing
+	// trace's result; ShrinkTime is how long shrinking took after that.
+	FoundAfter, ShrinkTime time.Duration
 	// Reproduced is false when the trace as found did not fail again
 	// when re-run (a flaky implementation): then Trace is Original and
 	// Run the run that failed.
@@ -184,7 +187,11 @@ func Fuzz(r Runner, opt FuzzOptions) (FuzzReport, error) {
 			if shrinkTime <= 0 {
 				shrinkTime = DefaultShrinkTime
 			}
-			ce, err := counterexample(r, opt.Seed, b.start+fail, b.traces[fail], b.sent[fail], failRun, time.Now().Add(shrinkTime))
+			found := time.Now()
+			ce, err := counterexample(r, opt.Seed, b.start+fail, b.traces[fail], b.sent[fail], failRun, found.Add(shrinkTime))
+			if ce != nil {
+				ce.FoundAfter, ce.ShrinkTime = found.Sub(start), time.Since(found)
+			}
 			rep.Found = ce
 			rep.Elapsed = time.Since(start)
 			return rep, err

@@ -148,8 +148,8 @@ func (c cli) fuzzCmd(args []string) int {
 // printCounterexample prints a found divergence for people.
 func printCounterexample(c cli, rep conformance.FuzzReport, file string, pf *portFlags, repro string) {
 	f := rep.Found
-	fmt.Fprintf(c.stdout, "DIVERGENCE after %d traces, %d ops (%v): trace %d of seed %d, %d ops, shrunk to %d ops in %d runs\n",
-		rep.Traces, rep.Ops, rep.Elapsed.Round(time.Millisecond), f.Index, f.Seed, len(f.Original.Ops), len(f.Trace.Ops), f.ShrinkRuns)
+	fmt.Fprintf(c.stdout, "DIVERGENCE after %d traces, %d ops (%v): trace %d of seed %d, %d ops, shrunk to %d ops in %d runs (%v)\n",
+		rep.Traces, rep.Ops, f.FoundAfter.Round(time.Millisecond), f.Index, f.Seed, len(f.Original.Ops), len(f.Trace.Ops), f.ShrinkRuns, f.ShrinkTime.Round(time.Millisecond))
 	if !f.Reproduced {
 		fmt.Fprintln(c.stdout, "warning: the trace did not fail again when re-run, so it was not shrunk: the port answers the same ops differently (state leaking between instances, time, randomness?)")
 	}
@@ -187,6 +187,8 @@ func (c cli) fuzzJSON(rep conformance.FuzzReport, file, broken, stderr, repro st
 		Index      int              `json:"index"`
 		Original   int              `json:"original_ops"`
 		ShrinkRuns int              `json:"shrink_runs"`
+		FoundMS    int64            `json:"found_after_ms"`
+		ShrinkMS   int64            `json:"shrink_ms"`
 		File       string           `json:"file"`
 		Case       conformance.Case `json:"case"`
 		Diff       string           `json:"diff,omitempty"`
@@ -205,7 +207,8 @@ func (c cli) fuzzJSON(rep conformance.FuzzReport, file, broken, stderr, repro st
 		Reproduce string  `json:"reproduce"`
 	}{rep.Traces, rep.Ops, rep.Skipped, rep.Elapsed.Milliseconds(), float64(rep.Ops) / max(rep.Elapsed.Seconds(), 1e-9), nil, broken, stderr, repro}
 	if f := rep.Found; f != nil {
-		out.Found = &found{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns, File: file, Case: f.Case, Fault: f.Fault, Stderr: f.Run.Stderr}
+		out.Found = &found{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns,
+			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: file, Case: f.Case, Fault: f.Fault, Stderr: f.Run.Stderr}
 		if f.Divergence != nil {
 			out.Found.Diff = f.Divergence.Diff
 		}

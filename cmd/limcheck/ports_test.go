@@ -94,6 +94,8 @@ type fuzzResult struct {
 	Found     *struct {
 		Original   int    `json:"original_ops"`
 		ShrinkRuns int    `json:"shrink_runs"`
+		FoundMS    int64  `json:"found_after_ms"`
+		ShrinkMS   int64  `json:"shrink_ms"`
 		File       string `json:"file"`
 		Case       struct {
 			ID  string            `json:"id"`
@@ -136,8 +138,8 @@ func TestEveryMutantIsCaughtByRunAndFoundByFuzz(t *testing.T) {
 				if n := len(res.Found.Case.Ops); n > maxShrunkOps {
 					t.Errorf("shrunk counterexample has %d ops, want at most %d:\n%s", n, maxShrunkOps, out)
 				}
-				t.Logf("%-6s %-26s run: %2d cases fail; fuzz: found after %5d ops, %5d ms; shrunk %2d -> %d ops in %3d runs",
-					p.name, m.Name, failed, res.Ops, res.ElapsedMS, res.Found.Original, len(res.Found.Case.Ops), res.Found.ShrinkRuns)
+				t.Logf("%-6s %-26s run: %2d cases fail; fuzz: found after %5d ops, %4d ms; shrunk %2d -> %d ops in %3d runs, %4d ms",
+					p.name, m.Name, failed, res.Ops, res.Found.FoundMS, res.Found.Original, len(res.Found.Case.Ops), res.Found.ShrinkRuns, res.Found.ShrinkMS)
 				if status, out, _ := cliRun("replay", "-port", cmd, file); status != exitFailed {
 					t.Errorf("replay of the counterexample on the mutant: status %d, want %d\n%s", status, exitFailed, out)
 				}
