@@ -203,13 +203,27 @@ func (p *Port) handshake() error {
 		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait.Round(100*time.Millisecond)))
 	case x := <-p.tr.exited:
 		p.exit = &x
-		return p.breaks(-1, -2, "exited before its hello ("+x.how+")")
+		select { // what it wrote before it exited may still be on its way
+		case ev = <-p.events:
+		case <-time.After(time.Second):
+			return p.breaks(-1, -2, "exited before its hello ("+x.how+")")
+		}
 	}
 	if ev.err != nil {
-		if errors.Is(ev.err, io.EOF) {
-			return p.breaks(-1, -2, "closed its stdout before its hello")
+		if !errors.Is(ev.err, io.EOF) {
+			return p.breaks(-1, -2, "bad hello: "+ev.err.Error())
 		}
-		return p.breaks(-1, -2, "bad hello: "+ev.err.Error())
+		if p.exit == nil && p.tr.exited != nil {
+			select { // name the exit status when it comes at once
+			case x := <-p.tr.exited:
+				p.exit = &x
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		if p.exit != nil {
+			return p.breaks(-1, -2, "exited before its hello ("+p.exit.how+")")
+		}
+		return p.breaks(-1, -2, "closed its stdout before its hello")
 	}
 	h := *ev.hello
 	switch {
