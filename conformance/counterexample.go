@@ -128,20 +128,21 @@ func InContract(op oracle.Op) bool {
 }
 
 // opClauses maps each op to the clauses the spec's operations table names
-// for it; a range LIM-7..LIM-13 is named by its first clause.
+// for it, ranges in full (lim_take: LIM-7..LIM-13), and for admit also
+// GATE-12, which defines its retry_after.
 var opClauses = map[oracle.Kind][]string{
 	oracle.LimCfg:        {"LIM-3"},
 	oracle.LimBktNew:     {"LIM-6"},
-	oracle.LimTake:       {"LIM-7"},
+	oracle.LimTake:       {"LIM-7", "LIM-8", "LIM-9", "LIM-10", "LIM-11", "LIM-12", "LIM-13"},
 	oracle.LimAcq:        {"LIM-14"},
 	oracle.LimRel:        {"LIM-15"},
 	oracle.LimIPKey:      {"LIM-16"},
 	oracle.LimResp503:    {"LIM-17", "LIM-18"},
-	oracle.Admit:         {"GATE-3"},
+	oracle.Admit:         {"GATE-3", "GATE-4", "GATE-5", "GATE-6", "GATE-7", "GATE-8", "GATE-9", "GATE-10", "GATE-12"},
 	oracle.Release:       {"GATE-11"},
-	oracle.Check:         {"THR-7"},
-	oracle.CheckAny:      {"THR-10"},
-	oracle.RecordFailure: {"THR-11"},
+	oracle.Check:         {"THR-7", "THR-8", "THR-9", "THR-10"},
+	oracle.CheckAny:      {"THR-7", "THR-8", "THR-9", "THR-10"},
+	oracle.RecordFailure: {"THR-11", "THR-12", "THR-13"},
 	oracle.RecordSuccess: {"THR-14"},
 	oracle.Reset:         {"THR-15"},
 	oracle.PurgeExpired:  {"THR-16"},
@@ -149,10 +150,10 @@ var opClauses = map[oracle.Kind][]string{
 }
 
 // ClausesOf returns the clause IDs t's ops exercise, by the operations
-// table of spec.md (lim_take: LIM-7, admit: GATE-3, check: THR-7,
-// check_any: THR-10, record_failure: THR-11, set_faults: STORE-10, ...;
-// in_flight and bucket name none), with VEC-10, deduplicated and in spec
-// order.
+// table of spec.md (lim_take: LIM-7..LIM-13, admit: GATE-3..GATE-10 and
+// GATE-12, check and check_any: THR-7..THR-10, record_failure:
+// THR-11..THR-13, set_faults: STORE-10, ...; in_flight and bucket name
+// none), with VEC-10, deduplicated and in spec order.
 func ClausesOf(t oracle.Trace) []string {
 	ids := []string{"VEC-10"}
 	for _, op := range t.Ops {
