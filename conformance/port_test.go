@@ -162,7 +162,13 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := fakePort(t, PortOptions{RequestTimeout: 300 * time.Millisecond}, echoModel(tt.hook))
+			// Only the hang waits out the request timeout; the others keep
+			// a long one, so a loaded machine cannot turn them into hangs.
+			timeout := 10 * time.Second
+			if tt.name == "hang" {
+				timeout = 300 * time.Millisecond
+			}
+			p, err := fakePort(t, PortOptions{RequestTimeout: timeout}, echoModel(tt.hook))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +223,11 @@ func TestHandshakeIsChecked(t *testing.T) {
 		``:      "no hello within", // the fake writes nothing
 	}
 	for hello, want := range tests {
-		_, err := fakePort(t, PortOptions{HandshakeTimeout: 200 * time.Millisecond}, func(in *bufio.Scanner, out, _ io.Writer) {
+		timeout := 5 * time.Second // only the silent fake waits it out
+		if hello == "" {
+			timeout = 200 * time.Millisecond
+		}
+		_, err := fakePort(t, PortOptions{HandshakeTimeout: timeout}, func(in *bufio.Scanner, out, _ io.Writer) {
 			if hello != "" {
 				fmt.Fprintln(out, hello)
 			}

@@ -110,12 +110,18 @@ func TestStartPortThatCannotHandshake(t *testing.T) {
 		"printf 'no newline at all'": "no newline",
 	} {
 		start := time.Now()
-		_, err := StartPort(cmd, PortOptions{HandshakeTimeout: 300 * time.Millisecond})
+		// Only sleep 30 waits out the handshake timeout; the others get a
+		// long one, so a loaded machine's slow sh cannot turn them into it.
+		timeout := 5 * time.Second
+		if strings.HasPrefix(cmd, "sleep") {
+			timeout = 300 * time.Millisecond
+		}
+		_, err := StartPort(cmd, PortOptions{HandshakeTimeout: timeout})
 		var b *BrokenError
 		if !errors.As(err, &b) || !strings.Contains(b.What, want) {
 			t.Errorf("StartPort(%q) = %v, want a break saying %q", cmd, err, want)
 		}
-		if d := time.Since(start); d > 3*time.Second {
+		if d := time.Since(start); d > timeout+3*time.Second {
 			t.Errorf("StartPort(%q) took %v", cmd, d)
 		}
 	}
