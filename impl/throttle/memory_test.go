@@ -70,3 +70,31 @@ func TestNoAllocKnownKeys(t *testing.T) {
 		t.Fatalf("%.1f allocations per run on known keys, want 0", allocs)
 	}
 }
+
+// TestLargeRecordsGetSmallChunks checks that a store whose records are
+// large (k stamps of 8 bytes each) holds each key in a chunk of at most
+// max(64 KiB, one record) of data, page rounding aside: tracking one key at
+// the largest k costs about one record, not the 32-record chunk (4 MiB at
+// k = MaxStampsPerKey) small records are grouped in.
+func TestLargeRecordsGetSmallChunks(t *testing.T) {
+	for _, k := range []uint64{1000, 8191, throttle.MaxStampsPerKey} {
+		record := 8 * (k + 1)
+		bound := max(64<<10, record) + 64<<10 // a chunk, plus its rounding and the index
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AddFailure("ip:10.0.0.1", 1, 900); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(s)
+		if grew := after.HeapAlloc - before.HeapAlloc; grew > bound {
+			t.Errorf("k=%d: one key grew the heap by %d bytes, want at most %d (a record is %d)", k, grew, bound, record)
+		}
+	}
+}
