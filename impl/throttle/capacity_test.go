@@ -55,6 +55,9 @@ func TestCapacityThrottle(t *testing.T) {
 			}
 			mustDecide(t, "first key", th.Check("a", t0), allow(1))
 			d, err := th.RecordFailure("a", t0)
+			if err != nil {
+				t.Fatalf("RecordFailure(a, t0) = %+v, %v; want a ban, nil", d, err)
+			}
 			mustDecide(t, "ban of the first key", d, banned(t0+50))
 			d, err = th.RecordFailure("b", t0)
 			var se *throttle.StoreError
@@ -67,6 +70,9 @@ func TestCapacityThrottle(t *testing.T) {
 				t.Fatalf("PurgeExpired = %d, %v; want 1, nil", n, err)
 			}
 			d, err = th.RecordFailure("b", t0+50)
+			if err != nil {
+				t.Fatalf("RecordFailure(b, t0+50) after the purge = %+v, %v; want a ban, nil", d, err)
+			}
 			mustDecide(t, "record after purge", d, banned(t0+100))
 		})
 	}
