@@ -319,32 +319,49 @@ func isDecimal(s string) bool {
 }
 
 // TestPropLimTotal checks PROP-22, the lim part: no input in the int64 and
-// byte-string domains makes any lim function panic.
+// byte-string domains makes any lim function panic (rapid fails the test on
+// a panic and its trace names the function), and each result is one its
+// clause allows (LIM-1: exact, no wrap at the int64 edges).
 func TestPropLimTotal(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		call := ""
-		defer func() {
-			if p := recover(); p != nil {
-				t.Fatalf("%s panicked: %v", call, p)
-			}
-		}()
 		v := func(label string) int64 { return int64s().Draw(t, label) }
 		a := anyTakes().Draw(t, "take")
-		call = a.String()
-		a.take().Bucket()
-		call = "NewConfig, Valid, MakeBucket, NewBucket"
-		lim.NewConfig(v("cap"), v("refil"), v("ivl"), v("maxif")).Valid()
-		lim.MakeBucket(v("tks"), v("last"))
-		lim.NewBucket(v("cap"), v("now"))
+		if r := a.take(); r.Bucket() != (lim.Bucket{Tks: r.Tks, Last: r.Last}) {
+			t.Fatalf("%s.Bucket() = %s, want the result's {tks:%d last:%d}", a, fmtBkt(r.Bucket()), r.Tks, r.Last)
+		}
+		cp, refil, ivl, maxif := v("cap"), v("refil"), v("ivl"), v("maxif")
+		if got, want := lim.NewConfig(cp, refil, ivl, maxif).Valid(), min(cp, refil, ivl, maxif) >= 1; got != want {
+			t.Fatalf("NewConfig(%d, %d, %d, %d).Valid() = %t, want %t (LIM-3, LIM-4)", cp, refil, ivl, maxif, got, want)
+		}
+		tks, last := v("tks"), v("last")
+		if got := lim.MakeBucket(tks, last); got != (lim.Bucket{Tks: tks, Last: last}) {
+			t.Fatalf("MakeBucket(%d, %d) = %s, want {tks:%d last:%d} (LIM-5)", tks, last, fmtBkt(got), tks, last)
+		}
+		cp, now := v("cap"), v("now")
+		if got := lim.NewBucket(cp, now); got != (lim.Bucket{Tks: cp, Last: now}) {
+			t.Fatalf("NewBucket(%d, %d) = %s, want {tks:%d last:%d} (LIM-6)", cp, now, fmtBkt(got), cp, now)
+		}
 		n, maxif := v("n"), v("maxif")
-		call = "Acquire, Release"
-		lim.Acquire(n, maxif)
-		lim.Release(n)
+		if got := lim.Acquire(n, maxif); !shedOrTookOne(n, maxif, got) {
+			t.Fatalf("Acquire(%d, %d) = {ok:%d n:%d}, want {ok:0 n:%d} or one place taken within maxif (LIM-14)",
+				n, maxif, got.OK, got.N, n)
+		}
+		if got, want := lim.Release(n), max(n, 1)-1; got != want {
+			t.Fatalf("Release(%d) = %d, want %d (LIM-15)", n, got, want)
+		}
 		ip := ips().Draw(t, "ip")
-		call = "IPKey"
-		lim.IPKey(ip)
-		retry := v("retry")
-		call = "Response503"
-		lim.Response503(retry)
+		if got := lim.IPKey(ip); got < 0 || got >= lim.KeyPrime {
+			t.Fatalf("IPKey(%q) = %d, want it in [0, KeyPrime) (LIM-16)", ip, got)
+		}
+		lim.Response503(v("retry")) // its bytes: TestPropResponse503WellFormed (PROP-10)
 	})
+}
+
+// shedOrTookOne reports whether r is an outcome LIM-14 allows for
+// Acquire(n, maxif) without saying which: a shed with n unchanged, or one
+// place taken from n >= 0 to n + 1 <= maxif, compared so that a wrap of
+// n + 1 fails.
+func shedOrTookOne(n, maxif int64, r lim.AcquireResult) bool {
+	took := r.OK == 1 && n >= 0 && r.N > n && r.N-1 == n && r.N <= maxif
+	return took || r == lim.AcquireResult{OK: 0, N: n}
 }
