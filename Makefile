@@ -8,10 +8,12 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 2s
 FUZZMINTIME ?= 1s
 
-.PHONY: FORCE test fmtcheck vet purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs: gofmt check, vet, purity, clause check, go test -race, limcheck"
+	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
+	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root and bench, tests included"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
 	@echo "make speccheck  the clause check with its coverage report"
 	@echo "make fmt        gofmt -w the tree"
@@ -22,7 +24,7 @@ help:
 	@echo "                limcheck run and a bounded limcheck fuzz against each"
 	@echo "make mutate     mutation testing of impl/ against the oracle suite (gremlins; MUTATION.md)"
 
-test: fmtcheck vet purity clauses vectorcheck gotest walk fuzzsmoke ports
+test: fmtcheck vet tidycheck staticcheck purity clauses vectorcheck gotest walk fuzzsmoke ports
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -30,6 +32,23 @@ fmtcheck:
 
 vet:
 	$(GO) vet $(PKGS)
+
+# go mod tidy -diff in each module, the root and bench/ (its own go.mod, with
+# a replace of the root): fails, naming the module, when tidy would change its
+# go.mod or go.sum.
+tidycheck:
+	@rc=0; \
+	$(GO) mod tidy -diff || { echo "tidycheck: the root module is not tidy: run go mod tidy and commit go.mod and go.sum"; rc=1; }; \
+	(cd bench && $(GO) mod tidy -diff) || { echo "tidycheck: the bench module is not tidy: run go mod tidy in bench and commit its go.mod and go.sum"; rc=1; }; \
+	if [ $$rc = 0 ]; then echo "tidycheck: the root and bench modules are tidy"; fi; exit $$rc
+
+# staticcheck over both modules, tests included (its default), at a pinned
+# version that go run builds on demand: it is no requirement of either go.mod.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
+	cd bench && $(GO) run $(STATICCHECK) ./...
 
 # The model's purity rule (spec: no package-level mutable state, goroutines,
 # locks, wall clock or randomness), as a go/analysis analyzer.
