@@ -344,7 +344,5 @@ func TestLinFaultStoreRuleChangeIsNotAtomicWithOps(t *testing.T) {
 		t.Fatalf("AddFailure(%q, 0, %d) with set_faults(add_failure) between its rule check and its effect = %d, %v; want 1, nil", k, linThrWindow, n, err)
 	}
 	h := append(c0.ops, c1.ops...)
-	if res := linCheck(linStoreModel(), h); res != porcupine.Illegal {
-		t.Fatalf("CheckOperationsTimeout(model, a rule change inside an add_failure, %v) = %s, want Illegal\n%s", linTimeout, res, linReport(linStoreModel(), h))
-	}
+	linRequireIllegal(t, linStoreModel(), h, "a rule change inside an add_failure")
 }

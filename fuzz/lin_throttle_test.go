@@ -362,7 +362,5 @@ func TestLinCheckAnyOfDistinctKeysIsNotLinearizable(t *testing.T) {
 		t.Fatalf("CheckAny([%q, %q], 1) with a failure of %q and a reset of %q between its reads = %v, want %v", a, b, a, b, got, want)
 	}
 	h := append(c0.ops, c1.ops...)
-	if res := linCheck(linThrModelWhole(), h); res != porcupine.Illegal {
-		t.Fatalf("CheckOperationsTimeout(model, check_any across keys, %v) = %s, want Illegal\n%s", linTimeout, res, linReport(linThrModelWhole(), h))
-	}
+	linRequireIllegal(t, linThrModelWhole(), h, "check_any across keys")
 }
