@@ -34,6 +34,9 @@ type FuzzOptions struct {
 	Progress func(FuzzStatus)
 	// ShrinkTime bounds shrinking a counterexample; 0 means 30s.
 	ShrinkTime time.Duration
+	// ShrinkRuns bounds shrinking by the number of port runs, a bound
+	// that does not depend on the machine's speed; 0 means none.
+	ShrinkRuns int
 }
 
 // The defaults of FuzzOptions.
@@ -139,7 +142,7 @@ func mix(seed, index uint64) uint64 {
 // opt.Seed, i), sent in batches of opt.Batch. A trace the runner skips is
 // counted, not failed; a divergence or a fault is a failure. The first
 // failing trace, in index order, is shrunk (Shrink, re-running candidates
-// through r, for at most opt.ShrinkTime) and reported in Found; the run
+// through r, for at most opt.ShrinkTime and opt.ShrinkRuns) and reported in Found; the run
 // stops there.
 //
 // Generation runs ahead of the runner, on parallel workers, and each
@@ -188,7 +191,8 @@ func Fuzz(r Runner, opt FuzzOptions) (FuzzReport, error) {
 				shrinkTime = DefaultShrinkTime
 			}
 			found := time.Now()
-			ce, err := counterexample(r, opt.Seed, b.start+fail, b.traces[fail], b.sent[fail], failRun, found.Add(shrinkTime))
+			lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns}
+			ce, err := counterexample(r, opt.Seed, b.start+fail, b.traces[fail], b.sent[fail], failRun, lim)
 			if ce != nil {
 				ce.FoundAfter, ce.ShrinkTime = found.Sub(start), time.Since(found)
 			}
@@ -308,7 +312,7 @@ func ptrEqual[T comparable](a, b *T) bool {
 
 // counterexample shrinks the failing trace sent (trace index of the run,
 // generated as orig) whose run was run, and builds its report.
-func counterexample(r Runner, seed uint64, index int, orig, sent oracle.Trace, run TraceRun, deadline time.Time) (*Counterexample, error) {
+func counterexample(r Runner, seed uint64, index int, orig, sent oracle.Trace, run TraceRun, lim ShrinkLimits) (*Counterexample, error) {
 	ce := &Counterexample{Seed: seed, Index: index, Original: orig, Trace: sent, Run: run, Reproduced: true}
 	pred := func(t oracle.Trace, got TraceRun) bool {
 		want, err := oracle.Run(oracle.Model{}, t)
@@ -318,7 +322,7 @@ func counterexample(r Runner, seed uint64, index int, orig, sent oracle.Trace, r
 		ce.Trace, ce.Run = t, got // Shrink keeps every candidate that fails
 		return true
 	}
-	shrunk, runs, err := Shrink(r, sent, pred, deadline)
+	shrunk, runs, err := Shrink(r, sent, pred, lim)
 	ce.ShrinkRuns = runs
 	if errors.Is(err, ErrNotReproduced) {
 		ce.Trace, ce.Run, ce.Reproduced, err = sent, run, false, nil

@@ -20,8 +20,7 @@ var ErrNotReproduced = errors.New("conformance: the trace did not fail again whe
 // from t (for which fails must hold), re-running candidates through r one
 // at a time, and the number of runs it took. It first re-runs t (an error
 // wrapping ErrNotReproduced when fails no longer holds), then repeats these
-// passes until none makes progress or the deadline passes (a zero deadline
-// is none):
+// passes until none makes progress or a limit of lim is reached:
 //
 //   - truncate the ops after the first divergence from the model (or the
 //     op that faulted);
@@ -38,12 +37,12 @@ var ErrNotReproduced = errors.New("conformance: the trace did not fail again whe
 // for which fails holds becomes the current trace, so the last trace fails
 // was called true on is the one returned. A *BrokenError from r is returned
 // with the smallest trace reached so far.
-func Shrink(r Runner, t oracle.Trace, fails func(oracle.Trace, TraceRun) bool, deadline time.Time) (oracle.Trace, int, error) {
+func Shrink(r Runner, t oracle.Trace, fails func(oracle.Trace, TraceRun) bool, lim ShrinkLimits) (oracle.Trace, int, error) {
 	want, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
 		return t, 0, fmt.Errorf("conformance: shrink: the model refuses the trace: %w", err)
 	}
-	s := &shrinker{r: r, fails: fails, deadline: deadline, open: want.Open, tried: map[string]bool{}}
+	s := &shrinker{r: r, fails: fails, lim: lim, open: want.Open, tried: map[string]bool{}}
 	run, err := runOne(r, t)
 	s.runs++
 	switch {
@@ -66,6 +65,15 @@ func Shrink(r Runner, t oracle.Trace, fails func(oracle.Trace, TraceRun) bool, d
 	return s.cur, s.runs, s.err
 }
 
+// ShrinkLimits bound a Shrink; it stops at whichever is reached first.
+// The zero value is no bound. Runs is a logical bound: the same port and
+// trace shrink to the same result on any machine, however busy; Deadline
+// is a wall-clock one, for people who wait on the result.
+type ShrinkLimits struct {
+	Deadline time.Time // no candidate is run after it (zero: none)
+	Runs     int       // the most runs of the port, the first re-run included (0: no bound)
+}
+
 // runOne runs t alone through r.
 func runOne(r Runner, t oracle.Trace) (TraceRun, error) {
 	var got TraceRun
@@ -83,10 +91,10 @@ func runOne(r Runner, t oracle.Trace) (TraceRun, error) {
 
 // shrinker is the state of one Shrink.
 type shrinker struct {
-	r        Runner
-	fails    func(oracle.Trace, TraceRun) bool
-	deadline time.Time
-	open     oracle.ErrorClass // the model's open of the original trace
+	r     Runner
+	fails func(oracle.Trace, TraceRun) bool
+	lim   ShrinkLimits
+	open  oracle.ErrorClass // the model's open of the original trace
 
 	cur     oracle.Trace // the smallest failing trace so far
 	curRun  TraceRun
@@ -97,10 +105,11 @@ type shrinker struct {
 	err   error // the runner broke
 }
 
-// done reports whether shrinking must stop: the runner broke or the
-// deadline passed.
+// done reports whether shrinking must stop: the runner broke or a limit
+// was reached.
 func (s *shrinker) done() bool {
-	return s.err != nil || !s.deadline.IsZero() && !time.Now().Before(s.deadline)
+	return s.err != nil || s.lim.Runs > 0 && s.runs >= s.lim.Runs ||
+		!s.lim.Deadline.IsZero() && !time.Now().Before(s.lim.Deadline)
 }
 
 // try judges cand and makes it the current trace when fails holds.

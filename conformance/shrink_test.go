@@ -61,7 +61,7 @@ var costAtLeast100 = holds(func(t oracle.Trace) bool {
 // integer 0.
 func TestShrinkReachesTheBoundaryOfAProperty(t *testing.T) {
 	r, _ := newRecorder()
-	got, runs, err := conformance.Shrink(r, longLimTrace(), costAtLeast100, time.Time{})
+	got, runs, err := conformance.Shrink(r, longLimTrace(), costAtLeast100, conformance.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestShrinkSendsOnlyWellFormedCandidatesOfTheSameOpen(t *testing.T) {
 			// a property every candidate with an op keeps or loses: never
 			// depends on the runner
 			p := holds(func(t oracle.Trace) bool { return len(t.Ops) >= len(orig.Ops)/2 })
-			_, runs, err := conformance.Shrink(r, orig, p, time.Now().Add(10*time.Second))
+			_, runs, err := conformance.Shrink(r, orig, p, conformance.ShrinkLimits{Runs: 2000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestShrinkSimplifiesKeysListsAndTheConfig(t *testing.T) {
 			return op.Kind == oracle.CheckAny && len(op.Keys) >= 2 && slices.ContainsFunc(op.Keys, func(k oracle.Bytes) bool { return k != "" })
 		})
 	})
-	got, _, err := conformance.Shrink(r, orig, p, time.Time{})
+	got, _, err := conformance.Shrink(r, orig, p, conformance.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestShrinkShiftsTimesTogether(t *testing.T) {
 		}
 		return false
 	})
-	got, _, err := conformance.Shrink(r, orig, p, time.Time{})
+	got, _, err := conformance.Shrink(r, orig, p, conformance.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,16 +177,37 @@ func TestShrinkShiftsTimesTogether(t *testing.T) {
 func TestShrinkStopsAtItsDeadline(t *testing.T) {
 	r, _ := newRecorder()
 	orig := longLimTrace()
-	got, runs, err := conformance.Shrink(r, orig, holds(func(oracle.Trace) bool { return true }), time.Now().Add(-time.Second))
+	got, runs, err := conformance.Shrink(r, orig, holds(func(oracle.Trace) bool { return true }), conformance.ShrinkLimits{Deadline: time.Now().Add(-time.Second)})
 	if err != nil || runs != 1 || !reflect.DeepEqual(got, orig) {
 		t.Errorf("Shrink past its deadline = %d ops, %d runs, %v; want the original after 1 run", len(got.Ops), runs, err)
+	}
+}
+
+// A run bound stops shrinking after exactly that many runs of the port,
+// whatever the machine's speed, and the trace returned is the smallest
+// reached by then.
+func TestShrinkStopsAfterItsRuns(t *testing.T) {
+	orig := longLimTrace()
+	_, all, err := conformance.Shrink(conformance.SubjectRunner{S: oracle.Model{}}, orig, costAtLeast100, conformance.ShrinkLimits{})
+	if err != nil || all < 4 {
+		t.Fatalf("Shrink unbounded = %d runs, %v; want a search of at least 4 runs to cut short", all, err)
+	}
+	for _, n := range []int{1, 2, all / 2} {
+		r, seen := newRecorder()
+		got, runs, err := conformance.Shrink(r, orig, costAtLeast100, conformance.ShrinkLimits{Runs: n})
+		if err != nil || runs != n || len(*seen) != n {
+			t.Errorf("Shrink(Runs: %d) = %d runs (%d seen), %v; want exactly %d", n, runs, len(*seen), err, n)
+		}
+		if len(got.Ops) > len(orig.Ops) {
+			t.Errorf("Shrink(Runs: %d) returned %d ops, more than the original %d", n, len(got.Ops), len(orig.Ops))
+		}
 	}
 }
 
 // A trace that does not fail again is not shrunk: ErrNotReproduced.
 func TestShrinkReportsATraceThatDoesNotFailAgain(t *testing.T) {
 	r, _ := newRecorder()
-	_, runs, err := conformance.Shrink(r, longLimTrace(), holds(func(oracle.Trace) bool { return false }), time.Time{})
+	_, runs, err := conformance.Shrink(r, longLimTrace(), holds(func(oracle.Trace) bool { return false }), conformance.ShrinkLimits{})
 	if !errors.Is(err, conformance.ErrNotReproduced) || runs != 1 {
 		t.Errorf("Shrink = %d runs, %v; want ErrNotReproduced after 1 run", runs, err)
 	}
@@ -211,7 +232,7 @@ func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
 	n, calls := 5, 0
 	r := breakAfter{conformance.SubjectRunner{S: oracle.Model{}}, &n, &calls}
 	orig := longLimTrace()
-	got, runs, err := conformance.Shrink(r, orig, costAtLeast100, time.Time{})
+	got, runs, err := conformance.Shrink(r, orig, costAtLeast100, conformance.ShrinkLimits{})
 	var be *conformance.BrokenError
 	if !errors.As(err, &be) || runs != 5 {
 		t.Fatalf("Shrink = %d runs, %v; want the *BrokenError at run 5", runs, err)

@@ -23,6 +23,7 @@ func (c cli) fuzzCmd(args []string) int {
 	ops := fs.Int("ops", 0, "stop after this many operations")
 	out := fs.String("out", "", "write the counterexample vector to `FILE` (default limcheck-counterexample-<component>-<seed>.json in the current directory)")
 	shrinkTime := fs.Duration("shrink-time", 30*time.Second, "the longest shrinking may take")
+	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
@@ -40,6 +41,9 @@ func (c cli) fuzzCmd(args []string) int {
 		return exitUsage
 	case *shrinkTime <= 0:
 		fmt.Fprintf(c.stderr, "limcheck fuzz: -shrink-time %v: must be positive\n", *shrinkTime)
+		return exitUsage
+	case *shrinkRuns < 0:
+		fmt.Fprintf(c.stderr, "limcheck fuzz: -shrink-runs %d: must not be negative\n", *shrinkRuns)
 		return exitUsage
 	}
 	repro := "limcheck fuzz"
@@ -86,7 +90,7 @@ func (c cli) fuzzCmd(args []string) int {
 			return exitUsage
 		}
 	}
-	opt := conformance.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime}
+	opt := conformance.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns}
 	if c.tty && !*jsonOut {
 		var shown time.Duration
 		opt.Progress = func(s conformance.FuzzStatus) {
