@@ -33,12 +33,10 @@ func benchPorts(b *testing.B) map[string]string {
 	if err := os.Symlink(exe, link); err != nil {
 		b.Fatal(err)
 	}
-	py, _ := filepath.Abs("../../ports/python/driver.py")
-	js, _ := filepath.Abs("../../ports/js/driver.js")
 	return map[string]string{
 		"Go":     shellQuote(link) + " serve",
-		"Python": "python3 " + shellQuote(py),
-		"JS":     "node " + shellQuote(js),
+		"Python": portCommand(b, "python3", "../../ports/python/driver.py", ""),
+		"JS":     portCommand(b, "node", "../../ports/js/driver.js", ""),
 	}
 }
 
