@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -112,8 +113,14 @@ var (
 		}}
 )
 
-// Fuzz finds every planted bug within seconds and shrinks its trace to a
-// handful of ops; the vector it writes fails on the mutant, passes on the
+// plantedBugBudget bounds the planted-bug searches in ops and shrink runs,
+// never seconds: trace i of a seed depends only on the seed and i, so a
+// bug seed 1 finds within these ops is found within them on any machine,
+// and shrinks to the same trace (the shrink time is only a backstop).
+var plantedBugBudget = conformance.FuzzOptions{Seed: 1, Ops: 50_000, ShrinkRuns: 5_000, ShrinkTime: slowdown.Scale(time.Hour)}
+
+// Fuzz finds every planted bug within plantedBugBudget and shrinks its
+// trace to a handful of ops; the vector it writes fails on the mutant, passes on the
 // model, and survives Encode and Parse.
 func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 	tests := []struct {
@@ -131,7 +138,7 @@ func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.m.name, func(t *testing.T) {
 			start := time.Now()
-			rep, err := conformance.Fuzz(conformance.SubjectRunner{S: tt.m}, conformance.FuzzOptions{Seed: 1, Duration: 20 * time.Second, ShrinkTime: 20 * time.Second})
+			rep, err := conformance.Fuzz(conformance.SubjectRunner{S: tt.m}, plantedBugBudget)
 			if err != nil {
 				t.Fatalf("Fuzz = %v", err)
 			}
@@ -266,8 +273,8 @@ func TestFuzzStopsAfterItsDuration(t *testing.T) {
 	if err != nil || rep.Found != nil || rep.Traces == 0 {
 		t.Fatalf("Fuzz = %+v, %v", rep, err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Fuzz with a 200ms duration ran %v", d)
+	if d, bound := time.Since(start), slowdown.Scale(time.Minute); d > bound {
+		t.Errorf("Fuzz with a 200ms duration ran %v, longer than %v: the duration does not bound it", d, bound)
 	}
 }
 
@@ -357,12 +364,12 @@ func TestFuzzRefusesBadOptions(t *testing.T) {
 // Fuzz speaks the port protocol: against the gate mutant behind Serve, it
 // finds and shrinks the bug as in process.
 func TestFuzzFindsABugThroughAPort(t *testing.T) {
-	p, err := conformance.ServePipe(gateShedMutant, conformance.Hello{Protocol: conformance.Protocol, Name: "mutant", Version: "0", Components: []oracle.Component{oracle.Gate}}, conformance.PortOptions{})
+	p, err := conformance.ServePipe(gateShedMutant, conformance.Hello{Protocol: conformance.Protocol, Name: "mutant", Version: "0", Components: []oracle.Component{oracle.Gate}}, waits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	rep, err := conformance.Fuzz(p, conformance.FuzzOptions{Seed: 1, Duration: 20 * time.Second, ShrinkTime: 20 * time.Second})
+	rep, err := conformance.Fuzz(p, plantedBugBudget)
 	if err != nil || rep.Found == nil {
 		t.Fatalf("Fuzz(port) = %+v, %v", rep, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -21,7 +22,7 @@ func TestServedModelPassesEveryVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ServePipe(oracle.Model{}, Hello{Name: "model", Version: "test"}, PortOptions{})
+	p, err := ServePipe(oracle.Model{}, Hello{Name: "model", Version: "test"}, waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +62,24 @@ func fakePort(t *testing.T, opt PortOptions, script func(in *bufio.Scanner, out,
 		repR.CloseWithError(io.ErrClosedPipe)
 		errR.CloseWithError(io.ErrClosedPipe)
 	}
-	if opt.RequestTimeout == 0 {
-		opt.RequestTimeout = 2 * time.Second
+	return newPort("fake", transport{stdin: reqW, stdout: repR, stderr: errR, kill: kill, exited: exited}, waits(opt))
+}
+
+// hangBound is the most a test waits for something that must not hang (a
+// broken port diagnosed, a handshake refused): far beyond what a healthy
+// run takes on a busy machine, far below the hour a hung wait would take.
+var hangBound = slowdown.Scale(time.Minute)
+
+// waits returns opt with every time limit it leaves zero set to a minute
+// times LIMCHECK_TEST_SLOWDOWN: a healthy port on a busy machine must
+// never count as hung. A test of hang detection sets its own short limit.
+func waits(opt PortOptions) PortOptions {
+	for _, d := range []*time.Duration{&opt.HandshakeTimeout, &opt.RequestTimeout, &opt.ExitTimeout} {
+		if *d == 0 {
+			*d = slowdown.Scale(time.Minute)
+		}
 	}
-	if opt.HandshakeTimeout == 0 {
-		opt.HandshakeTimeout = 2 * time.Second
-	}
-	return newPort("fake", transport{stdin: reqW, stdout: repR, stderr: errR, kill: kill, exited: exited}, opt)
+	return opt
 }
 
 const goodHello = `{"protocol":"limcheck-port/1","name":"fake","version":"0","components":["lim"]}`
@@ -163,8 +175,9 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Only the hang waits out the request timeout; the others keep
-			// a long one, so a loaded machine cannot turn them into hangs.
-			timeout := 10 * time.Second
+			// the long default of waits, so a loaded machine cannot turn
+			// them into hangs.
+			var timeout time.Duration
 			if tt.name == "hang" {
 				timeout = 300 * time.Millisecond
 			}
@@ -175,8 +188,8 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 			cases := limCases(t, 6)
 			start := time.Now()
 			results, err := RunCases(p, cases)
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("RunCases took %v on a broken port", time.Since(start))
+			if d := time.Since(start); d > hangBound {
+				t.Errorf("RunCases took %v on a broken port, longer than %v: it waited for more than the break", d, hangBound)
 			}
 			var b *BrokenError
 			if !errors.As(err, &b) || !strings.Contains(b.What, tt.want) {
@@ -223,7 +236,7 @@ func TestHandshakeIsChecked(t *testing.T) {
 		``:      "no hello within", // the fake writes nothing
 	}
 	for hello, want := range tests {
-		timeout := 5 * time.Second // only the silent fake waits it out
+		var timeout time.Duration // only the silent fake waits it out; the others get waits' minute
 		if hello == "" {
 			timeout = 200 * time.Millisecond
 		}

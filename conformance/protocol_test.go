@@ -59,7 +59,7 @@ func TestProcessPortPassesEveryVectorAndExitsCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := StartPort(selfPort(t, "serve"), PortOptions{})
+	p, err := StartPort(selfPort(t, "serve"), waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestProcessPortPassesEveryVectorAndExitsCleanly(t *testing.T) {
 // TestPortExitingNonzeroAtTheEndBreaksTheProtocol: PROTO-8 asks for
 // status 0 once stdin closes; another status is a break Close reports.
 func TestPortExitingNonzeroAtTheEndBreaksTheProtocol(t *testing.T) {
-	p, err := StartPort(selfPort(t, "exit3"), PortOptions{})
+	p, err := StartPort(selfPort(t, "exit3"), waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,24 +105,25 @@ func TestStartPortThatCannotHandshake(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"exit 0":                     "before its hello",
 		"echo oops >&2; exit 1":      "before its hello",
-		"sleep 30":                   "no hello within",
+		"sleep 3600":                 "no hello within",
 		"echo '{\"protocol\": 1}'":   "not a hello object",
 		"printf 'no newline at all'": "no newline",
 	} {
 		start := time.Now()
-		// Only sleep 30 waits out the handshake timeout; the others get a
-		// long one, so a loaded machine's slow sh cannot turn them into it.
-		timeout := 5 * time.Second
+		// Only the sleep waits out the handshake timeout; the others get
+		// waits' long one, so a loaded machine's slow sh cannot turn them
+		// into it.
+		var timeout time.Duration
 		if strings.HasPrefix(cmd, "sleep") {
 			timeout = 300 * time.Millisecond
 		}
-		_, err := StartPort(cmd, PortOptions{HandshakeTimeout: timeout})
+		_, err := StartPort(cmd, waits(PortOptions{HandshakeTimeout: timeout}))
 		var b *BrokenError
 		if !errors.As(err, &b) || !strings.Contains(b.What, want) {
 			t.Errorf("StartPort(%q) = %v, want a break saying %q", cmd, err, want)
 		}
-		if d := time.Since(start); d > timeout+3*time.Second {
-			t.Errorf("StartPort(%q) took %v", cmd, d)
+		if d := time.Since(start); d > hangBound {
+			t.Errorf("StartPort(%q) took %v, longer than %v: it waited for the port rather than the timeout", cmd, d, hangBound)
 		}
 	}
 }
@@ -245,7 +246,7 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 		repW.Close()
 		done <- err
 	}()
-	p, err := newPort("recorded", transport{stdin: &recorder{w: reqW, lines: &requests}, stdout: repR, kill: func() { reqR.Close() }}, PortOptions{})
+	p, err := newPort("recorded", transport{stdin: &recorder{w: reqW, lines: &requests}, stdout: repR, kill: func() { reqR.Close() }}, waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestPipelinedRepliesComeInOrderBeyondTheWindow(t *testing.T) {
 		ts = append(ts, oracle.Trace{Component: oracle.Lim, Ops: []oracle.Op{{Kind: oracle.LimRel, N: oracle.I(int64(n))}}})
 	}
 	for _, window := range []int{1, 7, MaxWindow} {
-		p, err := ServePipe(oracle.Model{}, Hello{}, PortOptions{Window: window})
+		p, err := ServePipe(oracle.Model{}, Hello{}, waits(PortOptions{Window: window}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/slowdown"
 )
 
 // TestMain makes the test binary double as the commands the scripts run:
@@ -30,7 +31,12 @@ func TestMain(m *testing.M) {
 //
 // The scripts see NCASES and NCORE, the numbers of built-in vectors and of
 // core ones, counted from the vectors this binary embeds, so that they
-// state exact counts without going stale when a vector is added.
+// state exact counts without going stale when a vector is added; and WAIT
+// and LONG, the generous handshake/request and whole-run time limits every
+// run against a port passes (a minute and ten, times
+// LIMCHECK_TEST_SLOWDOWN), so that a healthy port on a busy machine never
+// counts as hung. A script that checks hang detection sets its own short
+// limit for the wait it means to exhaust.
 func TestScripts(t *testing.T) {
 	all, err := conformance.Load(conformance.Vectors)
 	if err != nil {
@@ -49,6 +55,8 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NCASES", strconv.Itoa(len(all)))
 			env.Setenv("NCORE", strconv.Itoa(core))
+			env.Setenv("WAIT", slowdown.Scale(time.Minute).String())
+			env.Setenv("LONG", slowdown.Scale(10*time.Minute).String())
 			// Under -race every process sleeps 1s at exit by default; the
 			// scripts start hundreds of them (limcheck and its ports).
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
@@ -63,22 +71,26 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// cmdWaitFile is `waitfile FILE`: it waits up to 10s for FILE to exist
-// and be non-empty (a background process's sign that it got somewhere).
+// cmdWaitFile is `waitfile FILE`: it waits up to a minute (scaled) for
+// FILE to exist and be non-empty (a background process's sign that it got
+// somewhere).
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitfile FILE")
 	}
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	limit := slowdown.Scale(time.Minute)
+	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if st, err := os.Stat(ts.MkAbs(args[0])); err == nil && st.Size() > 0 {
 			return
 		}
 	}
-	ts.Fatalf("%s did not appear within 10s", args[0])
+	ts.Fatalf("%s did not appear within %v", args[0], limit)
 }
 
 // cmdGone is `gone PIDFILE`: it fails unless the process whose pid PIDFILE
-// holds is gone within 5s (signal 0 finds no such process).
+// holds is gone within 30s (scaled; signal 0 finds no such process). The
+// processes it waits for were killed, so only a machine too busy to reap
+// them takes that long.
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: gone PIDFILE")
@@ -87,7 +99,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(slowdown.Scale(30 * time.Second)); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
 		}
