@@ -35,8 +35,19 @@ func (c cli) defaultRun() int {
 	} else {
 		fmt.Fprintln(c.stdout, "FAILED")
 	}
+	fmt.Fprint(c.stdout, nextSteps)
 	return status
 }
+
+// nextSteps closes the default run: what a newcomer does next, which is to
+// check their own implementation.
+const nextSteps = `
+Next, check your own implementation: give it a driver that speaks the port
+protocol on stdin/stdout (README.md, "Checking your own implementation";
+ports/python/driver.py is one to copy), then:
+  limcheck run --port 'python3 driver.py'                  every vector
+  limcheck fuzz --port 'python3 driver.py' --duration 60s  random traces against the model
+`
 
 // defaultVectors runs every vector.
 func (c cli) defaultVectors() int {
