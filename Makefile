@@ -8,10 +8,13 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 2s
 FUZZMINTIME ?= 1s
 
-.PHONY: FORCE test fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test test-long fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
-	@echo "make test       everything CI runs: gofmt check, vet, purity, clause check, go test -race, limcheck"
+	@echo "make test       everything CI runs, TESTJOBS checks at a time: $(CHECKS);"
+	@echo "                it ends with 'make test: N checks passed' or the checks that failed"
+	@echo "make test-long  the longer searches: rapid at $(RAPIDCHECKS) checks, $(LINROUNDS) porcupine rounds,"
+	@echo "                each fuzz target for $(FUZZTIME), the mutants' wall-clock time to find"
 	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
 	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root and bench, tests included"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
@@ -24,7 +27,40 @@ help:
 	@echo "                limcheck run and a bounded limcheck fuzz against each"
 	@echo "make mutate     mutation testing of impl/ against the oracle suite (gremlins; MUTATION.md)"
 
-test: fmtcheck vet tidycheck staticcheck purity clauses vectorcheck gotest walk fuzzsmoke ports
+# The checks of make test, longest first: they run TESTJOBS at a time (the
+# tests wait on ports and processes as much as they compute), each one's
+# output kept together (--output-sync), and every check runs even after one
+# fails (-k), so that one run names every failure. The last line says how
+# it went: "make test: N checks passed" or the checks that failed, first
+# to fail first. No check depends on the machine's speed: a busy machine
+# makes make test slower, never red (LIMCHECK_TEST_SLOWDOWN scales every
+# time limit of the tests, for a machine slower than a busy 2-core one).
+CHECKS   := gotest vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
+TESTJOBS ?= 2
+FAILED   := bin/make-test-failed
+
+test:
+	@mkdir -p bin && rm -f $(FAILED) && start=$$(date +%s) && \
+	$(MAKE) --no-print-directory -k -j$(TESTJOBS) --output-sync=target $(CHECKS:%=check-%); \
+	took=$$(( $$(date +%s) - start )); \
+	if [ -s $(FAILED) ]; then \
+		echo "make test: FAILED: $$(paste -sd' ' $(FAILED)) ($$(wc -l <$(FAILED)) of $(words $(CHECKS)) checks failed; their output is above) in $${took}s"; exit 1; \
+	fi; \
+	echo "make test: $(words $(CHECKS)) checks passed in $${took}s"
+
+# check-NAME runs check NAME for make test, recording it when it fails.
+check-%:
+	@$(MAKE) --no-print-directory $* || { echo $* >>$(FAILED); exit 1; }
+
+# The longer searches, outside make test: the rapid properties at
+# RAPIDCHECKS checks, LINROUNDS concurrent histories per linearizability
+# check, each fuzz target for FUZZTIME, and the wall-clock time each
+# planted mutant takes limcheck fuzz to find (a measurement, not a check).
+LINROUNDS ?= 500
+test-long: proptest
+	$(GO) test -race -count=1 -run Lin ./fuzz -lin.rounds=$(LINROUNDS)
+	@$(call fuzzrun,$(FUZZTIME))
+	$(GO) test -count=1 -run '^$$' -bench MutantTimeToFind -benchtime 1x ./cmd/limcheck
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -64,8 +100,10 @@ speccheck:
 clauses:
 	@$(GO) run ./internal/cmd/speccheck . >/dev/null && echo "speccheck: every clause cited and tested"
 
+# The whole suite under the race detector. -timeout is a backstop for a
+# hang, far above what a busy machine needs; no test has a tighter one.
 gotest:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 # The README's main command (the bundled Go implementation against every
 # vector, a short differential fuzz, spec.md's worked example), as a smoke
@@ -144,6 +182,8 @@ mutate:
 # limcheck fuzz against each port and against the bundled Go port served
 # by `limcheck serve` as a process. The mutants (ports/mutants.json) are
 # checked by go test ./cmd/limcheck (TestEveryMutantIsCaughtByRunAndFoundByFuzz).
+# A port gets a minute (times LIMCHECK_TEST_SLOWDOWN) for its hello and each
+# reply: a busy machine must not make a healthy port look hung.
 PYTHON ?= python3
 NODE   ?= node
 LIMCHECK := bin/limcheck
@@ -160,7 +200,8 @@ ports: $(LIMCHECK)
 	$(PYTHON) ports/python/run_vectors.py $(VECTORS)
 	$(NODE) --test --test-reporter=dot ports/js/test/
 	$(NODE) ports/js/run_vectors.js $(VECTORS)
-	@for p in $(PORTS); do \
-		echo "limcheck run --strict -q --port '$$p'"; $(LIMCHECK) run --strict -q --port "$$p" || exit 1; \
-		echo "limcheck fuzz --seed 1 --ops $(PORTFUZZOPS) --port '$$p'"; $(LIMCHECK) fuzz --seed 1 --ops $(PORTFUZZOPS) --port "$$p" || exit 1; \
+	@w=$$(awk "BEGIN { print 60 * $${LIMCHECK_TEST_SLOWDOWN:-1} }")s; \
+	for p in $(PORTS); do \
+		echo "limcheck run --strict -q --port '$$p'"; $(LIMCHECK) run --handshake-timeout $$w --request-timeout $$w --strict -q --port "$$p" || exit 1; \
+		echo "limcheck fuzz --seed 1 --ops $(PORTFUZZOPS) --port '$$p'"; $(LIMCHECK) fuzz --handshake-timeout $$w --request-timeout $$w --seed 1 --ops $(PORTFUZZOPS) --port "$$p" || exit 1; \
 	done
