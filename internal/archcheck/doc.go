@@ -11,7 +11,7 @@
 //	impl         impl                            pgregory.net/rapid, github.com/google/go-cmp
 //	oracle       oracle, model, rapid, go-cmp,   (nothing more)
 //	             github.com/anishathalye/porcupine
-//	conformance  conformance, model, oracle,     (nothing more)
+//	conformance  conformance, model, oracle,     internal/slowdown (the tests' time limits)
 //	             any third-party package
 //	fuzz         anything                        anything
 //	cmd          anything                        anything
