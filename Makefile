@@ -139,7 +139,7 @@ FORCE:
 ports: $(LIMCHECK)
 	$(PYTHON) -m unittest discover -s ports/python/tests
 	$(PYTHON) ports/python/run_vectors.py $(VECTORS)
-	$(NODE) --test --test-reporter=dot ports/js/test/
+	$(NODE) --test --test-reporter=dot ports/js/test/*.test.js
 	$(NODE) ports/js/run_vectors.js $(VECTORS)
 	@for p in $(PORTS); do \
 		echo "limcheck run --strict -q --port '$$p'"; $(LIMCHECK) run --strict -q --port "$$p" || exit 1; \
