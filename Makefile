@@ -202,7 +202,7 @@ FORCE:
 ports: $(LIMCHECK)
 	$(PYTHON) -m unittest discover -s ports/python/tests
 	$(PYTHON) ports/python/run_vectors.py $(VECTORS)
-	$(NODE) --test --test-reporter=dot ports/js/test/
+	$(NODE) --test --test-reporter=dot ports/js/test/*.test.js
 	$(NODE) ports/js/run_vectors.js $(VECTORS)
 	@w=$$(awk "BEGIN { print 60 * $${LIMCHECK_TEST_SLOWDOWN:-1} }")s; \
 	for p in $(PORTS); do \

@@ -122,19 +122,26 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil || want < 0 || want > 255 {
 		ts.Fatalf("status: %q is not an exit status", args[0])
 	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && exit.Exited():
-		got = exit.ExitCode()
-	default:
+	got, err := exitStatus(ts.Exec(args[1], args[2:]...))
+	if err != nil {
 		ts.Fatalf("%s: %v", args[1], err)
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// exitStatus is the exit status of a command that ended with err (from
+// ts.Exec), or err when the command did not run or did not exit.
+func exitStatus(err error) (int, error) {
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &exit) && exit.Exited():
+		return exit.ExitCode(), nil
+	}
+	return 0, err
 }
 
 // cmdValidJSON is `validjson FILE`: it fails unless FILE (or stdout, the
