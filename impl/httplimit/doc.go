@@ -9,8 +9,8 @@
 // front of a handler. Per request:
 //
 //  1. The client key (below) is computed.
-//  2. The gate admits the key at its monotonic tick ([gate.Gate.AdmitNow]),
-//     or at the tick of [WithClock].
+//  2. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
+//     monotonic tick ([gate.Gate.Now]) or at the tick of [WithClock].
 //  3. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
 //     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
 //     rounded up to seconds, 1 for a shed; digits from strconv only, never

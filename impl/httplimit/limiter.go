@@ -70,7 +70,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		writeBadAddress(w)
 		return
 	}
-	d := l.admit(string(key))
+	d := l.admit(key)
 	if d.Verdict != gate.Pass {
 		l.reject(w, r, d)
 		return
@@ -79,12 +79,14 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	next.ServeHTTP(w, r)
 }
 
-// admit asks the gate, at the injected tick or the gate's own.
-func (l *Limiter) admit(key string) gate.Decision {
+// admit asks the gate, at the injected tick or the gate's own. The key stays
+// bytes: a conversion to string would copy it to the heap once it is over 32
+// bytes (an IPv6 address under WithIPv6Prefix(128)).
+func (l *Limiter) admit(key []byte) gate.Decision {
 	if l.clock != nil {
-		return l.g.Admit(key, l.clock())
+		return l.g.AdmitBytes(key, l.clock())
 	}
-	return l.g.AdmitNow(key)
+	return l.g.AdmitBytes(key, l.g.Now())
 }
 
 // reject writes the 503 of d and calls the hook.
