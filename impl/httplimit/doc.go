@@ -26,6 +26,24 @@
 //     place is held until the handler returns, so a hijacked or streaming
 //     handler holds it for as long as it runs.
 //
+// # Shared header values
+//
+// The value slices that the middleware puts into the header map for the
+// 503 and the 400 (Retry-After, Content-Type, Content-Length) are shared by
+// every response: that is how writing them allocates nothing. Each has
+// length and capacity 1 and is never written after it is built. Header's
+// methods never write into a value slice (Set and Del replace or drop the
+// map entry, Add appends to a full slice and so copies it, Clone copies),
+// nor does net/http, which snapshots the map at WriteHeader; an OnReject
+// hook is not given the ResponseWriter. So code that sees the map after the
+// middleware has answered (an outer middleware, a recorder) may read,
+// replace, delete or add to these entries, but must not write into their
+// elements in place (h[k][0] = v, copy into h[k], sorting it,
+// append(h[k][:0], v)): that would change the header of later responses.
+// Go cannot make a slice read-only, and a fresh slice per response is the
+// allocation this design removes; the rule is the one net/http's Header
+// methods already keep.
+//
 // # Client keys
 //
 // The key is the client address canonicalised (spec FIND-3, spec FIND-12):
