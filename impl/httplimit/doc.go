@@ -26,6 +26,28 @@
 //     place is held until the handler returns, so a hijacked or streaming
 //     handler holds it for as long as it runs.
 //
+// # Allocation
+//
+// The middleware allocates nothing per request, on every path: a pass, the
+// 503 of a shed or a limited request, the 400 of [WithRejectInvalid]; a key
+// of IPv4, of IPv6 by prefix or by address ([WithIPv6Prefix](128)), from
+// the peer or from a trusted proxy's header, or [InvalidKey]. A test pins
+// each path. Not counted: net/http makes a fresh header map per request,
+// and its first insert allocates, whoever makes it; the next handler and
+// the [WithClock] and [WithOnReject] functions allocate what they allocate.
+// The bounds, none of them met per request by a working deployment:
+//
+//   - Retry-After values come from a cache shared by the process and built
+//     a page of 256 values at a time, by the first 503 that needs a value of
+//     the page (at most 512 pages, about 6 KB each). A Retry-After of 2^17 s
+//     (36 h 24 min) or more is formatted per response: two small
+//     allocations.
+//   - An address that does not parse costs netip's error (one allocation)
+//     unless it holds a byte that no address can hold (a Unix socket's "@"
+//     or "", a proxy's "unknown" or "_name"); text such as "1.2.3" pays it.
+//   - A proxy header's hops are listed in a stack array of 8; a longer
+//     chain grows the list on the heap.
+//
 // # Shared header values
 //
 // The value slices that the middleware puts into the header map for the

@@ -41,7 +41,10 @@ func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
 
 // Wrap returns next behind the limiter. It panics when next is nil, at wrap
 // time rather than on the first request (as http.Handle does). l.Wrap has the
-// shape func(http.Handler) http.Handler of router middleware.
+// shape func(http.Handler) http.Handler of router middleware. The returned
+// handler allocates nothing per request (see the package documentation's
+// Allocation, and Shared header values for what its 503 and 400 ask of code
+// that edits their header afterwards).
 func (l *Limiter) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("httplimit: nil handler")
