@@ -31,7 +31,8 @@
 // API:
 //
 //   - [Config], [New]: a gate of N slots over an impl/lim config.
-//   - [Gate.Admit] (injected tick), [Gate.AdmitNow] (the gate's monotonic clock).
+//   - [Gate.Admit] (injected tick), [Gate.AdmitNow] (the gate's monotonic clock),
+//     [Gate.AdmitBytes] (a key in a byte buffer).
 //   - [Gate.Release]: give back a passed request's in-flight place.
 //   - [Gate.InFlight], [Gate.Bucket], [Gate.SlotOf], [Gate.Now]: reads.
 //   - [Decision], [Verdict], [RetryAfterSeconds], [Decision.AppendResponse].

@@ -149,8 +149,17 @@ func (g *Gate) AdmitNow(ip string) Decision { return g.Admit(ip, g.Now()) }
 // Admit decides one request from ip at tick now, at a cost of one token (spec
 // GATE-4..GATE-10). A Pass must be followed by one Release(d) once the
 // response is written.
-func (g *Gate) Admit(ip string, now int64) Decision {
-	idx := g.SlotOf(ip)
+func (g *Gate) Admit(ip string, now int64) Decision { return g.admit(g.SlotOf(ip), now) }
+
+// AdmitBytes is Admit(string(ip), now) without the conversion, which copies
+// ip (to the heap when it is over 32 bytes): for a caller that builds keys in
+// a buffer. It only reads ip, and keeps nothing of it.
+func (g *Gate) AdmitBytes(ip []byte, now int64) Decision {
+	return g.admit(int64(g.mod.mod(uint64(lim.IPKeyBytes(ip)))), now)
+}
+
+// admit is Admit of the key whose slot is idx.
+func (g *Gate) admit(idx, now int64) Decision {
 	si := g.inflight.localShard()
 	sh := &g.inflight.shards[si]
 	s := &g.slots[idx]

@@ -240,3 +240,38 @@ func TestAdmitNowUsesMonotonicTicks(t *testing.T) {
 		t.Errorf("AdmitNow(a) = %+v, want a pass from a full bucket", d)
 	}
 }
+
+// TestAdmitBytesIsAdmit checks that AdmitBytes decides as Admit of the same
+// bytes, on two gates fed one history (passes, a limited request, a shed
+// while step 3's place is held): same decisions and same buckets, also for a
+// key past 32 bytes and for the empty key.
+func TestAdmitBytesIsAdmit(t *testing.T) {
+	gs, gb := mustNew(t, 2, 1, 10, 1, 64, 100_000_000), mustNew(t, 2, 1, 10, 1, 64, 100_000_000)
+	long := "2001:db8:1234:5678:9abc:def0:1234:5678"
+	steps := []struct {
+		ip      string
+		want    Verdict
+		release bool // release one place after the step
+	}{
+		{long, Pass, true}, {long, Pass, true}, {long, Limited, false},
+		{"", Pass, false}, {"a", Shed, true}, {"a", Pass, true},
+	}
+	for i, st := range steps {
+		now := int64(i)
+		s, b := public(gs.Admit(st.ip, now)), public(gb.AdmitBytes([]byte(st.ip), now))
+		if s != b || s.Verdict != st.want {
+			t.Fatalf("step %d: AdmitBytes(%q, %d) = %+v, Admit = %+v; want equal, %v", i, st.ip, now, b, s, st.want)
+		}
+		if st.release {
+			gs.Release(s)
+			gb.Release(b)
+		}
+	}
+	for _, ip := range []string{long, "", "a"} {
+		bs, _ := gs.Bucket(gs.SlotOf(ip))
+		bb, _ := gb.Bucket(gb.SlotOf(ip))
+		if bs != bb {
+			t.Errorf("Bucket of %q after AdmitBytes %+v, after Admit %+v", ip, bb, bs)
+		}
+	}
+}

@@ -80,8 +80,12 @@ func (k *keyer) isTrusted(a netip.Addr) bool {
 // parseHost parses "host:port", a bare address or a bracketed "[v6]" and
 // returns the address canonicalised: IPv4-mapped IPv6 as IPv4, zone dropped
 // (spec FIND-3, spec FIND-12). The form is chosen by shape, so that no valid
-// input pays for a parse error.
+// input pays for a parse error (netip's errors are heap values); text that
+// mayBeAddr rules out pays for none either.
 func parseHost(s string) (netip.Addr, bool) {
+	if !mayBeAddr(s) {
+		return netip.Addr{}, false
+	}
 	var a netip.Addr
 	var err error
 	switch {
@@ -99,3 +103,30 @@ func parseHost(s string) (netip.Addr, bool) {
 
 // canonical is a with IPv4-mapped IPv6 unmapped and the zone dropped.
 func canonical(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }
+
+// mayBeAddr reports whether s could be an address in a form parseHost takes:
+// it is not empty, and up to a zone's '%' it holds only hex digits, '.', ':',
+// '[' and ']'. False is certain (netip rejects s); true leaves it to netip.
+// It spares the common non-addresses (a Unix socket's "@" or "", a proxy's
+// "unknown" or "_hidden") netip's error, one allocation a request; text of
+// only those bytes that still does not parse ("1.2.3") still pays it.
+func mayBeAddr(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%':
+			return true // a zone: any bytes may follow
+		case !isAddrByte(c):
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isAddrByte reports whether c may appear in an address, port or brackets.
+func isAddrByte(c byte) bool {
+	switch {
+	case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		return true
+	}
+	return c == '.' || c == ':' || c == '[' || c == ']'
+}

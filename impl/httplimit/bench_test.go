@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/httplimit"
 )
 
@@ -43,13 +44,29 @@ func BenchmarkMiddlewarePassIPv6Addr(b *testing.B) {
 
 // BenchmarkMiddlewarePassXFF reads X-Forwarded-For from a trusted proxy.
 func BenchmarkMiddlewarePassXFF(b *testing.B) {
+	benchProxy(b, httplimit.XForwardedFor, http.Header{"X-Forwarded-For": {"198.51.100.7, 10.0.0.2"}})
+}
+
+// BenchmarkMiddlewarePassForwarded reads RFC 7239's Forwarded from a
+// trusted proxy: a quoted IPv6 client with a port, then the proxy's hop.
+func BenchmarkMiddlewarePassForwarded(b *testing.B) {
+	benchProxy(b, httplimit.Forwarded, http.Header{"Forwarded": {`for="[2001:db8:cafe::17]:4711";proto=https, for=10.0.0.2`}})
+}
+
+// BenchmarkMiddlewarePassInvalidKey is a peer that does not parse (a Unix
+// socket's "@"), keyed as InvalidKey.
+func BenchmarkMiddlewarePassInvalidKey(b *testing.B) { benchPass(b, "@") }
+
+// benchProxy runs requests from the trusted proxy 10.0.0.1 carrying header
+// through a limiter that always passes and trusts 10.0.0.0/8's header h.
+func benchProxy(b *testing.B, h httplimit.ProxyHeader, header http.Header) {
 	g := newGate(b, 1<<62, 1<<62, 1, 1<<20, 1)
-	h := newLimiter(b, g, httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("10.0.0.0/8")...)).Wrap(nop)
-	r := get("10.0.0.1:1", http.Header{"X-Forwarded-For": {"198.51.100.7, 10.0.0.2"}})
+	handler := newLimiter(b, g, httplimit.WithTrustedProxies(h, prefixes("10.0.0.0/8")...)).Wrap(nop)
+	r := get("10.0.0.1:1", header)
 	rec := httptest.NewRecorder()
 	b.ReportAllocs()
 	for b.Loop() {
-		h.ServeHTTP(rec, r)
+		handler.ServeHTTP(rec, r)
 	}
 }
 
@@ -65,21 +82,62 @@ func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 
-// BenchmarkMiddlewareReject is the 503 path with a bucket kept empty: the
-// header map is reused (cleared) between requests, as net/http reuses none,
-// so the figure is what the middleware itself allocates.
-func BenchmarkMiddlewareReject(b *testing.B) {
-	g := newGate(b, 1, 1, 1<<40, 1<<20, 1)
-	h := newLimiter(b, g, fixedClock(0)).Wrap(nop)
-	r := get("192.0.2.1:1234", nil)
-	h.ServeHTTP(httptest.NewRecorder(), r) // spend the one token
+// benchAnswer runs r through h into a discardWriter whose header map is
+// reused (cleared) between requests, as net/http reuses none, so the figure
+// is what the middleware itself allocates; the last status must be want.
+func benchAnswer(b *testing.B, h http.Handler, r *http.Request, want int) {
 	w := &discardWriter{h: make(http.Header, 4)}
 	b.ReportAllocs()
 	for b.Loop() {
 		clear(w.h)
 		h.ServeHTTP(w, r)
 	}
-	if w.code != http.StatusServiceUnavailable {
-		b.Fatalf("status %d, want 503", w.code)
+	if w.code != want {
+		b.Fatalf("status %d, want %d", w.code, want)
 	}
+}
+
+// benchReject runs the 503 path of a bucket kept empty (cap 1, a fixed
+// clock): every request but the first is Limited with Retry-After
+// ceil(ivl*tickNanos / 1e9) seconds.
+func benchReject(b *testing.B, ivl, tickNanos int64) {
+	g := newGate(b, 1, 1, ivl, 1<<20, tickNanos)
+	h := newLimiter(b, g, fixedClock(0)).Wrap(nop)
+	r := get("192.0.2.1:1234", nil)
+	h.ServeHTTP(httptest.NewRecorder(), r) // spend the one token
+	benchAnswer(b, h, r, http.StatusServiceUnavailable)
+}
+
+// BenchmarkMiddlewareReject is the 503 path with Retry-After 1100 (2^40
+// ticks of 1 ns), four digits.
+func BenchmarkMiddlewareReject(b *testing.B) { benchReject(b, 1<<40, 1) }
+
+// BenchmarkMiddlewareRejectSmallRetry is the 503 path with Retry-After 4
+// (35 ticks of 0.1 s), the common case of a short refill interval.
+func BenchmarkMiddlewareRejectSmallRetry(b *testing.B) { benchReject(b, 35, 100_000_000) }
+
+// BenchmarkMiddlewareRejectLargeRetry is the 503 path with Retry-After
+// 86400, a day's quota window (ticks of 1 s).
+func BenchmarkMiddlewareRejectLargeRetry(b *testing.B) { benchReject(b, 86400, 1_000_000_000) }
+
+// BenchmarkMiddlewareRejectHugeRetry is the 503 path with Retry-After
+// 10^9 s (about 32 years), far past any quota window.
+func BenchmarkMiddlewareRejectHugeRetry(b *testing.B) { benchReject(b, 1_000_000_000, 1_000_000_000) }
+
+// BenchmarkMiddlewareShed is the 503 of a full in-flight gate (Retry-After
+// 1): the one place is held by a request that never releases it.
+func BenchmarkMiddlewareShed(b *testing.B) {
+	g := newGate(b, 1<<62, 1<<62, 1, 1, 1)
+	if d := g.Admit("holder", 0); d.Verdict != gate.Pass {
+		b.Fatalf("holder: %v, want pass", d.Verdict)
+	}
+	benchAnswer(b, newLimiter(b, g).Wrap(nop), get("192.0.2.1:1234", nil), http.StatusServiceUnavailable)
+}
+
+// BenchmarkMiddlewareBadAddress is the 400 of WithRejectInvalid for a peer
+// that does not parse.
+func BenchmarkMiddlewareBadAddress(b *testing.B) {
+	g := newGate(b, 1<<62, 1<<62, 1, 1<<20, 1)
+	h := newLimiter(b, g, httplimit.WithRejectInvalid()).Wrap(nop)
+	benchAnswer(b, h, get("@", nil), http.StatusBadRequest)
 }

@@ -9,8 +9,8 @@
 // front of a handler. Per request:
 //
 //  1. The client key (below) is computed.
-//  2. The gate admits the key at its monotonic tick ([gate.Gate.AdmitNow]),
-//     or at the tick of [WithClock].
+//  2. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
+//     monotonic tick ([gate.Gate.Now]) or at the tick of [WithClock].
 //  3. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
 //     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
 //     rounded up to seconds, 1 for a shed; digits from strconv only, never
@@ -25,6 +25,46 @@
 //     (the panic, http.ErrAbortHandler included, goes on to net/http). The
 //     place is held until the handler returns, so a hijacked or streaming
 //     handler holds it for as long as it runs.
+//
+// # Allocation
+//
+// The middleware allocates nothing per request, on every path: a pass, the
+// 503 of a shed or a limited request, the 400 of [WithRejectInvalid]; a key
+// of IPv4, of IPv6 by prefix or by address ([WithIPv6Prefix](128)), from
+// the peer or from a trusted proxy's header, or [InvalidKey]. A test pins
+// each path. Not counted: net/http makes a fresh header map per request,
+// and its first insert allocates, whoever makes it; the next handler and
+// the [WithClock] and [WithOnReject] functions allocate what they allocate.
+// The bounds, none of them met per request by a working deployment:
+//
+//   - Retry-After values come from a cache shared by the process and built
+//     a page of 256 values at a time, by the first 503 that needs a value of
+//     the page (at most 512 pages, about 6 KB each). A Retry-After of 2^17 s
+//     (36 h 24 min) or more is formatted per response: two small
+//     allocations.
+//   - An address that does not parse costs netip's error (one allocation)
+//     unless it holds a byte that no address can hold (a Unix socket's "@"
+//     or "", a proxy's "unknown" or "_name"); text such as "1.2.3" pays it.
+//   - A proxy header's hops are listed in a stack array of 8; a longer
+//     chain grows the list on the heap.
+//
+// # Shared header values
+//
+// The value slices that the middleware puts into the header map for the
+// 503 and the 400 (Retry-After, Content-Type, Content-Length) are shared by
+// every response: that is how writing them allocates nothing. Each has
+// length and capacity 1 and is never written after it is built. Header's
+// methods never write into a value slice (Set and Del replace or drop the
+// map entry, Add appends to a full slice and so copies it, Clone copies),
+// nor does net/http, which snapshots the map at WriteHeader; an OnReject
+// hook is not given the ResponseWriter. So code that sees the map after the
+// middleware has answered (an outer middleware, a recorder) may read,
+// replace, delete or add to these entries, but must not write into their
+// elements in place (h[k][0] = v, copy into h[k], sorting it,
+// append(h[k][:0], v)): that would change the header of later responses.
+// Go cannot make a slice read-only, and a fresh slice per response is the
+// allocation this design removes; the rule is the one net/http's Header
+// methods already keep.
 //
 // # Client keys
 //

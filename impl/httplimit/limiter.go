@@ -41,7 +41,10 @@ func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
 
 // Wrap returns next behind the limiter. It panics when next is nil, at wrap
 // time rather than on the first request (as http.Handle does). l.Wrap has the
-// shape func(http.Handler) http.Handler of router middleware.
+// shape func(http.Handler) http.Handler of router middleware. The returned
+// handler allocates nothing per request (see the package documentation's
+// Allocation, and Shared header values for what its 503 and 400 ask of code
+// that edits their header afterwards).
 func (l *Limiter) Wrap(next http.Handler) http.Handler {
 	if next == nil {
 		panic("httplimit: nil handler")
@@ -70,7 +73,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		writeBadAddress(w)
 		return
 	}
-	d := l.admit(string(key))
+	d := l.admit(key)
 	if d.Verdict != gate.Pass {
 		l.reject(w, r, d)
 		return
@@ -79,12 +82,14 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	next.ServeHTTP(w, r)
 }
 
-// admit asks the gate, at the injected tick or the gate's own.
-func (l *Limiter) admit(key string) gate.Decision {
+// admit asks the gate, at the injected tick or the gate's own. The key stays
+// bytes: a conversion to string would copy it to the heap once it is over 32
+// bytes (an IPv6 address under WithIPv6Prefix(128)).
+func (l *Limiter) admit(key []byte) gate.Decision {
 	if l.clock != nil {
-		return l.g.Admit(key, l.clock())
+		return l.g.AdmitBytes(key, l.clock())
 	}
-	return l.g.AdmitNow(key)
+	return l.g.AdmitBytes(key, l.g.Now())
 }
 
 // reject writes the 503 of d and calls the hook.

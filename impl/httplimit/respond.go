@@ -19,26 +19,37 @@ var (
 	body400 = []byte(Body400)
 )
 
+// The header values of the fixed headers. Like retryAfterValue's, they go
+// into the ResponseWriter's header map as they are, shared by every
+// response, so that answering allocates nothing; see "Shared header values"
+// in the package documentation for why that is safe and what it asks of
+// code that sees the map afterwards. Each has length and capacity 1, and
+// nothing in this package writes to one after init.
+var (
+	textPlainValue = []string{textPlain}
+	length503Value = []string{strconv.Itoa(len(lim.Body503))} // "12", spec LIM-17
+	length400Value = []string{strconv.Itoa(len(Body400))}
+)
+
 // write503 writes spec LIM-17's response through w: status 503 and the
 // headers Retry-After (the decimal of max(retryAfter, 0), LIM-18),
-// Content-Type and Content-Length 12, then the 12-byte body. The header
-// values share one allocation; Retry-After below 100 allocates nothing.
+// Content-Type and Content-Length 12, then the 12-byte body. It allocates
+// nothing for a Retry-After under 2^17 s (retryAfterValue).
 func write503(w http.ResponseWriter, retryAfter int64) {
-	v := [3]string{strconv.FormatInt(max(retryAfter, 0), 10), textPlain, "12"}
 	h := w.Header()
-	h["Retry-After"] = v[0:1:1]
-	h["Content-Type"] = v[1:2:2]
-	h["Content-Length"] = v[2:3:3]
+	h["Retry-After"] = retryAfterValue(max(retryAfter, 0))
+	h["Content-Type"] = textPlainValue
+	h["Content-Length"] = length503Value
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(body503) // a client gone away is not the server's error
 }
 
-// writeBadAddress writes the 400 of WithRejectInvalid: fixed bytes only.
+// writeBadAddress writes the 400 of WithRejectInvalid: fixed bytes only, no
+// allocation.
 func writeBadAddress(w http.ResponseWriter) {
-	v := [2]string{textPlain, strconv.Itoa(len(Body400))}
 	h := w.Header()
-	h["Content-Type"] = v[0:1:1]
-	h["Content-Length"] = v[1:2:2]
+	h["Content-Type"] = textPlainValue
+	h["Content-Length"] = length400Value
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(body400)
 }

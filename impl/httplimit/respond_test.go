@@ -3,6 +3,7 @@ package httplimit_test
 import (
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -56,9 +57,11 @@ func TestLimited503Exact(t *testing.T) {
 }
 
 // TestRetryAfterIsDecisions checks Retry-After against the hook's decision
-// for waits from 1 tick to beyond 100 s (the 3-digit path).
+// for waits from 1 tick to beyond 100 s (the 3-digit path), on both sides
+// of a page of the Retry-After cache (255 s, 256 s) and of its end
+// (131071 s, 131072 s), and far past it.
 func TestRetryAfterIsDecisions(t *testing.T) {
-	for _, ivl := range []int64{1, 9, 10, 11, 99, 1000, 1001, 123456} {
+	for _, ivl := range []int64{1, 9, 10, 11, 99, 1000, 1001, 2550, 2551, 123456, 1310710, 1310711, math.MaxInt64} {
 		var d gate.Decision
 		hook := httplimit.WithOnReject(func(_ *http.Request, got gate.Decision) { d = got })
 		h := newLimiter(t, newGate(t, 1, 1, ivl, 10, tick100ms), fixedClock(0), hook).Wrap(ok)
@@ -154,5 +157,40 @@ func TestAppendResponseIsSpecBytes(t *testing.T) {
 	want := "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 4\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nlim rejected"
 	if got := string(d.AppendResponse(nil)); got != want {
 		t.Errorf("AppendResponse = %q, want %q", got, want)
+	}
+}
+
+// TestSharedHeaderValuesSurviveHeaderMethods checks the contract of the
+// shared header values (package doc): an outer middleware that edits the
+// 503's or the 400's header with Header's methods after the response leaves
+// every later response exact, because each shared value has capacity 1.
+func TestSharedHeaderValuesSurviveHeaderMethods(t *testing.T) {
+	l := newLimiter(t, newGate(t, 1, 1, 35, 10, tick100ms), fixedClock(0), httplimit.WithRejectInvalid())
+	edit := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r)
+			h := w.Header()
+			for name, v := range h {
+				if len(v) != 1 || cap(v) != 1 {
+					t.Errorf("%s: len %d, cap %d; want 1, 1, so that Add copies", name, len(v), cap(v))
+				}
+			}
+			h.Add("Retry-After", "7")
+			h.Add("Content-Type", "text/html")
+			h.Add("Content-Length", "0")
+			h.Set("Content-Type", "application/json")
+			h.Del("Content-Length")
+		})
+	}
+	h := edit(l.Wrap(ok))
+	serve(h, get("192.0.2.1:1", nil)) // spend the one token
+	want400 := http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Content-Length": {strconv.Itoa(len(httplimit.Body400))}}
+	for i := range 3 {
+		if diff := cmp.Diff(want503("4"), serve(h, get("192.0.2.1:1", nil)).Result().Header); diff != "" {
+			t.Errorf("503 %d after edits: header mismatch (-want +got):\n%s", i, diff)
+		}
+		if diff := cmp.Diff(want400, serve(h, get("@", nil)).Result().Header); diff != "" {
+			t.Errorf("400 %d after edits: header mismatch (-want +got):\n%s", i, diff)
+		}
 	}
 }

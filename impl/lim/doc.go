@@ -7,8 +7,9 @@
 //     divides by multiplying.
 //   - [Bucket] (lim_bkt, lim_bkt_new), [TakeResult] (LimTake).
 //   - [Acquire], [Release]: the in-flight semaphore (lim_acq, lim_rel).
-//   - [IPKey] (lim_ip_key): polynomial evaluation with a table of powers and
-//     the special form of the prime 2^32 - 5, one reduction per 16 bytes.
+//   - [IPKey] (lim_ip_key), [IPKeyBytes] (the same over bytes): polynomial
+//     evaluation with a table of powers and the special form of the prime
+//     2^32 - 5, one reduction per 16 bytes.
 //   - [Response503], [AppendResponse503] (lim_resp_503).
 //
 // All functions are safe for concurrent use; none allocates except

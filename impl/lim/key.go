@@ -1,5 +1,7 @@
 package lim
 
+import "unsafe"
+
 // KeyPrime is the modulus of [IPKey], the prime 4294967291 = 2^32 - 5.
 const KeyPrime int64 = 4294967291
 
@@ -40,6 +42,19 @@ func IPKey(ip string) int64 {
 		h = reduce(reduce(h*pow8Mod) + chunk(le64s(ip[i:i+8])))
 	}
 	return int64(h)
+}
+
+// IPKeyBytes is IPKey(string(ip)) without the conversion, which copies ip
+// (to the heap when it is over 32 bytes): for a key built in a buffer. It
+// only reads ip, and keeps nothing of it.
+func IPKeyBytes(ip []byte) int64 {
+	// A string view of ip, not a copy. Sound because IPKey only reads its
+	// argument before it returns and keeps no part of it: the view never
+	// outlives this call, and the caller cannot write ip during it. (A body
+	// generic over string and []byte avoids unsafe, but other packages'
+	// escape analysis then sees the generic call's parameter as leaking, and
+	// every string(b) passed to IPKey becomes a heap copy.)
+	return IPKey(unsafe.String(unsafe.SliceData(ip), len(ip)))
 }
 
 // key16 is IPKey for 8 <= len(ip) <= 16: the head (the first len-8 bytes, at

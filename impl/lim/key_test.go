@@ -42,8 +42,9 @@ func TestIPKeyKnownValues(t *testing.T) {
 	}
 }
 
-// TestIPKeyEveryLength compares IPKey with the per-byte definition for every
-// length 0..80 over all-0xff bytes, the largest lane values.
+// TestIPKeyEveryLength compares IPKey and IPKeyBytes with the per-byte
+// definition for every length 0..80 over all-0xff bytes, the largest lane
+// values.
 func TestIPKeyEveryLength(t *testing.T) {
 	buf := make([]byte, 80)
 	for i := range buf {
@@ -53,6 +54,9 @@ func TestIPKeyEveryLength(t *testing.T) {
 		s := string(buf[:n])
 		if got, want := IPKey(s), naiveKey(s); got != want {
 			t.Errorf("IPKey(%d x 0xff) = %d, want %d", n, got, want)
+		}
+		if got, want := IPKeyBytes(buf[:n]), naiveKey(s); got != want {
+			t.Errorf("IPKeyBytes(%d x 0xff) = %d, want %d", n, got, want)
 		}
 	}
 }
@@ -67,13 +71,17 @@ func TestReduceMatchesModulo(t *testing.T) {
 	}
 }
 
-// TestPropIPKeyEqualsPerByteDefinition checks that the chunked IPKey equals
-// the seed's per-byte definition for any byte string.
+// TestPropIPKeyEqualsPerByteDefinition checks that the chunked IPKey, and
+// IPKeyBytes, equal the seed's per-byte definition for any byte string.
 func TestPropIPKeyEqualsPerByteDefinition(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := string(rapid.SliceOfN(rapid.Byte(), 0, 100).Draw(t, "ip"))
+		b := rapid.SliceOfN(rapid.Byte(), 0, 100).Draw(t, "ip")
+		s := string(b)
 		if got, want := IPKey(s), naiveKey(s); got != want {
 			t.Fatalf("IPKey(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := IPKeyBytes(b), naiveKey(s); got != want {
+			t.Fatalf("IPKeyBytes(%q) = %d, want %d", b, got, want)
 		}
 	})
 }

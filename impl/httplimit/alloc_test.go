@@ -1,0 +1,91 @@
+package httplimit_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/httplimit"
+)
+
+// allocRow is one path of TestMiddlewareAllocatesNothingPerRequest: a
+// handler behind the middleware, a request and the status it must get.
+type allocRow struct {
+	path   string
+	h      http.Handler
+	r      *http.Request
+	code   int
+	reason string
+}
+
+// passing is a limiter that always passes (a huge bucket, the gate's
+// monotonic clock) in front of ok.
+func passing(t *testing.T, opts ...httplimit.Option) http.Handler {
+	return newLimiter(t, newGate(t, 1<<62, 1<<62, 1, 1<<20, 1), opts...).Wrap(ok)
+}
+
+// limited is a limiter whose bucket for r is spent (cap 1, a fixed clock),
+// so that every request from r is Limited with Retry-After
+// ceil(ivl*tickNanos / 1e9) seconds; a no-op OnReject hook is installed.
+func limited(t *testing.T, r *http.Request, ivl, tickNanos int64) http.Handler {
+	hook := httplimit.WithOnReject(func(*http.Request, gate.Decision) {})
+	h := newLimiter(t, newGate(t, 1, 1, ivl, 1<<20, tickNanos), fixedClock(0), hook).Wrap(ok)
+	if rec := serve(h, r); rec.Code != http.StatusOK {
+		t.Fatalf("spending the token: status %d, want 200", rec.Code)
+	}
+	return h
+}
+
+// shedding is a limiter whose only in-flight place is held by a request
+// that never releases it, so that every request is Shed.
+func shedding(t *testing.T) http.Handler {
+	g := newGate(t, 1<<62, 1<<62, 1, 1, 1)
+	if d := g.Admit("holder", 0); d.Verdict != gate.Pass {
+		t.Fatalf("holder: %v, want pass", d.Verdict)
+	}
+	return newLimiter(t, g).Wrap(ok)
+}
+
+// TestMiddlewareAllocatesNothingPerRequest checks that no path of the
+// middleware allocates: the README's "no allocation per request". The
+// writer keeps one header map, cleared between requests, so the count is the
+// middleware's own (net/http makes a fresh map per request, and its first
+// insert is net/http's cost, paid by any handler that sets a header).
+func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
+	v4 := get("192.0.2.1:1234", nil)
+	xff := httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("10.0.0.0/8")...)
+	fwd := httplimit.WithTrustedProxies(httplimit.Forwarded, prefixes("10.0.0.0/8")...)
+	tests := []allocRow{
+		{"pass IPv4", passing(t), v4, 200, "a 15-byte key"},
+		{"pass IPv6 /64", passing(t), get("[2001:db8::1]:443", nil), 200, "the default prefix key"},
+		{"pass IPv6 /128", passing(t, httplimit.WithIPv6Prefix(128)), get("[2001:db8:1234:5678:9abc:def0:1234:5678]:443", nil), 200,
+			"a 39-byte key, past the runtime's 32-byte buffer for a string conversion"},
+		{"pass mapped IPv4", passing(t), get("[::ffff:192.0.2.1]:80", nil), 200, "an IPv4-mapped peer, unmapped"},
+		{"pass X-Forwarded-For", passing(t, xff), get("10.0.0.1:1", http.Header{"X-Forwarded-For": {"198.51.100.7, 10.0.0.2"}}), 200,
+			"the header of a trusted proxy, walked from the right"},
+		{"pass Forwarded", passing(t, fwd), get("10.0.0.1:1", http.Header{"Forwarded": {`for="[2001:db8:cafe::17]:4711";proto=https, for=10.0.0.2`}}), 200,
+			"RFC 7239 from a trusted proxy, a quoted IPv6 client"},
+		{"pass invalid key", passing(t), get("@", nil), 200, "a Unix socket's peer, keyed as InvalidKey"},
+		{"400 WithRejectInvalid", passing(t, httplimit.WithRejectInvalid()), get("@", nil), 400, "the fixed 400"},
+		{"400 empty peer", passing(t, httplimit.WithRejectInvalid()), get("", nil), 400, "an empty RemoteAddr"},
+		{"503 shed", shedding(t), v4, 503, "Retry-After 1 (GATE-9)"},
+		{"503 limited, 1 s", limited(t, v4, 10, tick100ms), v4, 503, "Retry-After 1"},
+		{"503 limited, 4 s", limited(t, v4, 35, tick100ms), v4, 503, "Retry-After 4, as TestLimited503Exact"},
+		{"503 limited, 1100 s", limited(t, v4, 1<<40, 1), v4, 503, "four digits, past strconv's cache of small numbers"},
+		{"503 limited, a day", limited(t, v4, 86400, 1e9), v4, 503, "Retry-After 86400, a daily quota's longest wait"},
+		{"503 limited, the cache's last", limited(t, v4, 1<<17-1, 1e9), v4, 503, "Retry-After 131071, the Retry-After cache's last value (retryafter.go)"},
+	}
+	for _, tt := range tests {
+		if tt.reason == "" {
+			t.Fatalf("row %q has no reason", tt.path)
+		}
+		w := &discardWriter{h: make(http.Header, 4)}
+		allocs := testing.AllocsPerRun(100, func() {
+			clear(w.h)
+			tt.h.ServeHTTP(w, tt.r)
+		})
+		if allocs != 0 || w.code != tt.code {
+			t.Errorf("%s: %v allocations per request, status %d; want 0, %d (%s)", tt.path, allocs, w.code, tt.code, tt.reason)
+		}
+	}
+}
