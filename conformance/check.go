@@ -6,7 +6,8 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
-// Verdict is what Check concludes about one case.
+// Verdict is what Check concludes about one case; conformance/protocol's
+// RunCases adds the verdicts of a port that broke (Broken, NotRun).
 type Verdict string
 
 // The verdicts.

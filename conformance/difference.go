@@ -89,3 +89,12 @@ func differingFields(a, b string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// jsonLine renders v as one JSON line for messages.
+func jsonLine(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%+v", v)
+	}
+	return string(b)
+}

@@ -19,7 +19,8 @@
 //   - [Load] reads and validates every case file of a vectors folder,
 //     [Parse] one file; errors wrap [ErrInvalid] and name the file.
 //   - [Check] runs one case against an oracle.Subject: [Pass], [Fail] (with
-//     the oracle.Divergence) or [Skip] ([Verdict]).
+//     the oracle.Divergence) or [Skip] ([Verdict]); [Differ] renders a
+//     divergence for people ([Difference], [Difference.Text]).
 //   - [Encode] writes a case's canonical file; [SpecVersion] reads spec.md's
 //     version line.
 //   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,
@@ -28,31 +29,20 @@
 //     [CoverageRow], [Extreme], [SpecID], [Need]); [Count] tallies cases by
 //     component and level ([Tally]).
 //
-// The port protocol (spec.md PROTO-1..PROTO-11; [ProtocolSchema] is its
-// JSON Schema):
-//
-//   - [Runner] runs traces on an implementation ([TraceRun] per trace); a
-//     [Port] is one, a conversation with a port process ([StartPort]) or an
-//     in-process [Serve] ([ServePipe]), with [PortOptions] bounding it; a
-//     [SubjectRunner] runs an oracle.Subject directly. [Hello] is a port's
-//     handshake, [Protocol] the version spoken; a port that breaks the
-//     protocol returns a [*BrokenError] (errors.Is [ErrBroken]).
-//   - [Serve] makes any oracle.Subject a port on a reader and a writer.
-//   - [RunCases] runs cases on a Runner, pipelined: a [CaseResult] each,
-//     with the verdicts [Broken] and [NotRun] beside Check's.
-//   - [Fuzz] ([FuzzOptions], [FuzzStatus], [FuzzReport]) runs generated
-//     traces ([GenFuzzTrace]: reproducible from a seed) on a Runner and on
-//     the model; the first divergence is shrunk by [Shrink] into a
-//     [Counterexample], whose Case ([TraceCase], [InContract], [ClausesOf],
-//     [FuzzArea]) is a vector file ready for a suite.
-//
 // The vectors are written by conformance/cmd/genvectors from the builders
 // of conformance/internal/build (make vectors; make vectorcheck fails on
 // stale files). impl/ is checked against them from fuzz/vectors_test.go.
 //
+// Two packages build on this one: conformance/protocol runs cases and
+// traces on a port, a program speaking the port protocol (spec.md
+// PROTO-1..PROTO-11), and serves an oracle.Subject as one;
+// conformance/search fuzzes a port against the model and shrinks what it
+// finds into a case of this format.
+//
 // # Imports
 //
 // The standard library, oracle and (through oracle) model/...; its tests
-// also github.com/santhosh-tekuri/jsonschema/v6, rapid and go-cmp. Never
-// impl/.
+// also github.com/santhosh-tekuri/jsonschema/v6. Never impl/, and never
+// conformance/protocol or conformance/search, which import it
+// (internal/archcheck enforces the direction).
 package conformance

@@ -15,12 +15,6 @@ var embedded embed.FS
 // with Load.
 var Vectors fs.FS = mustSub(embedded, "vectors")
 
-// ProtocolSchema is protocol.schema.json: a JSON Schema (2020-12) of every
-// message of the port protocol (spec.md PROTO-1..PROTO-11).
-//
-//go:embed protocol.schema.json
-var ProtocolSchema []byte
-
 // SchemaFile and IDsFile are the names of the schema and the ID list at the
 // top of a vectors folder.
 const (

@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/limcheck/limcheck/conformance"
-	"github.com/limcheck/limcheck/internal/slowdown"
 )
 
 // basePath is the case the broken-file tests start from: the smallest lim
@@ -58,12 +56,4 @@ func hexBytes(t *testing.T, h string) string {
 		t.Fatalf("hex %q: %v", h, err)
 	}
 	return string(b)
-}
-
-// waits returns port options whose time limits are all a minute times
-// LIMCHECK_TEST_SLOWDOWN: a healthy port on a busy machine never counts as
-// hung.
-func waits() conformance.PortOptions {
-	d := slowdown.Scale(time.Minute)
-	return conformance.PortOptions{HandshakeTimeout: d, RequestTimeout: d, ExitTimeout: d}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/implsubject"
 )
 
@@ -58,7 +60,7 @@ func BenchmarkVectors(b *testing.B) {
 		cmd := benchPorts(b)[name]
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				p, err := conformance.StartPort(cmd, conformance.PortOptions{})
+				p, err := protocol.StartPort(cmd, protocol.PortOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -69,7 +71,7 @@ func BenchmarkVectors(b *testing.B) {
 	}
 	b.Run("GoInProcess", func(b *testing.B) {
 		for b.Loop() {
-			p, err := bundled(conformance.PortOptions{})
+			p, err := bundled(protocol.PortOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -79,8 +81,8 @@ func BenchmarkVectors(b *testing.B) {
 	})
 }
 
-func runVectorsOnce(b *testing.B, p *conformance.Port, cases []conformance.Case) {
-	results, err := conformance.RunCases(p, cases)
+func runVectorsOnce(b *testing.B, p *protocol.Port, cases []conformance.Case) {
+	results, err := protocol.RunCases(p, cases)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func BenchmarkFuzz(b *testing.B) {
 	for _, name := range []string{"Go", "Python", "JS"} {
 		cmd := benchPorts(b)[name]
 		b.Run(name, func(b *testing.B) {
-			p, err := conformance.StartPort(cmd, conformance.PortOptions{})
+			p, err := protocol.StartPort(cmd, protocol.PortOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -115,7 +117,7 @@ func BenchmarkFuzz(b *testing.B) {
 		})
 	}
 	b.Run("GoInProcess", func(b *testing.B) {
-		p, err := bundled(conformance.PortOptions{})
+		p, err := bundled(protocol.PortOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,15 +125,15 @@ func BenchmarkFuzz(b *testing.B) {
 		p.Close() //nolint:errcheck // in process
 	})
 	b.Run("Direct", func(b *testing.B) {
-		benchFuzz(b, conformance.SubjectRunner{S: implsubject.Impl{}})
+		benchFuzz(b, protocol.SubjectRunner{S: implsubject.Impl{}})
 	})
 }
 
-func benchFuzz(b *testing.B, r conformance.Runner) {
+func benchFuzz(b *testing.B, r protocol.Runner) {
 	tuneGC() // as limcheck fuzz runs
 	ops := 0
 	for seed := uint64(1); b.Loop(); seed++ {
-		rep, err := conformance.Fuzz(r, conformance.FuzzOptions{Seed: seed, Ops: benchFuzzOps})
+		rep, err := search.Fuzz(r, search.FuzzOptions{Seed: seed, Ops: benchFuzzOps})
 		if err != nil {
 			b.Fatal(err)
 		}

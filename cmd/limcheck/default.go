@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/walkthrough"
 )
 
@@ -57,12 +59,12 @@ func (c cli) defaultVectors() int {
 		return exitUsage
 	}
 	start := time.Now()
-	port, err := bundled(conformance.PortOptions{})
+	port, err := bundled(protocol.PortOptions{})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
 		return exitBroken
 	}
-	results, runErr := conformance.RunCases(port, all)
+	results, runErr := protocol.RunCases(port, all)
 	if err := port.Close(); runErr == nil {
 		runErr = err
 	}
@@ -82,12 +84,12 @@ func (c cli) defaultVectors() int {
 
 // defaultFuzz fuzzes the bundled implementation against the model.
 func (c cli) defaultFuzz() int {
-	port, err := bundled(conformance.PortOptions{})
+	port, err := bundled(protocol.PortOptions{})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
 		return exitBroken
 	}
-	rep, err := conformance.Fuzz(port, conformance.FuzzOptions{Seed: 1, Ops: defaultOps})
+	rep, err := search.Fuzz(port, search.FuzzOptions{Seed: 1, Ops: defaultOps})
 	if cerr := port.Close(); err == nil {
 		err = cerr
 	}

@@ -39,7 +39,8 @@
 // unknown seq, early exit), after which the remaining cases are reported as
 // not run.
 //
-// Imports: conformance, oracle, internal/implsubject (the bundled
+// Imports: conformance (the vector format), conformance/protocol (ports),
+// conformance/search (fuzz), oracle, internal/implsubject (the bundled
 // implementation), internal/speccheck (coverage), internal/walkthrough,
 // and the root package (spec.md).
 package main

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -31,7 +31,7 @@ ZeroDivisionError: division by zero
 `
 
 // fakeportMain is the fakeport command: a port built into the test binary
-// that answers as the model does (conformance.Serve over oracle.Model) and
+// that answers as the model does (protocol.Serve over oracle.Model) and
 // misbehaves as its MODE says, for the scripts to check limcheck's
 // verdicts and diagnoses. It never returns.
 func fakeportMain() {
@@ -52,7 +52,7 @@ func fakeportMain() {
 		fail(fakeportUsage)
 	}
 	var s oracle.Subject = oracle.Model{}
-	hello := conformance.Hello{Name: "fakeport-" + mode, Version: "1"}
+	hello := protocol.Hello{Name: "fakeport-" + mode, Version: "1"}
 	// edit, when set, sees every reply line (the hello is not one) with
 	// its number from 1, and writes what the port sends instead.
 	var edit func(w io.Writer, i int, line []byte)
@@ -139,14 +139,14 @@ func fakeportMain() {
 	os.Exit(0)
 }
 
-// serve runs conformance.Serve on stdin and stdout, passing every reply
+// serve runs protocol.Serve on stdin and stdout, passing every reply
 // line through edit when it is set.
-func serve(s oracle.Subject, hello conformance.Hello, edit func(io.Writer, int, []byte)) {
+func serve(s oracle.Subject, hello protocol.Hello, edit func(io.Writer, int, []byte)) {
 	var out io.Writer = os.Stdout
 	if edit != nil {
 		out = &lineWriter{edit: edit}
 	}
-	if err := conformance.Serve(os.Stdin, out, s, hello); err != nil {
+	if err := protocol.Serve(os.Stdin, out, s, hello); err != nil {
 		fail("fakeport: " + err.Error())
 	}
 }

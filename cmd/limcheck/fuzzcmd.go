@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -76,9 +78,9 @@ func (c cli) fuzzCmd(args []string) int {
 	repro += fmt.Sprintf(" --seed %d", *seed)
 	tuneGC()
 	port, err := pf.open()
-	var broken *conformance.BrokenError
+	var broken *protocol.BrokenError
 	if errors.As(err, &broken) && *jsonOut {
-		return c.fuzzJSON(conformance.FuzzReport{}, "", "handshake: "+broken.What, broken.Stderr, repro, exitBroken)
+		return c.fuzzJSON(search.FuzzReport{}, "", "handshake: "+broken.What, broken.Stderr, repro, exitBroken)
 	}
 	if err != nil {
 		return c.portProblem(&pf, err)
@@ -90,10 +92,10 @@ func (c cli) fuzzCmd(args []string) int {
 			return exitUsage
 		}
 	}
-	opt := conformance.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns}
+	opt := search.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns}
 	if c.tty && !*jsonOut {
 		var shown time.Duration
-		opt.Progress = func(s conformance.FuzzStatus) {
+		opt.Progress = func(s search.FuzzStatus) {
 			if s.Elapsed-shown < 100*time.Millisecond { // a terminal need not redraw more often
 				return
 			}
@@ -104,7 +106,7 @@ func (c cli) fuzzCmd(args []string) int {
 	if !*jsonOut {
 		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", port.Hello().Name, port.Hello().Version, *seed)
 	}
-	rep, fuzzErr := conformance.Fuzz(port, opt)
+	rep, fuzzErr := search.Fuzz(port, opt)
 	closeErr := port.Close()
 	if opt.Progress != nil {
 		fmt.Fprint(c.stderr, "\r\033[K")
@@ -150,7 +152,7 @@ func (c cli) fuzzCmd(args []string) int {
 }
 
 // printCounterexample prints a found divergence for people.
-func printCounterexample(c cli, rep conformance.FuzzReport, file string, pf *portFlags, repro string) {
+func printCounterexample(c cli, rep search.FuzzReport, file string, pf *portFlags, repro string) {
 	f := rep.Found
 	fmt.Fprintf(c.stdout, "DIVERGENCE after %d traces, %d ops (%v): trace %d of seed %d, %d ops, shrunk to %d ops in %d runs (%v)\n",
 		rep.Traces, rep.Ops, f.FoundAfter.Round(time.Millisecond), f.Index, f.Seed, len(f.Original.Ops), len(f.Trace.Ops), f.ShrinkRuns, f.ShrinkTime.Round(time.Millisecond))
@@ -179,13 +181,13 @@ func printCounterexample(c cli, rep conformance.FuzzReport, file string, pf *por
 
 // divergenceText renders a counterexample's divergence: its ops up to
 // the diverging one, then the model's and the subject's result there.
-func divergenceText(f *conformance.Counterexample, name string) string {
+func divergenceText(f *search.Counterexample, name string) string {
 	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
 	return indent(d.Text("model", name), "  ")
 }
 
 // fuzzJSON prints the fuzz result as JSON.
-func (c cli) fuzzJSON(rep conformance.FuzzReport, file, broken, stderr, repro string, status int) int {
+func (c cli) fuzzJSON(rep search.FuzzReport, file, broken, stderr, repro string, status int) int {
 	type found struct {
 		Seed       uint64           `json:"seed"`
 		Index      int              `json:"index"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/limcheck/limcheck"
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/internal/implsubject"
 )
 
@@ -39,7 +40,7 @@ func main() {
 // limcheck.
 var livePorts struct {
 	sync.Mutex
-	ports []*conformance.Port
+	ports []*protocol.Port
 }
 
 // stopPortsOnSignal kills every live port and exits 130 on an interrupt
@@ -200,12 +201,12 @@ func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
 }
 
 // open starts the port, or the bundled implementation in process.
-func (pf *portFlags) open() (*conformance.Port, error) {
-	opt := conformance.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: time.Now().Add(pf.timeout)}
+func (pf *portFlags) open() (*protocol.Port, error) {
+	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: time.Now().Add(pf.timeout)}
 	if pf.command == "" {
 		return bundled(opt)
 	}
-	p, err := conformance.StartPort(pf.command, opt)
+	p, err := protocol.StartPort(pf.command, opt)
 	if err == nil {
 		livePorts.Lock()
 		livePorts.ports = append(livePorts.ports, p)
@@ -215,12 +216,12 @@ func (pf *portFlags) open() (*conformance.Port, error) {
 }
 
 // bundled is the project's impl/ served in process through the protocol.
-func bundled(opt conformance.PortOptions) (*conformance.Port, error) {
-	return conformance.ServePipe(implsubject.Impl{}, bundledHello(), opt)
+func bundled(opt protocol.PortOptions) (*protocol.Port, error) {
+	return protocol.ServePipe(implsubject.Impl{}, bundledHello(), opt)
 }
 
-func bundledHello() conformance.Hello {
-	return conformance.Hello{Name: "limcheck-go", Version: specVersion()}
+func bundledHello() protocol.Hello {
+	return protocol.Hello{Name: "limcheck-go", Version: specVersion()}
 }
 
 // specVersion is spec.md's version.
@@ -235,7 +236,7 @@ func specVersion() string {
 // portProblem prints why a port could not start and returns the exit
 // status: 3 for a broken handshake, 2 for a command that cannot run.
 func (c cli) portProblem(pf *portFlags, err error) int {
-	var b *conformance.BrokenError
+	var b *protocol.BrokenError
 	if errors.As(err, &b) {
 		fmt.Fprintf(c.stderr, "limcheck: port %q broke the protocol: %s\n", pf.command, b.What)
 		printStderr(c.stderr, b.Stderr)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -148,12 +149,12 @@ func TestReadExpectFail(t *testing.T) {
 
 // results builds one CaseResult per verdict given: result i is of case
 // "c<i>", of cases[i]'s component and clauses.
-func results(vs ...conformance.Verdict) []conformance.CaseResult {
-	out := make([]conformance.CaseResult, len(vs))
+func results(vs ...conformance.Verdict) []protocol.CaseResult {
+	out := make([]protocol.CaseResult, len(vs))
 	for i, v := range vs {
 		c := cases[i%len(cases)]
 		c.ID, c.Description = "c"+strconv.Itoa(i), "description "+strconv.Itoa(i)
-		out[i] = conformance.CaseResult{Case: c, Verdict: v, Why: "why " + string(v)}
+		out[i] = protocol.CaseResult{Case: c, Verdict: v, Why: "why " + string(v)}
 	}
 	return out
 }
@@ -163,7 +164,7 @@ func results(vs ...conformance.Verdict) []conformance.CaseResult {
 // (PROTO-10): a listed failure is fine, a listed pass is not, and a broken
 // port outranks failures.
 func TestReportVerdictsAndStatus(t *testing.T) {
-	P, F, S, B, N := conformance.Pass, conformance.Fail, conformance.Skip, conformance.Broken, conformance.NotRun
+	P, F, S, B, N := conformance.Pass, conformance.Fail, conformance.Skip, protocol.Broken, protocol.NotRun
 	tests := []struct {
 		vs       []conformance.Verdict
 		listed   []string // IDs of cases -expect-fail lists
@@ -185,7 +186,7 @@ func TestReportVerdictsAndStatus(t *testing.T) {
 		for _, id := range tt.listed {
 			listed[id] = true
 		}
-		rep := newReport(conformance.Hello{Name: "p"}, results(tt.vs...), listed, 0)
+		rep := newReport(protocol.Hello{Name: "p"}, results(tt.vs...), listed, 0)
 		rep.Broken = tt.broken
 		var got []string
 		for _, c := range rep.Cases {
@@ -202,9 +203,9 @@ func TestReportVerdictsAndStatus(t *testing.T) {
 // unexpected passes, the break) and drops passes, skips and expected
 // failures, and that not-run cases are summed up in one line, not listed.
 func TestWriteTextQuiet(t *testing.T) {
-	rs := results(conformance.Pass, conformance.Skip, conformance.Fail, conformance.Pass, conformance.Broken, conformance.NotRun, conformance.NotRun)
+	rs := results(conformance.Pass, conformance.Skip, conformance.Fail, conformance.Pass, protocol.Broken, protocol.NotRun, protocol.NotRun)
 	rs[4].Stderr = "Traceback (most recent call last):\nBoom\n"
-	rep := newReport(conformance.Hello{Name: "p", Version: "1"}, rs, map[string]bool{"c2": true, "c3": true}, 0)
+	rep := newReport(protocol.Hello{Name: "p", Version: "1"}, rs, map[string]bool{"c2": true, "c3": true}, 0)
 	rep.Broken = "no reply"
 	var b bytes.Buffer
 	writeText(&b, rep, true)
@@ -231,8 +232,8 @@ func TestWriteTextQuiet(t *testing.T) {
 // TestWriteJUnit checks the JUnit counts CI tools read: failures are FAIL
 // and XPASS, errors BROKEN, skipped SKIP, XFAIL and NOT RUN.
 func TestWriteJUnit(t *testing.T) {
-	rs := results(conformance.Pass, conformance.Fail, conformance.Skip, conformance.Pass, conformance.Broken, conformance.NotRun, conformance.Fail)
-	rep := newReport(conformance.Hello{Name: "p"}, rs, map[string]bool{"c3": true, "c6": true}, 0)
+	rs := results(conformance.Pass, conformance.Fail, conformance.Skip, conformance.Pass, protocol.Broken, protocol.NotRun, conformance.Fail)
+	rep := newReport(protocol.Hello{Name: "p"}, rs, map[string]bool{"c3": true, "c6": true}, 0)
 	file := filepath.Join(t.TempDir(), "r.xml")
 	if err := writeJUnit(file, rep); err != nil {
 		t.Fatal(err)

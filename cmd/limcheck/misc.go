@@ -9,6 +9,7 @@ import (
 
 	"github.com/limcheck/limcheck"
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/internal/speccheck"
 	"github.com/limcheck/limcheck/internal/walkthrough"
@@ -30,7 +31,7 @@ func (c cli) serveCmd(args []string) int {
 	if *model {
 		s, h.Name = oracle.Model{}, "limcheck-model"
 	}
-	if err := conformance.Serve(c.stdin, c.stdout, s, h); err != nil {
+	if err := protocol.Serve(c.stdin, c.stdout, s, h); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck serve: %v\n", err)
 		return exitUsage
 	}
@@ -96,7 +97,7 @@ func export(dir string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, os.WriteFile(filepath.Join(dir, "protocol.schema.json"), conformance.ProtocolSchema, 0o644)
+	return n, os.WriteFile(filepath.Join(dir, "protocol.schema.json"), protocol.ProtocolSchema, 0o644)
 }
 
 // coverageCmd prints spec.md's IDs by the vectors that list them.

@@ -154,7 +154,7 @@ type fuzzResult struct {
 const maxShrunkOps = 6
 
 // The mutant matrix's fuzz budget, in logical units, never seconds. Trace
-// i of a seed depends only on the seed and i (conformance.GenFuzzTrace)
+// i of a seed depends only on the seed and i (search.GenFuzzTrace)
 // and the reference ports are deterministic, so the ops after which seed 1
 // finds a mutant, and the trace shrinking reaches in a number of runs, are
 // the same on every machine, however slow or busy: a mutant found within

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -27,13 +28,13 @@ const (
 
 // report is one run's report, in every form.
 type report struct {
-	Port         conformance.Hello `json:"port"`
-	SpecVersion  string            `json:"spec_version"`
-	Summary      summary           `json:"summary"`
-	Broken       string            `json:"broken,omitempty"` // how the port broke the protocol
-	BrokenStderr string            `json:"broken_stderr,omitempty"`
-	Cases        []caseReport      `json:"cases"`
-	Elapsed      time.Duration     `json:"-"`
+	Port         protocol.Hello `json:"port"`
+	SpecVersion  string         `json:"spec_version"`
+	Summary      summary        `json:"summary"`
+	Broken       string         `json:"broken,omitempty"` // how the port broke the protocol
+	BrokenStderr string         `json:"broken_stderr,omitempty"`
+	Cases        []caseReport   `json:"cases"`
+	Elapsed      time.Duration  `json:"-"`
 }
 
 // summary counts cases by verdict.
@@ -67,7 +68,7 @@ type caseReport struct {
 	Stderr      string     `json:"stderr,omitempty"`
 }
 
-func newReport(h conformance.Hello, results []conformance.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
+func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
 	rep := &report{Port: h, SpecVersion: specVersion(), Elapsed: elapsed, Cases: make([]caseReport, 0, len(results))}
 	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
 	for _, r := range results {
@@ -87,7 +88,7 @@ func newReport(h conformance.Hello, results []conformance.CaseResult, expectFail
 			}
 		case conformance.Skip:
 			cr.Verdict = vSkip
-		case conformance.Broken:
+		case protocol.Broken:
 			cr.Verdict = vBroken
 		default:
 			cr.Verdict = vNotRun
@@ -165,7 +166,7 @@ func (rep *report) closing() string {
 
 // writeText writes the human report.
 func writeText(w io.Writer, rep *report, quiet bool) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), conformance.Protocol, rep.SpecVersion, len(rep.Cases))
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
 	notRun := 0
 	for _, c := range rep.Cases {
 		if c.Verdict == vNotRun {

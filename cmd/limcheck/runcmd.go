@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -112,13 +113,13 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	}
 	start := time.Now()
 	port, err := pf.open()
-	var broken *conformance.BrokenError
+	var broken *protocol.BrokenError
 	if errors.As(err, &broken) { // the handshake broke: every case is not run
-		results := make([]conformance.CaseResult, len(selected))
+		results := make([]protocol.CaseResult, len(selected))
 		for i, cs := range selected {
-			results[i] = conformance.CaseResult{Case: cs, Verdict: conformance.NotRun}
+			results[i] = protocol.CaseResult{Case: cs, Verdict: protocol.NotRun}
 		}
-		rep := newReport(conformance.Hello{Name: pf.command}, results, expected, time.Since(start))
+		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
 		rep.Broken, rep.BrokenStderr = "handshake: "+broken.What, broken.Stderr
 		c.portProblem(pf, err)
 		return c.emit(cmd, rf, rep)
@@ -126,7 +127,7 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	if err != nil {
 		return c.portProblem(pf, err)
 	}
-	results, runErr := conformance.RunCases(port, selected)
+	results, runErr := protocol.RunCases(port, selected)
 	closeErr := port.Close()
 	rep := newReport(port.Hello(), results, expected, time.Since(start))
 	switch {

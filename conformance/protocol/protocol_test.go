@@ -1,4 +1,4 @@
-package conformance
+package protocol
 
 import (
 	"bufio"
@@ -55,10 +55,7 @@ func selfPort(t *testing.T, mode string) string {
 // its pipes, its stderr is kept, and closing its stdin ends it with
 // status 0.
 func TestProcessPortPassesEveryVectorAndExitsCleanly(t *testing.T) {
-	cases, err := Load(Vectors)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := vectors(t)
 	p, err := StartPort(selfPort(t, "serve"), waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
@@ -66,15 +63,7 @@ func TestProcessPortPassesEveryVectorAndExitsCleanly(t *testing.T) {
 	if h := p.Hello(); h.Name != "test-port" || h.Protocol != Protocol || len(h.Components) != 4 {
 		t.Errorf("hello %+v", h)
 	}
-	results, err := RunCases(p, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range results {
-		if r.Verdict != Pass {
-			t.Errorf("%s: %s %s", r.Case.ID, r.Verdict, r.Why)
-		}
-	}
+	passAll(t, p, cases)
 	if err := p.Close(); err != nil {
 		t.Errorf("Close: %v, want a clean exit", err)
 	}
@@ -233,10 +222,7 @@ func (r *recorder) Close() error {
 // protocol.schema.json, and the schema refuses broken messages.
 func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 	s := protocolSchema(t)
-	cases, err := Load(Vectors)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := vectors(t)
 	var requests, replies []string
 	reqR, reqW := io.Pipe()
 	repR, repW := io.Pipe()

@@ -1,4 +1,4 @@
-package conformance
+package protocol
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 )
 
 // Runner runs traces on an implementation: a port over the protocol
-// ([Port]) or a Go subject in process ([SubjectRunner]). Check, Fuzz and
-// Shrink work on any Runner.
+// ([Port]) or a Go subject in process ([SubjectRunner]). RunCases, and
+// conformance/search's Fuzz and Shrink, work on any Runner.
 type Runner interface {
 	// Name names the implementation in reports.
 	Name() string

@@ -1,4 +1,4 @@
-package conformance
+package protocol
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -18,25 +19,39 @@ import (
 // protocol (Serve over the model, in-memory pipes): the client, Serve and
 // the vectors agree end to end.
 func TestServedModelPassesEveryVector(t *testing.T) {
-	cases, err := Load(Vectors)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := vectors(t)
 	p, err := ServePipe(oracle.Model{}, Hello{Name: "model", Version: "test"}, waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	passAll(t, p, cases)
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// vectors returns the committed cases; none is an error, as a check over
+// no case would pass vacuously.
+func vectors(t *testing.T) []conformance.Case {
+	t.Helper()
+	cases, err := conformance.Load(conformance.Vectors)
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("Load(Vectors) = %d cases, %v", len(cases), err)
+	}
+	return cases
+}
+
+// passAll runs cases on p and fails t for each that does not pass.
+func passAll(t *testing.T, p *Port, cases []conformance.Case) {
+	t.Helper()
 	results, err := RunCases(p, cases)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Verdict != Pass {
+		if r.Verdict != conformance.Pass {
 			t.Errorf("%s: %s: %s", r.Case.ID, r.Verdict, r.Why)
 		}
-	}
-	if err := p.Close(); err != nil {
-		t.Errorf("Close: %v", err)
 	}
 }
 
@@ -111,14 +126,10 @@ func echoModel(hook func(n int, line string, rep []byte) (string, bool)) func(*b
 }
 
 // limCases returns n lim cases of the committed vectors.
-func limCases(t *testing.T, n int) []Case {
+func limCases(t *testing.T, n int) []conformance.Case {
 	t.Helper()
-	cases, err := Load(Vectors)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []Case
-	for _, c := range cases {
+	var out []conformance.Case
+	for _, c := range vectors(t) {
 		if c.Component == oracle.Lim && len(out) < n {
 			out = append(out, c)
 		}
@@ -216,8 +227,8 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 	}
 }
 
-func verdicts(rs []CaseResult) []Verdict {
-	var v []Verdict
+func verdicts(rs []CaseResult) []conformance.Verdict {
+	var v []conformance.Verdict
 	for _, r := range rs {
 		v = append(v, r.Verdict)
 	}
@@ -273,7 +284,7 @@ func TestStderrFloodNeverBlocksAndIsKeptBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Verdict != Pass {
+		if r.Verdict != conformance.Pass {
 			t.Errorf("%s: %s %s", r.Case.ID, r.Verdict, r.Why)
 		}
 		if len(r.Stderr) > 4<<10+64 || !strings.Contains(r.Stderr, "earlier bytes dropped") {
@@ -303,7 +314,7 @@ func TestResultThatDoesNotDecodeFailsTheCaseOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := verdicts(results)
-	if got[0] != Fail || got[1] != Pass || got[2] != Pass || !strings.Contains(results[0].Why, "does not decode") {
+	if got[0] != conformance.Fail || got[1] != conformance.Pass || got[2] != conformance.Pass || !strings.Contains(results[0].Why, "does not decode") {
 		t.Errorf("verdicts %v, first why %q", got, results[0].Why)
 	}
 }

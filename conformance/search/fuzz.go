@@ -1,4 +1,4 @@
-package conformance
+package search
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -80,7 +82,7 @@ type Counterexample struct {
 
 	// Run is the runner's run of the shrunk trace (Stderr shows what a
 	// port wrote while it ran).
-	Run TraceRun
+	Run protocol.TraceRun
 	// ShrinkRuns is the number of candidate traces shrinking ran.
 	ShrinkRuns int
 	// FoundAfter is the time from the start of the run to the failing
@@ -93,7 +95,7 @@ type Counterexample struct {
 
 	// Case is the shrunk trace as a conformance vector (TraceCase), ID
 	// <component>-fuzz-<Index>, ready to renumber and add to a suite.
-	Case Case
+	Case conformance.Case
 }
 
 // Report renders c for people: the shrunk trace, the divergence or fault,
@@ -106,9 +108,9 @@ func (c *Counterexample) Report(gotName string) string {
 		b.WriteString("warning: the trace did not fail again when re-run (flaky?); it is shown as found\n")
 	}
 	if c.Divergence != nil {
-		b.WriteString(Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Run.Outcome).Text("model", gotName))
+		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Run.Outcome).Text("model", gotName))
 	} else {
-		b.WriteString(Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
+		b.WriteString(conformance.Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
 		fmt.Fprintf(&b, "%s faulted at %s: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
 	}
 	if c.Run.Stderr != "" {
@@ -150,10 +152,10 @@ func mix(seed, index uint64) uint64 {
 // depends only on the seed and i, so the traces an ops bound runs, and the
 // counterexample found, do not depend on the batch size or the machine.
 //
-// A *BrokenError from r is returned wrapped (errors.As finds it), with the
-// report so far; if the runner broke while shrinking, Found holds the
-// smallest failing trace shrinking had reached.
-func Fuzz(r Runner, opt FuzzOptions) (FuzzReport, error) {
+// A *protocol.BrokenError from r is returned wrapped (errors.As finds it),
+// with the report so far; if the runner broke while shrinking, Found holds
+// the smallest failing trace shrinking had reached.
+func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	comps, err := fuzzComponents(r, opt)
 	if err != nil {
 		return FuzzReport{}, err
@@ -179,7 +181,7 @@ func Fuzz(r Runner, opt FuzzOptions) (FuzzReport, error) {
 		fail, failRun, err := runBatch(r, b, n, &rep)
 		rep.Elapsed = time.Since(start)
 		if err != nil {
-			return rep, fmt.Errorf("conformance: fuzz %s: trace %d: %w", r.Name(), b.start+brokenTrace(err), err)
+			return rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), b.start+brokenTrace(err), err)
 		}
 		if opt.Progress != nil {
 			opt.Progress(rep.FuzzStatus)
@@ -204,12 +206,12 @@ func Fuzz(r Runner, opt FuzzOptions) (FuzzReport, error) {
 }
 
 // fuzzComponents returns the components to fuzz and checks the bounds.
-func fuzzComponents(r Runner, opt FuzzOptions) ([]oracle.Component, error) {
+func fuzzComponents(r protocol.Runner, opt FuzzOptions) ([]oracle.Component, error) {
 	switch {
 	case opt.Duration < 0 || opt.Ops < 0:
-		return nil, fmt.Errorf("conformance: fuzz: negative bound (duration %v, ops %d)", opt.Duration, opt.Ops)
+		return nil, fmt.Errorf("search: fuzz: negative bound (duration %v, ops %d)", opt.Duration, opt.Ops)
 	case opt.Duration == 0 && opt.Ops == 0:
-		return nil, errors.New("conformance: fuzz: no bound: set a duration or a number of ops")
+		return nil, errors.New("search: fuzz: no bound: set a duration or a number of ops")
 	}
 	if opt.Components == nil {
 		var comps []oracle.Component
@@ -219,28 +221,28 @@ func fuzzComponents(r Runner, opt FuzzOptions) ([]oracle.Component, error) {
 			}
 		}
 		if len(comps) == 0 {
-			return nil, fmt.Errorf("conformance: fuzz: %s implements no component", r.Name())
+			return nil, fmt.Errorf("search: fuzz: %s implements no component", r.Name())
 		}
 		return comps, nil
 	}
 	if len(opt.Components) == 0 {
-		return nil, errors.New("conformance: fuzz: no component to fuzz")
+		return nil, errors.New("search: fuzz: no component to fuzz")
 	}
 	for _, c := range opt.Components {
 		switch {
 		case !slices.Contains(oracle.Components(), c):
-			return nil, fmt.Errorf("conformance: fuzz: unknown component %q (want one of %v)", c, oracle.Components())
+			return nil, fmt.Errorf("search: fuzz: unknown component %q (want one of %v)", c, oracle.Components())
 		case !r.Implements(c):
-			return nil, fmt.Errorf("conformance: fuzz: %s does not implement %s", r.Name(), c)
+			return nil, fmt.Errorf("search: fuzz: %s does not implement %s", r.Name(), c)
 		}
 	}
 	return slices.Clone(opt.Components), nil
 }
 
 // brokenTrace returns the index within its batch of the trace a
-// *BrokenError names (0 when it names none).
+// *protocol.BrokenError names (0 when it names none).
 func brokenTrace(err error) int {
-	var be *BrokenError
+	var be *protocol.BrokenError
 	if errors.As(err, &be) && be.Trace >= 0 {
 		return be.Trace
 	}
@@ -249,10 +251,10 @@ func brokenTrace(err error) int {
 
 // runBatch runs the first n traces of b through r, counting them in rep,
 // and returns the first failing one (-1 for none) with its run.
-func runBatch(r Runner, b *genBatch, n int, rep *FuzzReport) (int, TraceRun, error) {
+func runBatch(r protocol.Runner, b *genBatch, n int, rep *FuzzReport) (int, protocol.TraceRun, error) {
 	fail, calls := -1, 0
-	var failRun TraceRun
-	err := r.RunTraces(b.sent[:n], func(i int, run TraceRun) {
+	var failRun protocol.TraceRun
+	err := r.RunTraces(b.sent[:n], func(i int, run protocol.TraceRun) {
 		if i != calls || i >= n {
 			return // a runner breaking its contract; caught below
 		}
@@ -267,13 +269,13 @@ func runBatch(r Runner, b *genBatch, n int, rep *FuzzReport) (int, TraceRun, err
 		}
 	})
 	if err == nil && calls != n {
-		err = fmt.Errorf("conformance: %s ran %d of %d traces without an error", r.Name(), calls, n)
+		err = fmt.Errorf("search: %s ran %d of %d traces without an error", r.Name(), calls, n)
 	}
 	return fail, failRun, err
 }
 
 // fails reports whether run, not skipped, faulted or differs from want.
-func fails(t oracle.Trace, want oracle.Outcome, run TraceRun) bool {
+func fails(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) bool {
 	if run.Skipped != "" {
 		return false
 	}
@@ -312,9 +314,9 @@ func ptrEqual[T comparable](a, b *T) bool {
 
 // counterexample shrinks the failing trace sent (trace index of the run,
 // generated as orig) whose run was run, and builds its report.
-func counterexample(r Runner, seed uint64, index int, orig, sent oracle.Trace, run TraceRun, lim ShrinkLimits) (*Counterexample, error) {
+func counterexample(r protocol.Runner, seed uint64, index int, orig, sent oracle.Trace, run protocol.TraceRun, lim ShrinkLimits) (*Counterexample, error) {
 	ce := &Counterexample{Seed: seed, Index: index, Original: orig, Trace: sent, Run: run, Reproduced: true}
-	pred := func(t oracle.Trace, got TraceRun) bool {
+	pred := func(t oracle.Trace, got protocol.TraceRun) bool {
 		want, err := oracle.Run(oracle.Model{}, t)
 		if err != nil || !fails(t, want, got) {
 			return false
@@ -333,7 +335,7 @@ func counterexample(r Runner, seed uint64, index int, orig, sent oracle.Trace, r
 		err = err2
 	}
 	if err != nil {
-		err = fmt.Errorf("conformance: fuzz %s: shrinking trace %d: %w", r.Name(), index, err)
+		err = fmt.Errorf("search: fuzz %s: shrinking trace %d: %w", r.Name(), index, err)
 	}
 	return ce, err
 }
@@ -474,7 +476,7 @@ func (g *generator) stop() {
 func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
 	defer func() {
 		if p := recover(); p != nil {
-			b.err = fmt.Errorf("conformance: fuzz: generating trace %d of seed %d: %v (a bug in the oracle's generators)", b.start+len(b.traces), seed, p)
+			b.err = fmt.Errorf("search: fuzz: generating trace %d of seed %d: %v (a bug in the oracle's generators)", b.start+len(b.traces), seed, p)
 		}
 	}()
 	b.traces = make([]oracle.Trace, 0, size)
@@ -485,7 +487,7 @@ func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
 		t := GenFuzzTrace(c, seed, i)
 		want, err := oracle.Run(oracle.Model{}, t)
 		if err != nil {
-			b.err = fmt.Errorf("conformance: fuzz: the model refuses trace %d of seed %d (a bug in the oracle's generators or the model): %w", i, seed, err)
+			b.err = fmt.Errorf("search: fuzz: the model refuses trace %d of seed %d (a bug in the oracle's generators or the model): %w", i, seed, err)
 			return
 		}
 		sent := t

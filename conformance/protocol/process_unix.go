@@ -1,6 +1,6 @@
 //go:build unix
 
-package conformance
+package protocol
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ import (
 // spec PROTO-1: "limcheck starts the port as sh -c '<command>' in its own process group"
 func StartPort(command string, opt PortOptions) (*Port, error) {
 	if command == "" {
-		return nil, errors.New("conformance: the port command is empty")
+		return nil, errors.New("protocol: the port command is empty")
 	}
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
@@ -40,7 +40,7 @@ func StartPort(command string, opt PortOptions) (*Port, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
-		return nil, fmt.Errorf("conformance: start port %q: %w", command, err)
+		return nil, fmt.Errorf("protocol: start port %q: %w", command, err)
 	}
 	closeAll(stdinR, stdoutW, stderrW) // the port's ends
 	pgid := cmd.Process.Pid

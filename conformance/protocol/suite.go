@@ -1,23 +1,25 @@
-package conformance
+package protocol
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/oracle"
 )
 
-// The verdicts of a case a port broke on, and of the cases it never reached.
+// The verdicts of a case a port broke on, and of the cases it never
+// reached, beside conformance.Check's Pass, Fail and Skip.
 const (
-	Broken Verdict = "broken"  // the port broke the protocol during this case (PROTO-9)
-	NotRun Verdict = "not_run" // the port broke before this case ran
+	Broken conformance.Verdict = "broken"  // the port broke the protocol during this case (PROTO-9)
+	NotRun conformance.Verdict = "not_run" // the port broke before this case ran
 )
 
 // CaseResult is what became of one case in a suite run.
 type CaseResult struct {
-	Case    Case
-	Verdict Verdict
+	Case    conformance.Case
+	Verdict conformance.Verdict
 	// Divergence is the first result that differs from the case's
 	// expectation (Fail); nil when the failure is a fault.
 	Divergence *oracle.Divergence
@@ -38,14 +40,14 @@ type CaseResult struct {
 //
 // spec VEC-12: "A subject that does not implement a case's component ... skips it"
 // spec PROTO-9: "reports the case in flight as broken ... reports every case not finished as not run"
-func RunCases(r Runner, cases []Case) ([]CaseResult, error) {
+func RunCases(r Runner, cases []conformance.Case) ([]CaseResult, error) {
 	results := make([]CaseResult, len(cases))
 	var traces []oracle.Trace
 	var index []int // index[i] is the case of traces[i]
 	for i, c := range cases {
 		results[i] = CaseResult{Case: c, Verdict: NotRun, Why: "not run: the port broke before it"}
 		if !r.Implements(c.Component) {
-			results[i].Verdict, results[i].Why = Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
+			results[i].Verdict, results[i].Why = conformance.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
 			continue
 		}
 		traces = append(traces, c.Trace())
@@ -70,19 +72,19 @@ func RunCases(r Runner, cases []Case) ([]CaseResult, error) {
 // judge compares a case's run with its expectations.
 //
 // spec VEC-10: "It passes iff every op's result equals its expect exactly"
-func judge(c Case, t oracle.Trace, run TraceRun) CaseResult {
+func judge(c conformance.Case, t oracle.Trace, run TraceRun) CaseResult {
 	res := CaseResult{Case: c, Got: run.Outcome, Stderr: run.Stderr}
 	switch {
 	case run.Skipped != "":
-		res.Verdict, res.Why = Skip, "skipped by the port: "+run.Skipped
+		res.Verdict, res.Why = conformance.Skip, "skipped by the port: "+run.Skipped
 	case run.Fault != "":
-		res.Verdict, res.Why = Fail, fmt.Sprintf("fault at %s: %s", describe(t, run.FaultOp), run.Fault)
+		res.Verdict, res.Why = conformance.Fail, fmt.Sprintf("fault at %s: %s", describe(t, run.FaultOp), run.Fault)
 	default:
 		if d := oracle.Compare(t, c.Expected(), run.Outcome); d != nil {
-			res.Verdict, res.Divergence = Fail, d
+			res.Verdict, res.Divergence = conformance.Fail, d
 			res.Why = "result differs at " + describe(t, d.Index)
 		} else {
-			res.Verdict = Pass
+			res.Verdict = conformance.Pass
 		}
 	}
 	return res

@@ -1,4 +1,4 @@
-package conformance
+package protocol
 
 import (
 	"bufio"
@@ -36,12 +36,12 @@ func Serve(in io.Reader, out io.Writer, s oracle.Subject, hello Hello) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	hb, err := json.Marshal(hello)
 	if err != nil {
-		return fmt.Errorf("conformance: serve: hello: %w", err)
+		return fmt.Errorf("protocol: serve: hello: %w", err)
 	}
 	bw.Write(hb) //nolint:errcheck // the flush reports it
 	bw.WriteByte('\n')
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("conformance: serve: %w", err)
+		return fmt.Errorf("protocol: serve: %w", err)
 	}
 	sv := server{s: s, insts: map[int64]oracle.Instance{}}
 	for {
@@ -51,7 +51,7 @@ func Serve(in io.Reader, out io.Writer, s oracle.Subject, hello Hello) error {
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			bw.Flush() //nolint:errcheck // the read error is the news
-			return fmt.Errorf("conformance: serve: %w", err)
+			return fmt.Errorf("protocol: serve: %w", err)
 		}
 		rep, err := sv.answer(line)
 		if err != nil {
@@ -62,7 +62,7 @@ func Serve(in io.Reader, out io.Writer, s oracle.Subject, hello Hello) error {
 		bw.WriteByte('\n')
 		if br.Buffered() == 0 { // about to block on input: flush first
 			if err := bw.Flush(); err != nil {
-				return fmt.Errorf("conformance: serve: %w", err)
+				return fmt.Errorf("protocol: serve: %w", err)
 			}
 		}
 	}
@@ -88,7 +88,7 @@ func (sv *server) answer(line []byte) ([]byte, error) {
 			Seq *int64 `json:"seq"`
 		}
 		if json.Unmarshal(line, &seq) != nil || seq.Seq == nil {
-			return nil, fmt.Errorf("conformance: serve: request is not a JSON object with a seq: %v: %s", err, quoteLine(line))
+			return nil, fmt.Errorf("protocol: serve: request is not a JSON object with a seq: %v: %s", err, quoteLine(line))
 		}
 		return faultLine(*seq.Seq, "malformed request: "+err.Error()), nil
 	}

@@ -1,4 +1,4 @@
-package conformance
+package protocol
 
 import (
 	"bufio"
@@ -520,7 +520,7 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		return p.broken
 	}
 	if p.closed {
-		return errors.New("conformance: RunTraces on a closed port")
+		return errors.New("protocol: RunTraces on a closed port")
 	}
 	var (
 		queue  []pending
@@ -614,7 +614,7 @@ func (st *traceState) take(op int, r reply) {
 		case oracle.Result{Error: oracle.ErrConfig}:
 			st.run.Outcome.Open, st.dead = oracle.ErrConfig, true
 		default:
-			st.run.Fault, st.run.FaultOp, st.dead = fmt.Sprintf(`open's result is %s, want {} or {"error":"config"}`, jsonLine(r.result)), -1, true
+			st.run.Fault, st.run.FaultOp, st.dead = fmt.Sprintf(`open's result is %s, want {} or {"error":"config"}`, appendResultObject(nil, &r.result)), -1, true
 		}
 	default:
 		st.run.Outcome.Results = append(st.run.Outcome.Results, r.result)
@@ -690,13 +690,4 @@ func (p *Port) appendRequest(buf []byte, t *oracle.Trace, trace, op int) []byte 
 		p.inst++
 	}
 	return appendRequestLine(buf, p.seq, p.inst, t, op)
-}
-
-// jsonLine renders v as one JSON line for messages.
-func jsonLine(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%+v", v)
-	}
-	return string(b)
 }

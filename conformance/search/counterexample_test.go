@@ -1,4 +1,4 @@
-package conformance_test
+package search_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -25,8 +26,8 @@ func TestCounterexampleCaseOfAnyTraceIsAValidVectorTheModelPasses(t *testing.T) 
 	for _, c := range oracle.Components() {
 		refused, strict := 0, 0
 		for i := range 60 {
-			tr := conformance.GenFuzzTrace(c, 77, i)
-			cs, err := conformance.TraceCase(tr, uint64(i), "a generated trace")
+			tr := search.GenFuzzTrace(c, 77, i)
+			cs, err := search.TraceCase(tr, uint64(i), "a generated trace")
 			if err != nil {
 				t.Fatalf("TraceCase(%s trace %d) = %v", c, i, err)
 			}
@@ -50,7 +51,7 @@ func TestCounterexampleCaseOfAnyTraceIsAValidVectorTheModelPasses(t *testing.T) 
 			out, _ := oracle.Run(oracle.Model{}, tr)
 			wantStrict := false
 			if out.Open == "" {
-				wantStrict = slices.ContainsFunc(tr.Ops, func(op oracle.Op) bool { return !conformance.InContract(op) })
+				wantStrict = slices.ContainsFunc(tr.Ops, func(op oracle.Op) bool { return !search.InContract(op) })
 			}
 			if (cs.Level == conformance.Strict) != wantStrict {
 				t.Errorf("%s: level %s, want strict %v", cs.ID, cs.Level, wantStrict)
@@ -87,7 +88,7 @@ func TestCounterexampleCaseIDDescriptionAndErrors(t *testing.T) {
 			0, "", "throttle_faults-fuzz-000", "a trace found by limcheck fuzz"},
 	}
 	for _, tt := range tests {
-		cs, err := conformance.TraceCase(tt.t, tt.num, tt.desc)
+		cs, err := search.TraceCase(tt.t, tt.num, tt.desc)
 		if err != nil || cs.ID != tt.wantID || cs.Description != tt.wantDe {
 			t.Errorf("TraceCase(%d, %q) = %q, %q, %v; want %q, %q", tt.num, tt.desc, cs.ID, cs.Description, err, tt.wantID, tt.wantDe)
 		}
@@ -100,7 +101,7 @@ func TestCounterexampleCaseIDDescriptionAndErrors(t *testing.T) {
 		{Component: oracle.Lim, Ops: []oracle.Op{{Kind: oracle.LimAcq, N: oracle.U(math.MaxUint64), Maxif: oracle.I(1)}}}, // n out of int64
 	}
 	for _, tr := range bad {
-		if cs, err := conformance.TraceCase(tr, 1, "bad"); err == nil {
+		if cs, err := search.TraceCase(tr, 1, "bad"); err == nil {
 			t.Errorf("TraceCase(%#v) = %+v, want an error", tr, cs)
 		}
 	}
@@ -132,7 +133,7 @@ func TestCounterexampleInContractFollowsVEC5(t *testing.T) {
 		{oracle.Op{Kind: oracle.Check, Key: bytesPtr(""), Now: oracle.U(0)}, true, "a throttle op"},
 	}
 	for _, tt := range tests {
-		if got := conformance.InContract(tt.op); got != tt.want {
+		if got := search.InContract(tt.op); got != tt.want {
 			t.Errorf("InContract(%s) = %v, want %v", tt.why, got, tt.want)
 		}
 	}
@@ -158,7 +159,7 @@ func TestCounterexampleClausesOfNamesTheOperationsTableInSpecOrder(t *testing.T)
 		{oracle.Trace{Component: oracle.Throttle}, []string{"VEC-10"}},
 	}
 	for _, tt := range tests {
-		if got := conformance.ClausesOf(tt.t); !slices.Equal(got, tt.want) {
+		if got := search.ClausesOf(tt.t); !slices.Equal(got, tt.want) {
 			t.Errorf("ClausesOf(%v) = %v, want %v", tt.t.Ops, got, tt.want)
 		}
 	}
@@ -166,7 +167,7 @@ func TestCounterexampleClausesOfNamesTheOperationsTableInSpecOrder(t *testing.T)
 
 // Every clause TraceCase can name is a live clause of spec.md (VEC-4).
 func TestCounterexampleCaseNamesOnlyLiveClauses(t *testing.T) {
-	spec, err := os.ReadFile(path.Join("..", "spec.md"))
+	spec, err := os.ReadFile(path.Join("..", "..", "spec.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestCounterexampleCaseNamesOnlyLiveClauses(t *testing.T) {
 		oracle.Check, oracle.CheckAny, oracle.RecordFailure, oracle.RecordSuccess, oracle.Reset, oracle.PurgeExpired, oracle.SetFaults} {
 		kinds = append(kinds, oracle.Op{Kind: k})
 	}
-	ids := append(conformance.ClausesOf(oracle.Trace{Ops: kinds}), "GATE-1", "THR-6", "VEC-11")
+	ids := append(search.ClausesOf(oracle.Trace{Ops: kinds}), "GATE-1", "THR-6", "VEC-11")
 	for _, id := range ids {
 		i := bytes.Index(spec, []byte("**"+id+"**"))
 		if i < 0 {

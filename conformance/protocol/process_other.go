@@ -1,6 +1,6 @@
 //go:build !unix
 
-package conformance
+package protocol
 
 import "errors"
 
@@ -8,5 +8,5 @@ import "errors"
 // process group (PROTO-1), which needs a Unix system; elsewhere use
 // ServePipe or Serve.
 func StartPort(command string, opt PortOptions) (*Port, error) {
-	return nil, errors.New("conformance: starting a port process needs a Unix system (sh -c, process groups)")
+	return nil, errors.New("protocol: starting a port process needs a Unix system (sh -c, process groups)")
 }

@@ -1,4 +1,4 @@
-package conformance
+package search
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -24,24 +25,24 @@ const FuzzArea = "fuzz"
 // description on one line (newlines become spaces). Its spec_version is the
 // one the embedded vectors were generated at (their model is this one). It
 // fails when the model refuses an op as malformed or the case is invalid
-// (Parse would refuse it).
-func TraceCase(t oracle.Trace, num uint64, description string) (Case, error) {
+// (conformance.Parse would refuse it).
+func TraceCase(t oracle.Trace, num uint64, description string) (conformance.Case, error) {
 	version, err := vectorsSpecVersion()
 	if err != nil {
-		return Case{}, err
+		return conformance.Case{}, err
 	}
 	out, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
-		return Case{}, fmt.Errorf("conformance: trace case: %w", err)
+		return conformance.Case{}, fmt.Errorf("search: trace case: %w", err)
 	}
-	c := Case{
-		Format: Format, SpecVersion: version,
+	c := conformance.Case{
+		Format: conformance.Format, SpecVersion: version,
 		ID:          fmt.Sprintf("%s-%s-%03d", t.Component, FuzzArea, num),
 		Description: oneLine(description),
-		Level:       Core,
+		Level:       conformance.Core,
 		Component:   t.Component,
 		ExpectOpen:  out.Open,
-		Ops:         []Step{},
+		Ops:         []conformance.Step{},
 	}
 	if t.Component != oracle.Lim {
 		cfg := cloneTrace(oracle.Trace{Config: t.Config}).Config
@@ -53,20 +54,31 @@ func TraceCase(t oracle.Trace, num uint64, description string) (Case, error) {
 		run.Ops = nil
 	}
 	for i, op := range run.Ops {
-		c.Ops = append(c.Ops, Step{Op: cloneTrace(oracle.Trace{Ops: []oracle.Op{op}}).Ops[0], Expect: out.Results[i]})
+		c.Ops = append(c.Ops, conformance.Step{Op: cloneTrace(oracle.Trace{Ops: []oracle.Op{op}}).Ops[0], Expect: out.Results[i]})
 		if !InContract(op) {
 			// spec VEC-5: "strict for out-of-contract input"
-			c.Level = Strict
+			c.Level = conformance.Strict
 		}
 	}
 	c.Clauses = ClausesOf(run)
 	if out.Open != "" {
 		c.Clauses = sortClauses(append(c.Clauses, configClause(t.Component), "VEC-11"))
 	}
-	if err := c.validate(); err != nil {
-		return Case{}, fmt.Errorf("conformance: trace case %s: %w", c.ID, err)
+	if err := validate(c); err != nil {
+		return conformance.Case{}, fmt.Errorf("search: trace case %s: %w", c.ID, err)
 	}
 	return c, nil
+}
+
+// validate checks c as a reader of its file would: it is the error
+// conformance.Parse returns for the bytes conformance.Encode writes.
+func validate(c conformance.Case) error {
+	data, err := conformance.Encode(c)
+	if err != nil {
+		return err
+	}
+	_, err = conformance.Parse(data)
+	return err
 }
 
 // oneLine returns s on one line, or a default when it is empty.
@@ -88,13 +100,17 @@ func configClause(c oracle.Component) string {
 
 // vectorsSpecVersion returns the spec_version of the embedded vectors.
 var vectorsSpecVersion = sync.OnceValues(func() (string, error) {
-	paths, err := fs.Glob(Vectors, "*/*.json")
+	paths, err := fs.Glob(conformance.Vectors, "*/*.json")
 	if err != nil || len(paths) == 0 {
-		return "", fmt.Errorf("conformance: no embedded vector to read the spec version from (%v)", err)
+		return "", fmt.Errorf("search: no embedded vector to read the spec version from (%v)", err)
 	}
-	c, err := loadFile(Vectors, paths[0])
+	data, err := fs.ReadFile(conformance.Vectors, paths[0])
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("search: %s: %w", paths[0], err)
+	}
+	c, err := conformance.Parse(data)
+	if err != nil {
+		return "", fmt.Errorf("search: %s: %w", paths[0], err)
 	}
 	return c.SpecVersion, nil
 })

@@ -1,4 +1,4 @@
-package conformance
+package search
 
 import (
 	"encoding/json"
@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
 // ErrNotReproduced is returned by Shrink when the trace it starts from does
 // not fail when re-run: the implementation is flaky, or fails depends on
 // more than the run.
-var ErrNotReproduced = errors.New("conformance: the trace did not fail again when re-run")
+var ErrNotReproduced = errors.New("search: the trace did not fail again when re-run")
 
 // Shrink returns a smallest trace it finds for which fails holds, starting
 // from t (for which fails must hold), re-running candidates through r one
@@ -35,12 +36,12 @@ var ErrNotReproduced = errors.New("conformance: the trace did not fail again whe
 // A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
 // config the model opens otherwise than t's, is never sent. Every candidate
 // for which fails holds becomes the current trace, so the last trace fails
-// was called true on is the one returned. A *BrokenError from r is returned
-// with the smallest trace reached so far.
-func Shrink(r Runner, t oracle.Trace, fails func(oracle.Trace, TraceRun) bool, lim ShrinkLimits) (oracle.Trace, int, error) {
+// was called true on is the one returned. A *protocol.BrokenError from r is
+// returned with the smallest trace reached so far.
+func Shrink(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol.TraceRun) bool, lim ShrinkLimits) (oracle.Trace, int, error) {
 	want, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
-		return t, 0, fmt.Errorf("conformance: shrink: the model refuses the trace: %w", err)
+		return t, 0, fmt.Errorf("search: shrink: the model refuses the trace: %w", err)
 	}
 	s := &shrinker{r: r, fails: fails, lim: lim, open: want.Open, tried: map[string]bool{}}
 	run, err := runOne(r, t)
@@ -75,29 +76,29 @@ type ShrinkLimits struct {
 }
 
 // runOne runs t alone through r.
-func runOne(r Runner, t oracle.Trace) (TraceRun, error) {
-	var got TraceRun
+func runOne(r protocol.Runner, t oracle.Trace) (protocol.TraceRun, error) {
+	var got protocol.TraceRun
 	called := false
-	err := r.RunTraces([]oracle.Trace{t}, func(i int, run TraceRun) {
+	err := r.RunTraces([]oracle.Trace{t}, func(i int, run protocol.TraceRun) {
 		if i == 0 {
 			got, called = run, true
 		}
 	})
 	if err == nil && !called {
-		err = fmt.Errorf("conformance: %s returned no run of the trace and no error", r.Name())
+		err = fmt.Errorf("search: %s returned no run of the trace and no error", r.Name())
 	}
 	return got, err
 }
 
 // shrinker is the state of one Shrink.
 type shrinker struct {
-	r     Runner
-	fails func(oracle.Trace, TraceRun) bool
+	r     protocol.Runner
+	fails func(oracle.Trace, protocol.TraceRun) bool
 	lim   ShrinkLimits
 	open  oracle.ErrorClass // the model's open of the original trace
 
 	cur     oracle.Trace // the smallest failing trace so far
-	curRun  TraceRun
+	curRun  protocol.TraceRun
 	curWant oracle.Outcome
 
 	tried map[string]bool // candidates already judged

@@ -1,4 +1,4 @@
-package conformance_test
+package search_test
 
 import (
 	"errors"
@@ -8,29 +8,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
 )
 
 // recorder is the model in process, recording every trace it runs.
 type recorder struct {
-	conformance.SubjectRunner
+	protocol.SubjectRunner
 	seen *[]oracle.Trace
 }
 
-func (r recorder) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRun)) error {
+func (r recorder) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
 	*r.seen = append(*r.seen, ts...)
 	return r.SubjectRunner.RunTraces(ts, each)
 }
 
 func newRecorder() (recorder, *[]oracle.Trace) {
 	var seen []oracle.Trace
-	return recorder{conformance.SubjectRunner{S: oracle.Model{}}, &seen}, &seen
+	return recorder{protocol.SubjectRunner{S: oracle.Model{}}, &seen}, &seen
 }
 
 // holds turns a property of the trace alone into a Shrink predicate.
-func holds(p func(oracle.Trace) bool) func(oracle.Trace, conformance.TraceRun) bool {
-	return func(t oracle.Trace, _ conformance.TraceRun) bool { return p(t) }
+func holds(p func(oracle.Trace) bool) func(oracle.Trace, protocol.TraceRun) bool {
+	return func(t oracle.Trace, _ protocol.TraceRun) bool { return p(t) }
 }
 
 func bytesPtr(s string) *oracle.Bytes { b := oracle.Bytes(s); return &b }
@@ -43,9 +44,9 @@ func take(tks, last, cap, refil, ivl, maxif, now, cost int64) oracle.Op {
 // longLimTrace returns a lim trace of many ops, one of them a take of cost
 // 1000.
 func longLimTrace() oracle.Trace {
-	t := conformance.GenFuzzTrace(oracle.Lim, 11, 0)
+	t := search.GenFuzzTrace(oracle.Lim, 11, 0)
 	for i := 1; len(t.Ops) < 30; i++ {
-		t.Ops = append(t.Ops, conformance.GenFuzzTrace(oracle.Lim, 11, i).Ops...)
+		t.Ops = append(t.Ops, search.GenFuzzTrace(oracle.Lim, 11, i).Ops...)
 	}
 	t.Ops = slices.Insert(t.Ops, len(t.Ops)/2, take(-5, math.MinInt64, 7, 3, 9, 2, math.MaxInt64, 1000))
 	return t
@@ -61,7 +62,7 @@ var costAtLeast100 = holds(func(t oracle.Trace) bool {
 // integer 0.
 func TestShrinkReachesTheBoundaryOfAProperty(t *testing.T) {
 	r, _ := newRecorder()
-	got, runs, err := conformance.Shrink(r, longLimTrace(), costAtLeast100, conformance.ShrinkLimits{})
+	got, runs, err := search.Shrink(r, longLimTrace(), costAtLeast100, search.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestShrinkReachesTheBoundaryOfAProperty(t *testing.T) {
 func TestShrinkSendsOnlyWellFormedCandidatesOfTheSameOpen(t *testing.T) {
 	for _, c := range oracle.Components() {
 		for i := range 8 {
-			orig := conformance.GenFuzzTrace(c, 5, i)
+			orig := search.GenFuzzTrace(c, 5, i)
 			want, err := oracle.Run(oracle.Model{}, orig)
 			if err != nil {
 				t.Fatal(err)
@@ -87,7 +88,7 @@ func TestShrinkSendsOnlyWellFormedCandidatesOfTheSameOpen(t *testing.T) {
 			// a property every candidate with an op keeps or loses: never
 			// depends on the runner
 			p := holds(func(t oracle.Trace) bool { return len(t.Ops) >= len(orig.Ops)/2 })
-			_, runs, err := conformance.Shrink(r, orig, p, conformance.ShrinkLimits{Runs: 2000})
+			_, runs, err := search.Shrink(r, orig, p, search.ShrinkLimits{Runs: 2000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestShrinkSimplifiesKeysListsAndTheConfig(t *testing.T) {
 			return op.Kind == oracle.CheckAny && len(op.Keys) >= 2 && slices.ContainsFunc(op.Keys, func(k oracle.Bytes) bool { return k != "" })
 		})
 	})
-	got, _, err := conformance.Shrink(r, orig, p, conformance.ShrinkLimits{})
+	got, _, err := search.Shrink(r, orig, p, search.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestShrinkShiftsTimesTogether(t *testing.T) {
 		}
 		return false
 	})
-	got, _, err := conformance.Shrink(r, orig, p, conformance.ShrinkLimits{})
+	got, _, err := search.Shrink(r, orig, p, search.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestShrinkShiftsTimesTogether(t *testing.T) {
 func TestShrinkStopsAtItsDeadline(t *testing.T) {
 	r, _ := newRecorder()
 	orig := longLimTrace()
-	got, runs, err := conformance.Shrink(r, orig, holds(func(oracle.Trace) bool { return true }), conformance.ShrinkLimits{Deadline: time.Now().Add(-time.Second)})
+	got, runs, err := search.Shrink(r, orig, holds(func(oracle.Trace) bool { return true }), search.ShrinkLimits{Deadline: time.Now().Add(-time.Second)})
 	if err != nil || runs != 1 || !reflect.DeepEqual(got, orig) {
 		t.Errorf("Shrink past its deadline = %d ops, %d runs, %v; want the original after 1 run", len(got.Ops), runs, err)
 	}
@@ -188,13 +189,13 @@ func TestShrinkStopsAtItsDeadline(t *testing.T) {
 // reached by then.
 func TestShrinkStopsAfterItsRuns(t *testing.T) {
 	orig := longLimTrace()
-	_, all, err := conformance.Shrink(conformance.SubjectRunner{S: oracle.Model{}}, orig, costAtLeast100, conformance.ShrinkLimits{})
+	_, all, err := search.Shrink(protocol.SubjectRunner{S: oracle.Model{}}, orig, costAtLeast100, search.ShrinkLimits{})
 	if err != nil || all < 4 {
 		t.Fatalf("Shrink unbounded = %d runs, %v; want a search of at least 4 runs to cut short", all, err)
 	}
 	for _, n := range []int{1, 2, all / 2} {
 		r, seen := newRecorder()
-		got, runs, err := conformance.Shrink(r, orig, costAtLeast100, conformance.ShrinkLimits{Runs: n})
+		got, runs, err := search.Shrink(r, orig, costAtLeast100, search.ShrinkLimits{Runs: n})
 		if err != nil || runs != n || len(*seen) != n {
 			t.Errorf("Shrink(Runs: %d) = %d runs (%d seen), %v; want exactly %d", n, runs, len(*seen), err, n)
 		}
@@ -207,21 +208,21 @@ func TestShrinkStopsAfterItsRuns(t *testing.T) {
 // A trace that does not fail again is not shrunk: ErrNotReproduced.
 func TestShrinkReportsATraceThatDoesNotFailAgain(t *testing.T) {
 	r, _ := newRecorder()
-	_, runs, err := conformance.Shrink(r, longLimTrace(), holds(func(oracle.Trace) bool { return false }), conformance.ShrinkLimits{})
-	if !errors.Is(err, conformance.ErrNotReproduced) || runs != 1 {
+	_, runs, err := search.Shrink(r, longLimTrace(), holds(func(oracle.Trace) bool { return false }), search.ShrinkLimits{})
+	if !errors.Is(err, search.ErrNotReproduced) || runs != 1 {
 		t.Errorf("Shrink = %d runs, %v; want ErrNotReproduced after 1 run", runs, err)
 	}
 }
 
 // breakAfter breaks on its nth call.
 type breakAfter struct {
-	conformance.SubjectRunner
+	protocol.SubjectRunner
 	n, calls *int
 }
 
-func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRun)) error {
+func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
 	if *b.calls++; *b.calls >= *b.n {
-		return &conformance.BrokenError{What: "exited with status 2", Trace: 0, Op: -2}
+		return &protocol.BrokenError{What: "exited with status 2", Trace: 0, Op: -2}
 	}
 	return b.SubjectRunner.RunTraces(ts, each)
 }
@@ -230,10 +231,10 @@ func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, conformance.Trac
 // the smallest failing trace reached.
 func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
 	n, calls := 5, 0
-	r := breakAfter{conformance.SubjectRunner{S: oracle.Model{}}, &n, &calls}
+	r := breakAfter{protocol.SubjectRunner{S: oracle.Model{}}, &n, &calls}
 	orig := longLimTrace()
-	got, runs, err := conformance.Shrink(r, orig, costAtLeast100, conformance.ShrinkLimits{})
-	var be *conformance.BrokenError
+	got, runs, err := search.Shrink(r, orig, costAtLeast100, search.ShrinkLimits{})
+	var be *protocol.BrokenError
 	if !errors.As(err, &be) || runs != 5 {
 		t.Fatalf("Shrink = %d runs, %v; want the *BrokenError at run 5", runs, err)
 	}

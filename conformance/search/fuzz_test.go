@@ -1,4 +1,4 @@
-package conformance_test
+package search_test
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -117,7 +119,7 @@ var (
 // never seconds: trace i of a seed depends only on the seed and i, so a
 // bug seed 1 finds within these ops is found within them on any machine,
 // and shrinks to the same trace (the shrink time is only a backstop).
-var plantedBugBudget = conformance.FuzzOptions{Seed: 1, Ops: 50_000, ShrinkRuns: 5_000, ShrinkTime: slowdown.Scale(time.Hour)}
+var plantedBugBudget = search.FuzzOptions{Seed: 1, Ops: 50_000, ShrinkRuns: 5_000, ShrinkTime: slowdown.Scale(time.Hour)}
 
 // Fuzz finds every planted bug within plantedBugBudget and shrinks its
 // trace to a handful of ops; the vector it writes fails on the mutant, passes on the
@@ -138,7 +140,7 @@ func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.m.name, func(t *testing.T) {
 			start := time.Now()
-			rep, err := conformance.Fuzz(conformance.SubjectRunner{S: tt.m}, plantedBugBudget)
+			rep, err := search.Fuzz(protocol.SubjectRunner{S: tt.m}, plantedBugBudget)
 			if err != nil {
 				t.Fatalf("Fuzz = %v", err)
 			}
@@ -157,7 +159,7 @@ func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 			if len(ce.Original.Ops) > tt.maxOps && len(ce.Trace.Ops) >= len(ce.Original.Ops) {
 				t.Errorf("shrinking did not reduce the original's %d ops", len(ce.Original.Ops))
 			}
-			if got := conformance.GenFuzzTrace(ce.Original.Component, ce.Seed, ce.Index); !reflect.DeepEqual(got, ce.Original) {
+			if got := search.GenFuzzTrace(ce.Original.Component, ce.Seed, ce.Index); !reflect.DeepEqual(got, ce.Original) {
 				t.Errorf("GenFuzzTrace(%s, %d, %d) is not the original", ce.Original.Component, ce.Seed, ce.Index)
 			}
 			if tt.fault {
@@ -174,7 +176,7 @@ func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 
 // checkCounterexampleCase checks that ce's vector fails on m, passes on the
 // model and survives Encode and Parse.
-func checkCounterexampleCase(t *testing.T, ce *conformance.Counterexample, m oracle.Subject) {
+func checkCounterexampleCase(t *testing.T, ce *search.Counterexample, m oracle.Subject) {
 	t.Helper()
 	if !reflect.DeepEqual(ce.Case.Trace(), ce.Trace) {
 		t.Errorf("Case.Trace() = %#v, want the shrunk trace %#v", ce.Case.Trace(), ce.Trace)
@@ -198,9 +200,9 @@ func checkCounterexampleCase(t *testing.T, ce *conformance.Counterexample, m ora
 // A correct subject never diverges: Fuzz over the model finds nothing in
 // 20,000 ops, of every component, none skipped.
 func TestFuzzOfTheModelFindsNothing(t *testing.T) {
-	var progress []conformance.FuzzStatus
-	rep, err := conformance.Fuzz(conformance.SubjectRunner{S: oracle.Model{}}, conformance.FuzzOptions{
-		Seed: 7, Ops: 20_000, Progress: func(s conformance.FuzzStatus) { progress = append(progress, s) },
+	var progress []search.FuzzStatus
+	rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{
+		Seed: 7, Ops: 20_000, Progress: func(s search.FuzzStatus) { progress = append(progress, s) },
 	})
 	if err != nil || rep.Found != nil {
 		t.Fatalf("Fuzz(model) = %+v, %v; want nothing found", rep.Found, err)
@@ -219,19 +221,19 @@ func TestFuzzOfTheModelFindsNothing(t *testing.T) {
 func TestFuzzIsReproducibleFromItsSeed(t *testing.T) {
 	for _, c := range oracle.Components() {
 		for i := range 50 {
-			a, b := conformance.GenFuzzTrace(c, 42, i), conformance.GenFuzzTrace(c, 42, i)
+			a, b := search.GenFuzzTrace(c, 42, i), search.GenFuzzTrace(c, 42, i)
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("GenFuzzTrace(%s, 42, %d) differs between calls", c, i)
 			}
 		}
-		if reflect.DeepEqual(conformance.GenFuzzTrace(c, 42, 0), conformance.GenFuzzTrace(c, 43, 0)) &&
-			reflect.DeepEqual(conformance.GenFuzzTrace(c, 42, 1), conformance.GenFuzzTrace(c, 43, 1)) {
+		if reflect.DeepEqual(search.GenFuzzTrace(c, 42, 0), search.GenFuzzTrace(c, 43, 0)) &&
+			reflect.DeepEqual(search.GenFuzzTrace(c, 42, 1), search.GenFuzzTrace(c, 43, 1)) {
 			t.Errorf("GenFuzzTrace(%s) ignores the seed", c)
 		}
 	}
-	var found []*conformance.Counterexample
+	var found []*search.Counterexample
 	for _, batch := range []int{1, 5, 64} {
-		rep, err := conformance.Fuzz(conformance.SubjectRunner{S: limRetryMutant}, conformance.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: batch})
+		rep, err := search.Fuzz(protocol.SubjectRunner{S: limRetryMutant}, search.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: batch})
 		if err != nil || rep.Found == nil {
 			t.Fatalf("Fuzz(batch %d) = %+v, %v", batch, rep, err)
 		}
@@ -248,9 +250,9 @@ func TestFuzzIsReproducibleFromItsSeed(t *testing.T) {
 // The ops bound is a bound on traces in index order: the traces run do not
 // depend on the batch size.
 func TestFuzzOpsBoundDoesNotDependOnTheBatch(t *testing.T) {
-	var want conformance.FuzzStatus
+	var want search.FuzzStatus
 	for i, batch := range []int{1, 7, 64, 500} {
-		rep, err := conformance.Fuzz(conformance.SubjectRunner{S: oracle.Model{}}, conformance.FuzzOptions{Seed: 3, Ops: 3000, Batch: batch})
+		rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 3, Ops: 3000, Batch: batch})
 		if err != nil || rep.Found != nil {
 			t.Fatalf("Fuzz(batch %d) = %+v, %v", batch, rep.Found, err)
 		}
@@ -269,7 +271,7 @@ func TestFuzzOpsBoundDoesNotDependOnTheBatch(t *testing.T) {
 // A duration bounds the run.
 func TestFuzzStopsAfterItsDuration(t *testing.T) {
 	start := time.Now()
-	rep, err := conformance.Fuzz(conformance.SubjectRunner{S: oracle.Model{}}, conformance.FuzzOptions{Seed: 1, Duration: 200 * time.Millisecond})
+	rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Duration: 200 * time.Millisecond})
 	if err != nil || rep.Found != nil || rep.Traces == 0 {
 		t.Fatalf("Fuzz = %+v, %v", rep, err)
 	}
@@ -280,14 +282,14 @@ func TestFuzzStopsAfterItsDuration(t *testing.T) {
 
 // skipper skips every trace of one component.
 type skipper struct {
-	conformance.SubjectRunner
+	protocol.SubjectRunner
 	skip oracle.Component
 }
 
-func (s skipper) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRun)) error {
-	return s.SubjectRunner.RunTraces(ts, func(i int, run conformance.TraceRun) {
+func (s skipper) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	return s.SubjectRunner.RunTraces(ts, func(i int, run protocol.TraceRun) {
 		if ts[i].Component == s.skip {
-			run = conformance.TraceRun{Skipped: "not today", FaultOp: -1}
+			run = protocol.TraceRun{Skipped: "not today", FaultOp: -1}
 		}
 		each(i, run)
 	})
@@ -295,8 +297,8 @@ func (s skipper) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRu
 
 // A skipped trace is counted apart, never a failure.
 func TestFuzzCountsSkippedTracesApart(t *testing.T) {
-	r := skipper{conformance.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
-	rep, err := conformance.Fuzz(r, conformance.FuzzOptions{Seed: 5, Ops: 5000})
+	r := skipper{protocol.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 5, Ops: 5000})
 	if err != nil || rep.Found != nil {
 		t.Fatalf("Fuzz = %+v, %v; want nothing found", rep.Found, err)
 	}
@@ -308,11 +310,11 @@ func TestFuzzCountsSkippedTracesApart(t *testing.T) {
 // breakingRunner runs its first call, then breaks at trace 2 of the
 // second.
 type breakingRunner struct {
-	conformance.SubjectRunner
+	protocol.SubjectRunner
 	calls *int
 }
 
-func (b breakingRunner) RunTraces(ts []oracle.Trace, each func(int, conformance.TraceRun)) error {
+func (b breakingRunner) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
 	*b.calls++
 	if *b.calls < 2 {
 		return b.SubjectRunner.RunTraces(ts, each)
@@ -320,17 +322,17 @@ func (b breakingRunner) RunTraces(ts []oracle.Trace, each func(int, conformance.
 	if err := b.SubjectRunner.RunTraces(ts[:2], each); err != nil {
 		return err
 	}
-	return &conformance.BrokenError{What: "no reply within 10s (hung?)", Trace: 2, Op: 1, Stderr: "panic: boom"}
+	return &protocol.BrokenError{What: "no reply within 10s (hung?)", Trace: 2, Op: 1, Stderr: "panic: boom"}
 }
 
 // A runner that breaks ends the run with its *BrokenError, wrapped, and
 // the report so far.
 func TestFuzzReturnsABrokenRunnersError(t *testing.T) {
 	calls := 0
-	r := breakingRunner{conformance.SubjectRunner{S: oracle.Model{}}, &calls}
-	rep, err := conformance.Fuzz(r, conformance.FuzzOptions{Seed: 1, Ops: 100_000, Batch: 10})
-	var be *conformance.BrokenError
-	if !errors.As(err, &be) || !errors.Is(err, conformance.ErrBroken) || be.Stderr != "panic: boom" {
+	r := breakingRunner{protocol.SubjectRunner{S: oracle.Model{}}, &calls}
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 100_000, Batch: 10})
+	var be *protocol.BrokenError
+	if !errors.As(err, &be) || !errors.Is(err, protocol.ErrBroken) || be.Stderr != "panic: boom" {
 		t.Fatalf("Fuzz = %v, want the *BrokenError", err)
 	}
 	if rep.Traces != 12 || rep.Found != nil {
@@ -341,35 +343,43 @@ func TestFuzzReturnsABrokenRunnersError(t *testing.T) {
 
 // Fuzz refuses options it cannot run.
 func TestFuzzRefusesBadOptions(t *testing.T) {
-	model := conformance.SubjectRunner{S: oracle.Model{}}
+	model := protocol.SubjectRunner{S: oracle.Model{}}
 	tests := []struct {
-		r      conformance.Runner
-		opt    conformance.FuzzOptions
+		r      protocol.Runner
+		opt    search.FuzzOptions
 		reason string
 	}{
-		{model, conformance.FuzzOptions{}, "no bound"},
-		{model, conformance.FuzzOptions{Ops: -1}, "a negative bound"},
-		{model, conformance.FuzzOptions{Ops: 10, Components: []oracle.Component{"nope"}}, "an unknown component"},
-		{model, conformance.FuzzOptions{Ops: 10, Components: []oracle.Component{}}, "no component"},
-		{conformance.SubjectRunner{S: limRetryMutant}, conformance.FuzzOptions{Ops: 10, Components: []oracle.Component{oracle.Gate}}, "a component the runner lacks"},
-		{conformance.SubjectRunner{S: mutant{name: "nothing"}}, conformance.FuzzOptions{Ops: 10}, "a runner implementing nothing"},
+		{model, search.FuzzOptions{}, "no bound"},
+		{model, search.FuzzOptions{Ops: -1}, "a negative bound"},
+		{model, search.FuzzOptions{Ops: 10, Components: []oracle.Component{"nope"}}, "an unknown component"},
+		{model, search.FuzzOptions{Ops: 10, Components: []oracle.Component{}}, "no component"},
+		{protocol.SubjectRunner{S: limRetryMutant}, search.FuzzOptions{Ops: 10, Components: []oracle.Component{oracle.Gate}}, "a component the runner lacks"},
+		{protocol.SubjectRunner{S: mutant{name: "nothing"}}, search.FuzzOptions{Ops: 10}, "a runner implementing nothing"},
 	}
 	for _, tt := range tests {
-		if _, err := conformance.Fuzz(tt.r, tt.opt); err == nil {
+		if _, err := search.Fuzz(tt.r, tt.opt); err == nil {
 			t.Errorf("Fuzz with %s = no error", tt.reason)
 		}
 	}
 }
 
+// waits returns port options whose time limits are all a minute times
+// LIMCHECK_TEST_SLOWDOWN: a healthy port on a busy machine never counts as
+// hung.
+func waits() protocol.PortOptions {
+	d := slowdown.Scale(time.Minute)
+	return protocol.PortOptions{HandshakeTimeout: d, RequestTimeout: d, ExitTimeout: d}
+}
+
 // Fuzz speaks the port protocol: against the gate mutant behind Serve, it
 // finds and shrinks the bug as in process.
 func TestFuzzFindsABugThroughAPort(t *testing.T) {
-	p, err := conformance.ServePipe(gateShedMutant, conformance.Hello{Protocol: conformance.Protocol, Name: "mutant", Version: "0", Components: []oracle.Component{oracle.Gate}}, waits())
+	p, err := protocol.ServePipe(gateShedMutant, protocol.Hello{Protocol: protocol.Protocol, Name: "mutant", Version: "0", Components: []oracle.Component{oracle.Gate}}, waits())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	rep, err := conformance.Fuzz(p, plantedBugBudget)
+	rep, err := search.Fuzz(p, plantedBugBudget)
 	if err != nil || rep.Found == nil {
 		t.Fatalf("Fuzz(port) = %+v, %v", rep, err)
 	}
@@ -386,7 +396,7 @@ func BenchmarkGenFuzzTrace(b *testing.B) {
 		b.Run(string(c), func(b *testing.B) {
 			ops := 0
 			for i := 0; b.Loop(); i++ {
-				ops += len(conformance.GenFuzzTrace(c, 1, i).Ops)
+				ops += len(search.GenFuzzTrace(c, 1, i).Ops)
 			}
 			b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(ops, 1)), "ns/genop")
@@ -406,7 +416,7 @@ func BenchmarkFuzz(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			ops := 0
 			for b.Loop() {
-				rep, err := conformance.Fuzz(conformance.SubjectRunner{S: oracle.Model{}}, conformance.FuzzOptions{Seed: 1, Ops: 100_000, Components: cases[name]})
+				rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Ops: 100_000, Components: cases[name]})
 				if err != nil || rep.Found != nil {
 					b.Fatal(rep, err)
 				}
@@ -420,14 +430,14 @@ func BenchmarkFuzz(b *testing.B) {
 // BenchmarkFuzzPort measures Fuzz against the model behind Serve, through
 // the protocol in memory.
 func BenchmarkFuzzPort(b *testing.B) {
-	p, err := conformance.ServePipe(oracle.Model{}, conformance.Hello{Protocol: conformance.Protocol, Name: "model", Version: "0", Components: oracle.Components()}, conformance.PortOptions{})
+	p, err := protocol.ServePipe(oracle.Model{}, protocol.Hello{Protocol: protocol.Protocol, Name: "model", Version: "0", Components: oracle.Components()}, protocol.PortOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
 	ops := 0
 	for b.Loop() {
-		rep, err := conformance.Fuzz(p, conformance.FuzzOptions{Seed: 1, Ops: 100_000})
+		rep, err := search.Fuzz(p, search.FuzzOptions{Seed: 1, Ops: 100_000})
 		if err != nil || rep.Found != nil {
 			b.Fatal(rep, err)
 		}
