@@ -15,22 +15,23 @@ type SpecID struct {
 	Retired bool
 }
 
-// Need is what the coverage rule asks of one spec ID.
+// Need is what the coverage rule asks of one spec ID: "a case", "both
+// sides" (a decision: a case inside and one outside) or "none".
 type Need string
 
 // The needs, by the ID's prefix.
 const (
-	NeedCase  Need = "a case"     // LIM, GATE, THR, STORE, VEC clauses and FIND findings
-	NeedSides Need = "both sides" // DEC decisions: a case inside and one outside
-	NeedNone  Need = "none"       // anything else (properties): listed, not required
+	needCase  Need = "a case"     // LIM, GATE, THR, STORE, VEC clauses and FIND findings
+	needSides Need = "both sides" // DEC decisions: a case inside and one outside
+	needNone  Need = "none"       // anything else (properties): listed, not required
 )
 
 // needs maps an ID prefix to its need; prefixes not listed need nothing.
 //
 // spec VEC-14: "every live clause of the areas LIM, GATE, THR, STORE and VEC and every finding has a case; every decision has a case on each side"
 var needs = map[string]Need{
-	"LIM": NeedCase, "GATE": NeedCase, "THR": NeedCase, "STORE": NeedCase, "VEC": NeedCase,
-	"FIND": NeedCase, "DEC": NeedSides,
+	"LIM": needCase, "GATE": needCase, "THR": needCase, "STORE": needCase, "VEC": needCase,
+	"FIND": needCase, "DEC": needSides,
 }
 
 // CoverageRow is one live spec ID with the cases that list it.
@@ -42,12 +43,12 @@ type CoverageRow struct {
 	Outside []string // for a decision: the cases on its outside
 }
 
-// Covered reports whether the row meets its need.
-func (r CoverageRow) Covered() bool {
+// covered reports whether the row meets its need.
+func (r CoverageRow) covered() bool {
 	switch r.Need {
-	case NeedCase:
+	case needCase:
 		return len(r.Cases) > 0
-	case NeedSides:
+	case needSides:
 		return len(r.Inside) > 0 && len(r.Outside) > 0
 	}
 	return true
@@ -95,14 +96,14 @@ func coverageRow(id string, cases []Case) CoverageRow {
 	area, _, _ := strings.Cut(id, "-")
 	row := CoverageRow{ID: id, Need: needs[area]}
 	if row.Need == "" {
-		row.Need = NeedNone
+		row.Need = needNone
 	}
 	for _, c := range cases {
 		if !slices.Contains(c.Clauses, id) {
 			continue
 		}
 		row.Cases = append(row.Cases, c.ID)
-		sides := Sides(c, id)
+		sides := decisionSides(c, id)
 		if slices.Contains(sides, "inside") {
 			row.Inside = append(row.Inside, c.ID)
 		}
@@ -135,7 +136,7 @@ func extremeValues() []Extreme {
 func extremes(cases []Case) []Extreme {
 	xs := extremeValues()
 	for _, c := range cases {
-		in := Inputs(c)
+		in := inputs(c)
 		for i := range xs {
 			if slices.ContainsFunc(in, xs[i].Value.Equal) {
 				xs[i].Cases = append(xs[i].Cases, c.ID)
@@ -145,9 +146,9 @@ func extremes(cases []Case) []Extreme {
 	return xs
 }
 
-// Inputs returns every integer c passes in: its config fields and its ops'
+// inputs returns every integer c passes in: its config fields and its ops'
 // arguments, in order, absent ones left out.
-func Inputs(c Case) []oracle.Num {
+func inputs(c Case) []oracle.Num {
 	var ns []oracle.Num
 	if c.Config != nil && c.Config.Gate != nil {
 		g := c.Config.Gate
@@ -172,8 +173,8 @@ func (r CoverageReport) Gaps() []string {
 	var gaps []string
 	for _, row := range r.Rows {
 		switch {
-		case row.Covered():
-		case row.Need == NeedCase:
+		case row.covered():
+		case row.Need == needCase:
 			gaps = append(gaps, fmt.Sprintf("%s has no case", row.ID))
 		default:
 			gaps = append(gaps, fmt.Sprintf("%s has %d cases inside and %d outside, want at least one each", row.ID, len(row.Inside), len(row.Outside)))
@@ -196,7 +197,7 @@ func (r CoverageReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-9s %-10s %-4s %s\n", "id", "need", "ok", "cases")
 	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "%-9s %-10s %-4s %s\n", row.ID, row.Need, okMark(row.Covered()), rowCases(row))
+		fmt.Fprintf(&b, "%-9s %-10s %-4s %s\n", row.ID, row.Need, okMark(row.covered()), rowCases(row))
 	}
 	fmt.Fprintf(&b, "\n%-12s %-4s %s\n", "input", "ok", "cases")
 	for _, x := range r.Extremes {
@@ -210,7 +211,7 @@ func (r CoverageReport) String() string {
 
 // rowCases renders a row's cases, by side for a decision.
 func rowCases(row CoverageRow) string {
-	if row.Need == NeedSides {
+	if row.Need == needSides {
 		return "inside " + list(row.Inside) + "; outside " + list(row.Outside)
 	}
 	return list(row.Cases)

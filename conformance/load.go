@@ -185,7 +185,7 @@ func (c Case) checkText() error {
 		return errors.New("description is not one line")
 	}
 	for _, id := range c.Clauses {
-		if strings.HasPrefix(id, "DEC-") && len(Sides(c, id)) == 0 {
+		if strings.HasPrefix(id, "DEC-") && len(decisionSides(c, id)) == 0 {
 			return fmt.Errorf("description does not say on which side of %s the case lies (%q or %q)", id, id+" inside", id+" outside")
 		}
 	}
@@ -273,9 +273,9 @@ func decodeOp(comp oracle.Component, op oracle.Op) error {
 
 var sideRE = regexp.MustCompile(`\b(DEC-[0-9]+) (inside|outside)\b`)
 
-// Sides returns the sides of decision dec ("inside", "outside") that c's
-// description says the case lies on.
-func Sides(c Case, dec string) []string {
+// decisionSides returns the sides of decision dec ("inside", "outside")
+// that c's description says the case lies on.
+func decisionSides(c Case, dec string) []string {
 	var sides []string
 	for _, m := range sideRE.FindAllStringSubmatch(c.Description, -1) {
 		if m[1] == dec && !slices.Contains(sides, m[2]) {

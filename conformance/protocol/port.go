@@ -39,7 +39,8 @@ type PortOptions struct {
 	RequestTimeout time.Duration
 	// Deadline, if set, bounds the whole conversation.
 	Deadline time.Time
-	// Window is the most requests in flight; 0 means MaxWindow.
+	// Window is the most requests in flight; 0 (or more than 256,
+	// PROTO-7's bound) means 256.
 	Window int
 	// ExitTimeout bounds the wait for the port to exit once its stdin is
 	// closed; 0 means 5s.
@@ -51,9 +52,9 @@ type PortOptions struct {
 // spec PROTO-1: "at most 1 MiB"
 // spec PROTO-7: "it may send up to 256 requests before it reads a reply"
 const (
-	MaxLine    = 1 << 20
-	MaxWindow  = 256
-	StderrKeep = 64 << 10
+	maxLine    = 1 << 20
+	maxWindow  = 256
+	stderrKeep = 64 << 10
 )
 
 func (o PortOptions) withDefaults() PortOptions {
@@ -63,8 +64,8 @@ func (o PortOptions) withDefaults() PortOptions {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 10 * time.Second
 	}
-	if o.Window <= 0 || o.Window > MaxWindow {
-		o.Window = MaxWindow
+	if o.Window <= 0 || o.Window > maxWindow {
+		o.Window = maxWindow
 	}
 	if o.ExitTimeout <= 0 {
 		o.ExitTimeout = 5 * time.Second
@@ -92,7 +93,6 @@ type exitInfo struct {
 // Runner. A Port is not safe for concurrent use; once broken it stays
 // broken and every later call returns the same *BrokenError.
 type Port struct {
-	name    string
 	hello   Hello
 	opt     PortOptions
 	tr      transport
@@ -136,14 +136,13 @@ const (
 
 // newPort starts the reader, writer and stderr goroutines over tr and
 // reads the hello.
-func newPort(name string, tr transport, opt PortOptions) (*Port, error) {
+func newPort(tr transport, opt PortOptions) (*Port, error) {
 	p := &Port{
-		name:    name,
 		opt:     opt.withDefaults(),
 		tr:      tr,
-		out:     make(chan []byte, MaxWindow+2),
-		events:  make(chan event, MaxWindow+2),
-		stderr:  newTail(StderrKeep),
+		out:     make(chan []byte, maxWindow+2),
+		events:  make(chan event, maxWindow+2),
+		stderr:  newTail(stderrKeep),
 		nextIn:  1,
 		dead:    make(chan struct{}),
 		drained: make(chan struct{}),
@@ -165,10 +164,6 @@ func newPort(name string, tr transport, opt PortOptions) (*Port, error) {
 	return p, nil
 }
 
-// Command returns what the port was started from: its command line, or a
-// description of an in-process port.
-func (p *Port) Command() string { return p.name }
-
 // Hello returns the port's hello.
 func (p *Port) Hello() Hello { return p.hello }
 
@@ -183,8 +178,8 @@ func (p *Port) Name() string {
 // Implements implements Runner: the components the hello claims.
 func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.hello.Components, c) }
 
-// Stderr returns the last bytes the port wrote on stderr.
-func (p *Port) Stderr() string { return p.stderr.last(StderrKeep) }
+// lastStderr returns the last bytes the port wrote on stderr.
+func (p *Port) lastStderr() string { return p.stderr.last(stderrKeep) }
 
 // handshake reads and checks the hello.
 //
@@ -384,10 +379,10 @@ func (p *Port) send(ev event) {
 	}
 }
 
-// errLong is the error of a line longer than MaxLine.
-var errLong = fmt.Errorf("longer than %d bytes", MaxLine)
+// errLong is the error of a line longer than maxLine.
+var errLong = fmt.Errorf("longer than %d bytes", maxLine)
 
-// readLine reads one line without its newline, refusing one over MaxLine.
+// readLine reads one line without its newline, refusing one over maxLine.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var long []byte
 	for {
@@ -395,7 +390,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		if err == nil && long == nil {
 			return frag[:len(frag)-1], nil
 		}
-		if len(long)+len(frag) > MaxLine+1 {
+		if len(long)+len(frag) > maxLine+1 {
 			return nil, errLong
 		}
 		long = append(long, frag...)

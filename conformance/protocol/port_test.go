@@ -66,7 +66,7 @@ func fakePort(t *testing.T, opt PortOptions, script func(in *bufio.Scanner, out,
 	exited := make(chan exitInfo, 1)
 	go func() {
 		sc := bufio.NewScanner(reqR)
-		sc.Buffer(nil, MaxLine+1)
+		sc.Buffer(nil, maxLine+1)
 		script(sc, repW, errW)
 		repW.Close()
 		errW.Close()
@@ -77,7 +77,7 @@ func fakePort(t *testing.T, opt PortOptions, script func(in *bufio.Scanner, out,
 		repR.CloseWithError(io.ErrClosedPipe)
 		errR.CloseWithError(io.ErrClosedPipe)
 	}
-	return newPort("fake", transport{stdin: reqW, stdout: repR, stderr: errR, kill: kill, exited: exited}, waits(opt))
+	return newPort(transport{stdin: reqW, stdout: repR, stderr: errR, kill: kill, exited: exited}, waits(opt))
 }
 
 // hangBound is the most a test waits for something that must not hang (a

@@ -74,7 +74,7 @@ func StartPort(command string, opt PortOptions) (*Port, error) {
 		exited <- x
 	}()
 	tr := transport{stdin: stdinW, stdout: stdoutR, stderr: stderrR, kill: kill, exited: exited}
-	return newPort(command, tr, opt)
+	return newPort(tr, opt)
 }
 
 func closeAll(fs ...*os.File) {

@@ -67,8 +67,8 @@ func TestProcessPortPassesEveryVectorAndExitsCleanly(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Errorf("Close: %v, want a clean exit", err)
 	}
-	if !strings.Contains(p.Stderr(), "test port: serving the model") {
-		t.Errorf("stderr kept %q, want the port's line", p.Stderr())
+	if !strings.Contains(p.lastStderr(), "test port: serving the model") {
+		t.Errorf("stderr kept %q, want the port's line", p.lastStderr())
 	}
 }
 
@@ -232,7 +232,7 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 		repW.Close()
 		done <- err
 	}()
-	p, err := newPort("recorded", transport{stdin: &recorder{w: reqW, lines: &requests}, stdout: repR, kill: func() { reqR.Close() }}, waits(PortOptions{}))
+	p, err := newPort(transport{stdin: &recorder{w: reqW, lines: &requests}, stdout: repR, kill: func() { reqR.Close() }}, waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestPipelinedRepliesComeInOrderBeyondTheWindow(t *testing.T) {
 	for n := range 300 {
 		ts = append(ts, oracle.Trace{Component: oracle.Lim, Ops: []oracle.Op{{Kind: oracle.LimRel, N: oracle.I(int64(n))}}})
 	}
-	for _, window := range []int{1, 7, MaxWindow} {
+	for _, window := range []int{1, 7, maxWindow} {
 		p, err := ServePipe(oracle.Model{}, Hello{}, waits(PortOptions{Window: window}))
 		if err != nil {
 			t.Fatal(err)

@@ -36,7 +36,7 @@ type TraceRun struct {
 	Fault   string
 	FaultOp int
 	// Stderr is what a port wrote on stderr while the trace ran (at most
-	// the last StderrKeep bytes); empty in process.
+	// its last 4 KiB); empty in process.
 	Stderr string
 }
 

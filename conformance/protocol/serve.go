@@ -181,5 +181,5 @@ func ServePipe(s oracle.Subject, hello Hello, opt PortOptions) (*Port, error) {
 		reqR.CloseWithError(io.ErrClosedPipe)
 		repR.CloseWithError(io.ErrClosedPipe)
 	}
-	return newPort(s.Name()+" (in process)", transport{stdin: reqW, stdout: repR, kill: kill, exited: exited}, opt)
+	return newPort(transport{stdin: reqW, stdout: repR, kill: kill, exited: exited}, opt)
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
-// FuzzArea is the area label of the IDs TraceCase gives: <component>-fuzz-<nnn>.
-const FuzzArea = "fuzz"
+// fuzzArea is the area label of the IDs TraceCase gives: <component>-fuzz-<nnn>.
+const fuzzArea = "fuzz"
 
 // TraceCase turns t into a conformance vector: expectations from the model
 // (VEC-13), level Strict if any op that runs is out of contract
@@ -37,7 +37,7 @@ func TraceCase(t oracle.Trace, num uint64, description string) (conformance.Case
 	}
 	c := conformance.Case{
 		Format: conformance.Format, SpecVersion: version,
-		ID:          fmt.Sprintf("%s-%s-%03d", t.Component, FuzzArea, num),
+		ID:          fmt.Sprintf("%s-%s-%03d", t.Component, fuzzArea, num),
 		Description: oneLine(description),
 		Level:       conformance.Core,
 		Component:   t.Component,

@@ -43,8 +43,8 @@ type FuzzOptions struct {
 
 // The defaults of FuzzOptions.
 const (
-	DefaultFuzzBatch  = 64
-	DefaultShrinkTime = 30 * time.Second
+	defaultBatch      = 64
+	defaultShrinkTime = 30 * time.Second
 )
 
 // FuzzStatus is how far a Fuzz run has come.
@@ -162,7 +162,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	}
 	batch := opt.Batch
 	if batch <= 0 {
-		batch = DefaultFuzzBatch
+		batch = defaultBatch
 	}
 	start := time.Now()
 	g := startGenerator(comps, opt.Seed, batch)
@@ -190,7 +190,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 			g.stop() // shrinking needs the CPUs more
 			shrinkTime := opt.ShrinkTime
 			if shrinkTime <= 0 {
-				shrinkTime = DefaultShrinkTime
+				shrinkTime = defaultShrinkTime
 			}
 			found := time.Now()
 			lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns}
