@@ -81,21 +81,23 @@ func relative(module, path string) (string, bool) {
 	return strings.CutPrefix(path, module+"/")
 }
 
-// ruleFor returns the rule of the layer that holds the module-relative
-// path rel.
+// ruleFor returns the rule of the innermost layer that holds the
+// module-relative path rel: the longest layer path it is under.
 func ruleFor(rel string) (layerRule, bool) {
+	var best layerRule
+	found := false
 	for _, r := range rules {
-		if under(rel, r.layer) {
-			return r, true
+		if under(rel, r.layer) && (!found || len(r.layer) > len(best.layer)) {
+			best, found = r, true
 		}
 	}
-	return layerRule{}, false
+	return best, found
 }
 
 // permits reports whether a file with allowance a may import imp.
 func (a allowance) permits(module, imp string) bool {
 	if rel, ok := relative(module, imp); ok {
-		return matches(a.module, rel)
+		return matches(a.module, rel) && !matches(a.except, rel)
 	}
 	if isStd(imp) {
 		return true

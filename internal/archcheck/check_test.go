@@ -134,6 +134,70 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			reason: "the port protocol may import the vector format, model and oracle; the search also the protocol; their tests also internal/slowdown",
+			graph: map[string][]string{
+				mod + "/conformance/protocol":   {mod + "/conformance", mod + "/oracle", mod + "/model/lim", "example.org/yaml"},
+				mod + "/conformance/search":     {mod + "/conformance", mod + "/conformance/protocol", mod + "/oracle", mod + "/model/lim"},
+				xtestOf("conformance/protocol"): {mod + "/conformance/protocol", mod + "/internal/slowdown"},
+				testOf("conformance/search"):    {mod + "/conformance/search", mod + "/internal/slowdown"},
+			},
+		},
+		{
+			reason: "the vector format must not import the port protocol, which builds on it",
+			graph:  map[string][]string{mod + "/conformance": {mod + "/oracle", mod + "/conformance/protocol"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance", mod+"/conformance/protocol")},
+		},
+		{
+			reason: "the vector format must not import the differential search, which builds on it",
+			graph:  map[string][]string{mod + "/conformance": {mod + "/conformance/search"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance", mod+"/conformance/search")},
+		},
+		{
+			reason: "the port protocol must not import the differential search, which builds on it",
+			graph:  map[string][]string{mod + "/conformance/protocol": {mod + "/conformance", mod + "/conformance/search"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance/protocol", mod+"/conformance/search")},
+		},
+		{
+			reason: "the vector format's tests are bound too: they must not import the protocol or the search",
+			graph: map[string][]string{
+				xtestOf("conformance"): {mod + "/conformance", mod + "/conformance/protocol"},
+				testOf("conformance"):  {mod + "/internal/slowdown", mod + "/conformance/search"},
+			},
+			want: []archcheck.Violation{
+				edge(testOf("conformance"), mod+"/conformance/search"),
+				edge(xtestOf("conformance"), mod+"/conformance/protocol"),
+			},
+		},
+		{
+			reason: "a package inside the vector format (conformance/internal/build) must not import a package inside the protocol either",
+			graph:  map[string][]string{mod + "/conformance/internal/build": {mod + "/conformance", mod + "/conformance/protocol/wire"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance/internal/build", mod+"/conformance/protocol/wire")},
+		},
+		{
+			reason: "a package inside the protocol is judged by the protocol's rule, the innermost layer: it must not import the search",
+			graph:  map[string][]string{mod + "/conformance/protocol/wire": {mod + "/conformance/protocol", mod + "/conformance/search"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance/protocol/wire", mod+"/conformance/search")},
+		},
+		{
+			reason: "the protocol and the search, like the vector format, must not import impl or cmd",
+			graph: map[string][]string{
+				mod + "/conformance/protocol": {mod + "/impl"},
+				mod + "/conformance/search":   {mod + "/cmd/x"},
+			},
+			want: []archcheck.Violation{
+				edge(mod+"/conformance/protocol", mod+"/impl"),
+				edge(mod+"/conformance/search", mod+"/cmd/x"),
+			},
+		},
+		{
+			reason: "a layer name is a whole path element: conformance/protocolx belongs to the vector format, which may import it and which it binds",
+			graph: map[string][]string{
+				mod + "/conformance":           {mod + "/conformance/protocolx"},
+				mod + "/conformance/protocolx": {mod + "/conformance/protocol"},
+			},
+			want: []archcheck.Violation{edge(mod+"/conformance/protocolx", mod+"/conformance/protocol")},
+		},
+		{
 			reason: "a layer name is a whole path element: modelx is not model and has no rule",
 			graph:  map[string][]string{mod + "/modelx": {"fmt"}, mod: nil},
 			want:   []archcheck.Violation{edge(mod+"/modelx", "")},

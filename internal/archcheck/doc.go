@@ -6,23 +6,40 @@
 // Rules (kept as data in rules.go; every layer may import the standard
 // library; "model" means model and model/..., and so on):
 //
-//	layer        non-test files may import       _test files may also import
-//	model        model                           internal, pgregory.net/rapid, github.com/google/go-cmp
-//	impl         impl                            pgregory.net/rapid, github.com/google/go-cmp
-//	oracle       oracle, model, rapid, go-cmp,   (nothing more)
-//	             github.com/anishathalye/porcupine
-//	conformance  conformance, model, oracle,     internal/slowdown (the tests' time limits)
-//	             any third-party package
-//	fuzz         anything                        anything
-//	cmd          anything                        anything
-//	internal     anything                        anything
-//	(root)       (standard library only)         (nothing more)
+//	layer                 non-test files may import        _test files may also import
+//	model                 model                            internal, pgregory.net/rapid, github.com/google/go-cmp
+//	impl                  impl                             pgregory.net/rapid, github.com/google/go-cmp
+//	oracle                oracle, model, rapid, go-cmp,    (nothing more)
+//	                      github.com/anishathalye/porcupine
+//	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)
+//	                      any third-party package; never
+//	                      conformance/protocol or
+//	                      conformance/search
+//	conformance/protocol  conformance, model, oracle,      internal/slowdown
+//	                      any third-party package; never
+//	                      conformance/search
+//	conformance/search    conformance (the protocol        internal/slowdown
+//	                      included), model, oracle, any
+//	                      third-party package
+//	fuzz                  anything                         anything
+//	cmd                   anything                         anything
+//	internal              anything                         anything
+//	(root)                (standard library only)          (nothing more)
 //
 // So impl never imports model, oracle, conformance, fuzz, cmd or internal,
 // not even from its tests (which may use rapid and go-cmp on their own): checking impl against the model happens in
 // oracle and fuzz. The module root holds only spec.md, embedded for the
 // tools. A module package outside every layer is itself a violation, so a
 // new layer needs a rule.
+//
+// A layer may lie inside another: a package is judged by the innermost
+// layer that holds it, so conformance/protocol/x follows the
+// conformance/protocol rule and conformance/internal/build the conformance
+// one. The three conformance layers make one direction, conformance (the
+// vector format) <- conformance/protocol (the port protocol) <-
+// conformance/search (the differential search) <- cmd/limcheck: the vector
+// format never imports the protocol or the search, the protocol never the
+// search.
 //
 // [Check] is a pure function over an import graph; [LoadGraph] builds that
 // graph from the real module with golang.org/x/tools/go/packages, tests

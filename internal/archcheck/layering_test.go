@@ -24,6 +24,18 @@ func TestLayering(t *testing.T) {
 	if !slices.Contains(graph[xtest], self) {
 		t.Errorf("LoadGraph(%q, %q)[%q] = %v, want it to contain %q", ".", pattern, xtest, graph[xtest], self)
 	}
+	// The conformance layers' direction is checked on real edges: each
+	// layer imports the one below it.
+	for _, e := range []struct{ from, to string }{
+		{"conformance/protocol", "conformance"},
+		{"conformance/search", "conformance/protocol"},
+		{"cmd/limcheck", "conformance/search"},
+	} {
+		from, to := archcheck.Module+"/"+e.from, archcheck.Module+"/"+e.to
+		if !slices.Contains(graph[from], to) {
+			t.Errorf("LoadGraph(%q, %q)[%q] = %v, want it to contain %q", ".", pattern, from, graph[from], to)
+		}
+	}
 	t.Logf("LoadGraph(%q, %q) found %d packages and test variants: %v", ".", pattern, len(graph), slices.Sorted(maps.Keys(graph)))
 	for _, v := range archcheck.Check(archcheck.Module, graph) {
 		t.Errorf("Check(%q, graph) found %v", archcheck.Module, v)

@@ -1,5 +1,7 @@
 package archcheck
 
+import "slices"
+
 // Module is the path of the module whose layering is checked.
 const Module = "github.com/limcheck/limcheck"
 
@@ -16,9 +18,11 @@ const (
 
 // allowance lists what a file may import beyond the standard library,
 // which every file may import. Entries are path prefixes: "model" permits
-// model and model/... but not modelx.
+// model and model/... but not modelx. An import under an entry of except
+// is refused even where module permits it.
 type allowance struct {
 	module   []string // module-relative paths, or anything
+	except   []string // module-relative paths refused though module permits them
 	external []string // third-party import paths, or anything
 }
 
@@ -30,8 +34,17 @@ type layerRule struct {
 	says  string    // the rule in words, for violations
 }
 
-// rules is the layering table that doc.go documents. Layers must not
-// overlap.
+// The conformance layers that lie inside the conformance layer: the port
+// protocol builds on the vector format, the differential search on both.
+const (
+	protocolLayer = "conformance/protocol"
+	searchLayer   = "conformance/search"
+)
+
+// rules is the layering table that doc.go documents. A layer may lie
+// inside another (conformance/protocol inside conformance): a package
+// belongs to the innermost layer that holds it, so exactly one rule judges
+// each package, whatever the order of the table.
 var rules = []layerRule{
 	{
 		layer: "model",
@@ -53,9 +66,21 @@ var rules = []layerRule{
 	},
 	{
 		layer: "conformance",
+		code:  conformanceAllowance(protocolLayer, searchLayer),
+		tests: withSlowdown(conformanceAllowance(protocolLayer, searchLayer)),
+		says:  "conformance (the vector format) may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/protocol or conformance/search, which build on it (its tests also internal/slowdown)",
+	},
+	{
+		layer: protocolLayer,
+		code:  conformanceAllowance(searchLayer),
+		tests: withSlowdown(conformanceAllowance(searchLayer)),
+		says:  "conformance/protocol may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/search, which builds on it (its tests also internal/slowdown)",
+	},
+	{
+		layer: searchLayer,
 		code:  conformanceAllowance(),
-		tests: allowance{module: append(conformanceAllowance().module, "internal/slowdown"), external: []string{anything}},
-		says:  "conformance may import only the standard library, third-party packages, conformance/..., model/... and oracle/... (its tests also internal/slowdown)",
+		tests: withSlowdown(conformanceAllowance()),
+		says:  "conformance/search may import only the standard library, third-party packages, conformance/... (the protocol included), model/... and oracle/... (its tests also internal/slowdown)",
 	},
 	{
 		layer: "",
@@ -74,12 +99,20 @@ func oracleAllowance() allowance {
 	}
 }
 
-// conformanceAllowance is what conformance's files may import.
-func conformanceAllowance() allowance {
+// conformanceAllowance is what the files of a conformance layer may
+// import: conformance/... but the layers under except, which build on it.
+func conformanceAllowance(except ...string) allowance {
 	return allowance{
 		module:   []string{"conformance", "model", "oracle"},
+		except:   except,
 		external: []string{anything},
 	}
+}
+
+// withSlowdown is a, plus internal/slowdown: the tests' time limits.
+func withSlowdown(a allowance) allowance {
+	a.module = append(slices.Clone(a.module), "internal/slowdown")
+	return a
 }
 
 // openLayer is the rule for a layer that may import anything.
