@@ -166,7 +166,7 @@ func (rep *report) closing() string {
 
 // writeText writes the human report.
 func writeText(w io.Writer, rep *report, quiet bool) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", clean(strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version)), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
 	notRun := 0
 	for _, c := range rep.Cases {
 		if c.Verdict == vNotRun {
