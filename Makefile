@@ -87,9 +87,11 @@ staticcheck:
 	cd bench && $(GO) run $(STATICCHECK) ./...
 
 # The model's purity rule (spec: no package-level mutable state, goroutines,
-# locks, wall clock or randomness), as a go/analysis analyzer.
+# locks, wall clock or randomness), as a go/analysis analyzer, and the
+# analyzer's own test (built !race: gotest skips it, see purity_test.go).
 purity:
 	$(GO) run ./internal/cmd/puritycheck ./model/...
+	$(GO) test -count=1 ./internal/purity
 
 # Every clause of spec.md cited by the model and exercised by a test; every
 # cited ID defined. speccheck prints the clause coverage table; clauses (in
