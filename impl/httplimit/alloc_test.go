@@ -1,6 +1,7 @@
 package httplimit_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -75,6 +76,7 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 		{"503 limited, a day", limited(t, v4, 86400, 1e9), v4, 503, "Retry-After 86400, a daily quota's longest wait"},
 		{"503 limited, the cache's last", limited(t, v4, 1<<17-1, 1e9), v4, 503, "Retry-After 131071, the Retry-After cache's last value (retryafter.go)"},
 	}
+	tests = append(tests, longHeaderRows(t)...)
 	for _, tt := range tests {
 		if tt.reason == "" {
 			t.Fatalf("row %q has no reason", tt.path)
@@ -88,4 +90,21 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 			t.Errorf("%s: %v allocations per request, status %d; want 0, %d (%s)", tt.path, allocs, w.code, tt.code, tt.reason)
 		}
 	}
+}
+
+// longHeaderRows are the rows of long proxy headers (chainSizes, both
+// headers): the walk reads from the right without listing the hops, so no
+// length allocates; before, a chain of more than 8 hops grew a list on the
+// heap and cost time and memory in the header's length.
+func longHeaderRows(t *testing.T) []allocRow {
+	var rows []allocRow
+	for _, h := range []httplimit.ProxyHeader{httplimit.XForwardedFor, httplimit.Forwarded} {
+		trust := httplimit.WithTrustedProxies(h, prefixes("10.0.0.0/8")...)
+		for _, c := range chainSizes {
+			line := chain(h, c.hops, c.size)
+			rows = append(rows, allocRow{fmt.Sprintf("pass %v %s", h, c.name), passing(t, trust),
+				get("10.0.0.1:1", proxyHeader(h, line)), 200, fmt.Sprintf("a trusted chain of %d bytes", len(line))})
+		}
+	}
+	return rows
 }

@@ -31,10 +31,11 @@
 // The middleware allocates nothing per request, on every path: a pass, the
 // 503 of a shed or a limited request, the 400 of [WithRejectInvalid]; a key
 // of IPv4, of IPv6 by prefix or by address ([WithIPv6Prefix](128)), from
-// the peer or from a trusted proxy's header, or [InvalidKey]. A test pins
-// each path. Not counted: net/http makes a fresh header map per request,
-// and its first insert allocates, whoever makes it; the next handler and
-// the [WithClock] and [WithOnReject] functions allocate what they allocate.
+// the peer or from a trusted proxy's header of any length (1 hop or 1 MiB),
+// or [InvalidKey]. A test pins each path. Not counted: net/http makes a
+// fresh header map per request, and its first insert allocates, whoever
+// makes it; the next handler and the [WithClock] and [WithOnReject]
+// functions allocate what they allocate.
 // The bounds, none of them met per request by a working deployment:
 //
 //   - Retry-After values come from a cache shared by the process and built
@@ -45,8 +46,6 @@
 //   - An address that does not parse costs netip's error (one allocation)
 //     unless it holds a byte that no address can hold (a Unix socket's "@"
 //     or "", a proxy's "unknown" or "_name"); text such as "1.2.3" pays it.
-//   - A proxy header's hops are listed in a stack array of 8; a longer
-//     chain grows the list on the heap.
 //
 // # Shared header values
 //
@@ -87,18 +86,40 @@
 //   - Proxy headers are read only with [WithTrustedProxies], and then only
 //     the one header it names ([XForwardedFor] or [Forwarded]), and only when
 //     the peer lies in a trusted prefix. Honouring both headers would let a
-//     client forge the one the proxy does not write. The header's addresses
-//     (all its lines, in order) are walked from the right: trusted proxies
-//     are skipped, and the first untrusted address is the client, so
+//     client forge the one the proxy does not write. Trust only the proxies'
+//     own addresses: every host in a trusted prefix can write the header and
+//     choose its key.
+//   - The header is walked from the right, its last line first: trusted
+//     proxies are skipped, and the first untrusted address is the client, so
 //     addresses a client put in the header itself are never reached while a
-//     trusted proxy appended a later one. If every address is trusted, the
-//     leftmost is the client. The header falls back to the peer (the proxy's
-//     own key, one shared bucket) when it is absent, when an entry met by the
-//     walk does not parse ("unknown", an obfuscated "_name", garbage), or
-//     when a Forwarded line breaks RFC 7239's grammar (also an element with
-//     two for= pairs). Forwarded values may be tokens or quoted strings,
-//     IPv6 bracketed with an optional port: for="[2001:db8::1]:4711". Empty
-//     list elements are skipped.
+//     trusted proxy appended a later one. The walk reads nothing left of
+//     where it stops: its cost is that of the hops it inspects, whatever the
+//     header's length, and it allocates nothing. It inspects at most
+//     [MaxProxyHops] list elements (16, empty ones included); past them it
+//     ends as if the header began there. If every address it inspected is
+//     trusted, the leftmost of them is the client (a proxy: one shared
+//     bucket). The header falls back to the peer (the proxy's own key, one
+//     shared bucket) when it is absent or names no address within the cap,
+//     when an entry met by the walk does not parse ("unknown", an obfuscated
+//     "_name", garbage), or when a Forwarded element met by the walk breaks
+//     RFC 7239's grammar (also an element with two for= pairs). Forwarded
+//     values may be tokens or quoted strings, IPv6 bracketed with an optional
+//     port: for="[2001:db8::1]:4711". Empty list elements are skipped.
+//   - Forwarded's grammar is that of RFC 7239 section 4 as this package
+//     reads it: elements separated by commas, each of optional pairs
+//     separated by semicolons, a pair token "=" (token / quoted-string),
+//     white space allowed around elements and pairs, a quoted string's
+//     backslash escapes honoured (its other bytes unchecked). The walk finds
+//     an element's left end by going left from its right end, outside quoted
+//     strings, to the nearest comma (on a line that follows the grammar this
+//     is the comma a parse from the left finds), then parses the element
+//     from the left. So a client's malformed text left of where the walk
+//     stops no longer makes the header fall back to the peer (it did before
+//     this walk, which let a client push everyone behind its proxy into the
+//     proxy's bucket); on headers within the cap whose every line follows
+//     the grammar, the walk gives exactly the old parser's answer, and
+//     otherwise the old parser's answer on a tail of the header (two
+//     property tests compare them).
 //
 // [Limiter.ClientKey] exposes the key, e.g. for a [LoginGuard].
 //
@@ -118,9 +139,9 @@
 // # API
 //
 //   - [New], [Option], [ErrConfig]: a Limiter over a gate, configured by
-//     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded]),
-//     [WithIPv6Prefix] ([DefaultIPv6PrefixBits]), [WithClock],
-//     [WithOnReject], [WithRejectInvalid].
+//     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded];
+//     [MaxProxyHops]), [WithIPv6Prefix] ([DefaultIPv6PrefixBits]),
+//     [WithClock], [WithOnReject], [WithRejectInvalid].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
 //   - [LoginGuard], [LoginGuard.Check], [LoginGuard.Failed],

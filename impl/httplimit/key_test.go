@@ -2,8 +2,10 @@ package httplimit_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/limcheck/limcheck/impl/httplimit"
@@ -184,5 +186,50 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := httplimit.New(nil); !errors.Is(err, httplimit.ErrConfig) {
 		t.Errorf("New(nil) error = %v, want ErrConfig", err)
+	}
+}
+
+// hops returns the X-Forwarded-For list of n hops "10.0.0.1" .. "10.0.0.n"
+// (trusted in these tests), after the given leftmost entries.
+func hops(n int, left ...string) string {
+	list := append([]string(nil), left...)
+	for i := range n {
+		list = append(list, fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%256))
+	}
+	return strings.Join(list, ", ")
+}
+
+// forwardedHops is hops as a Forwarded line.
+func forwardedHops(n int, left ...string) string {
+	list := strings.Split(hops(n, left...), ", ")
+	for i, h := range list {
+		list[i] = "for=" + h
+	}
+	return strings.Join(list, ", ")
+}
+
+// TestClientKeyHopCap checks MaxProxyHops: the walk inspects at most 16
+// list elements from the right; past them it ends as if the header began
+// there (the leftmost inspected trusted hop is the client, or the peer when
+// none was an address). Before, it read every hop, the whole header.
+func TestClientKeyHopCap(t *testing.T) {
+	xff := httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("10.0.0.0/8")...)
+	fwd := httplimit.WithTrustedProxies(httplimit.Forwarded, prefixes("10.0.0.0/8")...)
+	x := func(line string) http.Header { return http.Header{"X-Forwarded-For": {line}} }
+	f := func(line string) http.Header { return http.Header{"Forwarded": {line}} }
+	const peer = "10.0.0.1:5000"
+	tests := []proxyRow{
+		{[]httplimit.Option{xff}, peer, x(hops(15, "198.51.100.7")), "198.51.100.7", "the client is the 16th element: inspected"},
+		{[]httplimit.Option{xff}, peer, x(hops(16, "198.51.100.7")), "10.0.0.1", "the 17th is not: the 16th, a trusted hop"},
+		{[]httplimit.Option{xff}, peer, x(hops(16, "garbage")), "10.0.0.1", "garbage past the cap is never read"},
+		{[]httplimit.Option{xff}, peer, x(hops(40, "198.51.100.7")), "10.0.0.25", "a long chain: its 16th element from the right"},
+		{[]httplimit.Option{xff}, peer, x("198.51.100.7" + strings.Repeat(",", 16)), "10.0.0.1", "16 empty elements count: no address inspected, the peer"},
+		{[]httplimit.Option{xff}, peer, x("198.51.100.7" + strings.Repeat(",", 15)), "198.51.100.7", "15 empty elements, then the client"},
+		{[]httplimit.Option{fwd}, peer, f(forwardedHops(15, "198.51.100.7")), "198.51.100.7", "Forwarded: the 16th element is inspected"},
+		{[]httplimit.Option{fwd}, peer, f(forwardedHops(16, "198.51.100.7")), "10.0.0.1", "Forwarded: the 17th is not"},
+		{[]httplimit.Option{fwd}, peer, f(forwardedHops(16, `by="unclosed`)), "10.0.0.1", "Forwarded: broken grammar past the cap is never read"},
+	}
+	for _, tt := range tests {
+		checkProxyRow(t, tt)
 	}
 }

@@ -31,6 +31,18 @@ const (
 	Forwarded
 )
 
+// String returns the header's name, "X-Forwarded-For" or "Forwarded", or
+// "ProxyHeader(n)" for another value.
+func (h ProxyHeader) String() string {
+	switch h {
+	case XForwardedFor:
+		return "X-Forwarded-For"
+	case Forwarded:
+		return "Forwarded"
+	}
+	return fmt.Sprintf("ProxyHeader(%d)", uint8(h))
+}
+
 // Option configures [New]. Build one with the With functions; an option that
 // is out of range makes New fail.
 type Option func(*settings)
