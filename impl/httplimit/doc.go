@@ -83,6 +83,14 @@
 //     text (which would give an attacker a bucket per spelling); with
 //     [WithRejectInvalid] such requests get a 400 instead and never reach
 //     the gate.
+//   - IPv6 forms of one IPv4 host are keyed as that IPv4 address: the NAT64
+//     well-known prefix 64:ff9b::/96 (RFC 6052: IPv4 clients reaching an
+//     IPv6 server through a translator) and the deprecated IPv4-compatible
+//     ::a.b.c.d (but :: and ::1). Keyed by their /64, every IPv4 client of
+//     the translator would share one bucket. A network-specific NAT64 prefix
+//     (64:ff9b:1::/48 or an operator's own) cannot be recognised and stays
+//     IPv6, keyed by /64. Trust is decided on the address as it arrived,
+//     never on the embedded one.
 //   - Proxy headers are read only with [WithTrustedProxies], and then only
 //     the one header it names ([XForwardedFor] or [Forwarded]), and only when
 //     the peer lies in a trusted prefix. Honouring both headers would let a

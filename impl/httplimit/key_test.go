@@ -152,6 +152,8 @@ func TestCanonicalSpellingsShareBucket(t *testing.T) {
 		{"[2001:db8::1]:1", "[2001:db8:0:1::1]:2", nil, false, "different /64s"},
 		{"garbage", "other garbage", nil, true, "every invalid address shares InvalidKey"},
 		{"10.0.0.1:1", "10.0.0.2:1", nil, false, "two IPv4 clients"},
+		{"[64:ff9b::c000:201]:1", "[64:ff9b::c000:202]:1", nil, false, "two IPv4 hosts behind a NAT64 translator (not one /64)"},
+		{"[64:ff9b::c000:201]:1", "192.0.2.1:2", nil, true, "a NAT64 address is its IPv4 host"},
 	}
 	for _, tt := range tests {
 		if tt.reason == "" {
@@ -186,6 +188,46 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := httplimit.New(nil); !errors.Is(err, httplimit.ErrConfig) {
 		t.Errorf("New(nil) error = %v, want ErrConfig", err)
+	}
+}
+
+// TestClientKeyNAT64 checks the keys of IPv6 forms of IPv4 hosts: the NAT64
+// well-known prefix 64:ff9b::/96 and the deprecated IPv4-compatible ::/96
+// are keyed by the embedded IPv4 address (one key per IPv4 host, as if it
+// came directly), not by a /64 that the whole IPv4 internet would share.
+// Other prefixes (the local-use 64:ff9b:1::/48, whose layout depends on the
+// operator's prefix length) stay IPv6. Trust is decided on the address as
+// it arrived.
+func TestClientKeyNAT64(t *testing.T) {
+	per := httplimit.WithIPv6Prefix(128)
+	xff := httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("10.0.0.0/8", "2001:db8:ffff::/48")...)
+	tests := []struct {
+		remote string
+		header http.Header
+		opts   []httplimit.Option
+		want   string
+		reason string
+	}{
+		{"[64:ff9b::c000:201]:443", nil, nil, "192.0.2.1", "NAT64: the embedded IPv4 address"},
+		{"[64:ff9b::c633:6401]:443", nil, nil, "198.51.100.1", "another IPv4 host behind the translator"},
+		{"[64:ff9b::192.0.2.1]:443", nil, []httplimit.Option{per}, "192.0.2.1", "the dotted spelling, under /128 too"},
+		{"[::c000:201]:1", nil, nil, "192.0.2.1", "IPv4-compatible (deprecated) ::192.0.2.1"},
+		{"[::1]:1", nil, nil, "::/64", "loopback is not an IPv4-compatible address"},
+		{"[::1]:1", nil, []httplimit.Option{per}, "::1", "loopback under /128"},
+		{"[::]:1", nil, nil, "::/64", "the unspecified address neither"},
+		{"[64:ff9b:1::c000:201]:1", nil, nil, "64:ff9b:1::/64", "the local-use NAT64 prefix is not translated"},
+		{"[64:ff9b::1:c000:201]:1", nil, nil, "64:ff9b::/64", "outside 64:ff9b::/96: IPv6"},
+		{"[2001:db8:ffff::1]:1", http.Header{"X-Forwarded-For": {"64:ff9b::c000:201"}}, []httplimit.Option{xff}, "192.0.2.1", "a NAT64 client named by a trusted proxy"},
+		{"[64:ff9b::a00:1]:1", http.Header{"X-Forwarded-For": {"198.51.100.9"}}, []httplimit.Option{xff}, "10.0.0.1", "a NAT64 peer embedding a trusted IPv4 is not a trusted proxy"},
+	}
+	for _, tt := range tests {
+		if tt.reason == "" {
+			t.Fatalf("row %q has no reason", tt.remote)
+		}
+		l := newLimiter(t, newGate(t, 1, 1, 1, 1, 1), tt.opts...)
+		if got, ok := l.ClientKey(get(tt.remote, tt.header)); got != tt.want || !ok {
+			t.Errorf("ClientKey(%q, %v) = %q, %v; want %q (%s)", tt.remote, tt.header, got, ok, tt.want, tt.reason)
+		}
 	}
 }
 
