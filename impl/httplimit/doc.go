@@ -15,9 +15,12 @@
 //     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
 //     rounded up to seconds, 1 for a shed; digits from strconv only, never
 //     request bytes), Content-Type text/plain; charset=utf-8, Content-Length
-//     12 and the body "lim rejected". net/http adds Date and writes its own
-//     status line and header order; the raw bytes of lim_resp_503 are what a
-//     server writing to a socket itself sends ([gate.Decision.AppendResponse]).
+//     12 and the body "lim rejected", and, as HTTP framing around those
+//     bytes, Cache-Control: no-store (a rejection is about one client at one
+//     moment: no cache may store it or serve it to another). net/http adds
+//     Date and writes its own status line and header order; the raw bytes of
+//     lim_resp_503 (spec LIM-17, unchanged) are what a server writing to a
+//     socket itself sends ([gate.Decision.AppendResponse]).
 //     Headers set earlier by outer middleware stay. Then the
 //     [WithOnReject] hook runs. No in-flight place is held.
 //  4. Pass: the next handler runs, and the in-flight place is released
@@ -50,9 +53,10 @@
 // # Shared header values
 //
 // The value slices that the middleware puts into the header map for the
-// 503 and the 400 (Retry-After, Content-Type, Content-Length) are shared by
-// every response: that is how writing them allocates nothing. Each has
-// length and capacity 1 and is never written after it is built. Header's
+// 503 and the 400 (Retry-After, Content-Type, Content-Length, the 503's
+// Cache-Control) are shared by every response: that is how writing them
+// allocates nothing. Each has length and capacity 1 and is never written
+// after it is built. Header's
 // methods never write into a value slice (Set and Del replace or drop the
 // map entry, Add appends to a full slice and so copies it, Clone copies),
 // nor does net/http, which snapshots the map at WriteHeader; an OnReject
