@@ -28,9 +28,9 @@ func passing(t *testing.T, opts ...httplimit.Option) http.Handler {
 // limited is a limiter whose bucket for r is spent (cap 1, a fixed clock),
 // so that every request from r is Limited with Retry-After
 // ceil(ivl*tickNanos / 1e9) seconds; a no-op OnReject hook is installed.
-func limited(t *testing.T, r *http.Request, ivl, tickNanos int64) http.Handler {
+func limited(t *testing.T, r *http.Request, ivl, tickNanos int64, opts ...httplimit.Option) http.Handler {
 	hook := httplimit.WithOnReject(func(*http.Request, gate.Decision) {})
-	h := newLimiter(t, newGate(t, 1, 1, ivl, 1<<20, tickNanos), fixedClock(0), hook).Wrap(ok)
+	h := newLimiter(t, newGate(t, 1, 1, ivl, 1<<20, tickNanos), append(opts, fixedClock(0), hook)...).Wrap(ok)
 	if rec := serve(h, r); rec.Code != http.StatusOK {
 		t.Fatalf("spending the token: status %d, want 200", rec.Code)
 	}
@@ -77,6 +77,9 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 		{"503 limited, the cache's last", limited(t, v4, 1<<17-1, 1e9), v4, 503, "Retry-After 131071, the Retry-After cache's last value (retryafter.go)"},
 	}
 	tests = append(tests, longHeaderRows(t)...)
+	tests = append(tests,
+		allocRow{"503 limited, true wait", limited(t, v4, 35, tick100ms, httplimit.WithTrueRetryAfter()), v4, 503, "WithTrueRetryAfter reads the bucket back"},
+	)
 	for _, tt := range tests {
 		if tt.reason == "" {
 			t.Fatalf("row %q has no reason", tt.path)

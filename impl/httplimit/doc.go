@@ -20,7 +20,10 @@
 //     moment: no cache may store it or serve it to another). net/http adds
 //     Date and writes its own status line and header order; the raw bytes of
 //     lim_resp_503 (spec LIM-17, unchanged) are what a server writing to a
-//     socket itself sends ([gate.Decision.AppendResponse]).
+//     socket itself sends ([gate.Decision.AppendResponse]). With
+//     [WithTrueRetryAfter], a Limited 503's Retry-After is the true wait to
+//     the end of the bucket's step instead of the spec's value (spec FIND-1:
+//     the spec's can be far too early when refil > 1; see the option).
 //     Headers set earlier by outer middleware stay. Then the
 //     [WithOnReject] hook runs. No in-flight place is held.
 //  4. Pass: the next handler runs, and the in-flight place is released
@@ -32,13 +35,13 @@
 // # Allocation
 //
 // The middleware allocates nothing per request, on every path: a pass, the
-// 503 of a shed or a limited request, the 400 of [WithRejectInvalid]; a key
-// of IPv4, of IPv6 by prefix or by address ([WithIPv6Prefix](128)), from
-// the peer or from a trusted proxy's header of any length (1 hop or 1 MiB),
-// or [InvalidKey]. A test pins each path. Not counted: net/http makes a
-// fresh header map per request, and its first insert allocates, whoever
-// makes it; the next handler and the [WithClock] and [WithOnReject]
-// functions allocate what they allocate.
+// 503 of a shed or a limited request (true Retry-After included), the 400
+// of [WithRejectInvalid]; a key of IPv4, of IPv6 by prefix or by address
+// ([WithIPv6Prefix](128)), from the peer or from a trusted proxy's header of
+// any length (1 hop or 1 MiB), or [InvalidKey]. A test pins each path. Not
+// counted: net/http makes a fresh header map per request, and its first
+// insert allocates, whoever makes it; the next handler and the [WithClock]
+// and [WithOnReject] functions allocate what they allocate.
 // The bounds, none of them met per request by a working deployment:
 //
 //   - Retry-After values come from a cache shared by the process and built
@@ -153,7 +156,8 @@
 //   - [New], [Option], [ErrConfig]: a Limiter over a gate, configured by
 //     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded];
 //     [MaxProxyHops]), [WithIPv6Prefix] ([DefaultIPv6PrefixBits]),
-//     [WithClock], [WithOnReject], [WithRejectInvalid].
+//     [WithClock], [WithOnReject], [WithRejectInvalid],
+//     [WithTrueRetryAfter].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
 //   - [LoginGuard], [LoginGuard.Check], [LoginGuard.Failed],

@@ -56,6 +56,7 @@ type settings struct {
 	clock         func() int64
 	onReject      func(*http.Request, gate.Decision)
 	rejectInvalid bool
+	trueRetry     bool // Retry-After to the end of the bucket's step
 }
 
 // WithTrustedProxies honours header h, and only h, on requests whose
@@ -94,6 +95,22 @@ func WithOnReject(hook func(r *http.Request, d gate.Decision)) Option {
 // with 400 Bad Request (body [Body400]) without consulting the gate, instead
 // of keying it by [InvalidKey].
 func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = true } }
+
+// WithTrueRetryAfter makes a Limited 503 carry the true wait instead of the
+// spec's: the seconds until the end of the current refill step of the
+// client's bucket, when its next token arrives (the gate's bucket after the
+// take, read right after it; a concurrent request of the same slot may have
+// moved it since, which only changes which step is next). Seed 000's retry
+// (spec LIM-12, GATE-12) is ceil((cost - tks) * ivl / refil): it ignores
+// where now lies in the step, so with refil > 1 it tells a client to come
+// back before any token can arrive (spec FIND-1: lim_cfg(2, 2, 10, 1) says
+// 5 ticks when 10 are needed), and after a clock step back it ignores the
+// time left until last (FIND-13). The true wait is never earlier than the
+// first time a take can pass, and at most one step (rounded up to a second)
+// away. The spec's value stays in impl/lim and impl/gate (and in the
+// decision's Retry, in ticks); the OnReject hook sees the decision with the
+// RetryAfter that was sent. Sheds keep Retry-After 1 (GATE-9).
+func WithTrueRetryAfter() Option { return func(s *settings) { s.trueRetry = true } }
 
 // check returns an error wrapping ErrConfig when s is out of range.
 func (s *settings) check() error {
