@@ -37,6 +37,25 @@ func limited(t *testing.T, r *http.Request, ivl, tickNanos int64, opts ...httpli
 	return h
 }
 
+// perKeyNested is a limiter with WithMaxInFlightPerKey(1) whose handler
+// sends the same request through it again while it holds the key's place:
+// the outer request passes, the inner one is shed by the per-key cap (its
+// 503 must reach the inner writer, which the handler checks).
+func perKeyNested(t *testing.T) http.Handler {
+	var h http.Handler
+	inner := &discardWriter{h: make(http.Header, 4)}
+	h = newLimiter(t, newGate(t, 1<<62, 1<<62, 1, 1<<20, 1), httplimit.WithMaxInFlightPerKey(1)).Wrap(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			clear(inner.h)
+			h.ServeHTTP(inner, r)
+			if inner.code != http.StatusServiceUnavailable {
+				t.Errorf("the nested request: status %d, want the per-key 503", inner.code)
+			}
+			w.WriteHeader(http.StatusOK)
+		}))
+	return h
+}
+
 // shedding is a limiter whose only in-flight place is held by a request
 // that never releases it, so that every request is Shed.
 func shedding(t *testing.T) http.Handler {
@@ -78,6 +97,7 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 	}
 	tests = append(tests, longHeaderRows(t)...)
 	tests = append(tests,
+		allocRow{"pass and a per-key shed", perKeyNested(t), v4, 200, "WithMaxInFlightPerKey(1): the pass holds the key's place, a nested request of the key is shed"},
 		allocRow{"503 limited, true wait", limited(t, v4, 35, tick100ms, httplimit.WithTrueRetryAfter()), v4, 503, "WithTrueRetryAfter reads the bucket back"},
 	)
 	for _, tt := range tests {

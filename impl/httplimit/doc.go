@@ -9,9 +9,12 @@
 // front of a handler. Per request:
 //
 //  1. The client key (below) is computed.
-//  2. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
+//  2. With [WithMaxInFlightPerKey](n), a key with n requests in flight is
+//     answered as a shed (step 4) before the gate is asked: it spends no
+//     token and takes no place.
+//  3. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
 //     monotonic tick ([gate.Gate.Now]) or at the tick of [WithClock].
-//  3. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
+//  4. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
 //     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
 //     rounded up to seconds, 1 for a shed; digits from strconv only, never
 //     request bytes), Content-Type text/plain; charset=utf-8, Content-Length
@@ -26,22 +29,35 @@
 //     the spec's can be far too early when refil > 1; see the option).
 //     Headers set earlier by outer middleware stay. Then the
 //     [WithOnReject] hook runs. No in-flight place is held.
-//  4. Pass: the next handler runs, and the in-flight place is released
-//     exactly once when it returns, by a deferred call: also when it panics
-//     (the panic, http.ErrAbortHandler included, goes on to net/http). The
-//     place is held until the handler returns, so a hijacked or streaming
-//     handler holds it for as long as it runs.
+//  5. Pass: the next handler runs, and the in-flight place (and the per-key
+//     one) is released exactly once when it returns, by a deferred call:
+//     also when it panics (the panic, http.ErrAbortHandler included, goes on
+//     to net/http). The place is held until the handler returns, so a
+//     hijacked or streaming handler holds it for as long as it runs.
+//
+// # Server timeouts
+//
+// They are part of the limit, not an option: configure the http.Server with
+// ReadHeaderTimeout (a slow header is read before admission and holds no
+// place, but holds a connection), ReadTimeout (a handler reading a slow body
+// holds its place until the read fails), WriteTimeout (the same for a client
+// that reads slowly) and IdleTimeout. Without them one client that uploads
+// a byte a second holds a place per request for as long as it likes, and the
+// in-flight gate (spec FIND-9: global, not per address) sheds everyone else;
+// [WithMaxInFlightPerKey] bounds one key's share, the timeouts bound how
+// long.
 //
 // # Allocation
 //
 // The middleware allocates nothing per request, on every path: a pass, the
-// 503 of a shed or a limited request (true Retry-After included), the 400
-// of [WithRejectInvalid]; a key of IPv4, of IPv6 by prefix or by address
-// ([WithIPv6Prefix](128)), from the peer or from a trusted proxy's header of
-// any length (1 hop or 1 MiB), or [InvalidKey]. A test pins each path. Not
-// counted: net/http makes a fresh header map per request, and its first
-// insert allocates, whoever makes it; the next handler and the [WithClock]
-// and [WithOnReject] functions allocate what they allocate.
+// 503 of a shed, a per-key shed or a limited request (true Retry-After
+// included), the 400 of [WithRejectInvalid]; a key of IPv4, of IPv6 by
+// prefix or by address ([WithIPv6Prefix](128)), from the peer or from a
+// trusted proxy's header of any length (1 hop or 1 MiB), or [InvalidKey]. A
+// test pins each path. Not counted: net/http makes a fresh header map per
+// request, and its first insert allocates, whoever makes it; the next
+// handler and the [WithClock] and [WithOnReject] functions allocate what
+// they allocate.
 // The bounds, none of them met per request by a working deployment:
 //
 //   - Retry-After values come from a cache shared by the process and built
@@ -157,7 +173,7 @@
 //     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded];
 //     [MaxProxyHops]), [WithIPv6Prefix] ([DefaultIPv6PrefixBits]),
 //     [WithClock], [WithOnReject], [WithRejectInvalid],
-//     [WithTrueRetryAfter].
+//     [WithMaxInFlightPerKey], [WithTrueRetryAfter].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
 //   - [LoginGuard], [LoginGuard.Check], [LoginGuard.Failed],

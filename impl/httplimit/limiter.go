@@ -19,6 +19,7 @@ type Limiter struct {
 	clock         func() int64 // nil: the gate's monotonic clock
 	onReject      func(*http.Request, gate.Decision)
 	rejectInvalid bool
+	caps          *keyCaps // nil: no per-key in-flight cap
 	trueRetry     bool
 	ivl, tick     int64 // the gate's step in ticks and tick in nanoseconds
 }
@@ -42,6 +43,9 @@ func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
 		g: g, keys: newKeyer(&s), clock: s.clock,
 		onReject: s.onReject, rejectInvalid: s.rejectInvalid,
 		trueRetry: s.trueRetry, ivl: lc.Ivl(), tick: cfg.TickNanos,
+	}
+	if s.perKeySet {
+		l.caps = newKeyCaps(int32(s.perKey), lc.Maxif())
 	}
 	return l, nil
 }
@@ -80,6 +84,14 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		writeBadAddress(w)
 		return
 	}
+	if l.caps != nil {
+		i, ok := l.caps.acquire(key)
+		if !ok {
+			l.reject(w, r, perKeyShed)
+			return
+		}
+		defer l.caps.release(i)
+	}
 	now := l.now()
 	d := l.g.AdmitBytes(key, now) // the key stays bytes: see AdmitBytes
 	if d.Verdict != gate.Pass {
@@ -92,6 +104,9 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	defer l.g.Release(d)
 	next.ServeHTTP(w, r)
 }
+
+// perKeyShed is the decision of a request over WithMaxInFlightPerKey's cap.
+var perKeyShed = gate.Decision{Verdict: gate.Shed, Slot: -1, RetryAfter: 1}
 
 // now is the injected tick or the gate's own.
 func (l *Limiter) now() int64 {

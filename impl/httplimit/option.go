@@ -3,6 +3,7 @@ package httplimit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/netip"
 
@@ -56,6 +57,8 @@ type settings struct {
 	clock         func() int64
 	onReject      func(*http.Request, gate.Decision)
 	rejectInvalid bool
+	perKey        int // the per-key in-flight cap, when perKeySet
+	perKeySet     bool
 	trueRetry     bool // Retry-After to the end of the bucket's step
 }
 
@@ -96,6 +99,22 @@ func WithOnReject(hook func(r *http.Request, d gate.Decision)) Option {
 // of keying it by [InvalidKey].
 func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = true } }
 
+// WithMaxInFlightPerKey caps the requests of one client key in flight at
+// once at n (n >= 1), under the gate's global in-flight cap: a request over
+// it gets the 503 of a shed (Retry-After 1) before the gate is asked, so it
+// spends no token and holds no place. The cap is exact under concurrency (an
+// atomic compare-and-swap per request, no allocation) but counted per hash
+// bucket: keys are hashed with a per-Limiter random seed into a table of
+// 4*maxif counters (at least 256, at most 65536), so two keys that share a
+// counter share the cap, which only makes it stricter. The OnReject hook
+// sees such a rejection as a Shed decision with Slot -1. One slow client
+// (slow uploads, slow reads) then holds at most n of the gate's places; the
+// server's timeouts (see the package documentation) bound how long.
+// New fails when n is not in 1..2^31-1.
+func WithMaxInFlightPerKey(n int) Option {
+	return func(s *settings) { s.perKey, s.perKeySet = n, true }
+}
+
 // WithTrueRetryAfter makes a Limited 503 carry the true wait instead of the
 // spec's: the seconds until the end of the current refill step of the
 // client's bucket, when its next token arrives (the gate's bucket after the
@@ -115,6 +134,8 @@ func WithTrueRetryAfter() Option { return func(s *settings) { s.trueRetry = true
 // check returns an error wrapping ErrConfig when s is out of range.
 func (s *settings) check() error {
 	switch {
+	case s.perKeySet && (s.perKey < 1 || s.perKey > math.MaxInt32):
+		return fmt.Errorf("%w: per-key in-flight cap %d not in 1..%d", ErrConfig, s.perKey, math.MaxInt32)
 	case s.v6bits < 1 || s.v6bits > 128:
 		return fmt.Errorf("%w: ipv6 prefix /%d not in 1..128", ErrConfig, s.v6bits)
 	case !s.trustSet:
