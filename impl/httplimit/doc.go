@@ -156,16 +156,88 @@
 //
 // # Login guard
 //
-// [LoginGuard] keys each login attempt as "ip:"+client and
-// "acct:"+[NormalizeAccount](user) (the seed's convention): Check before the
-// password is verified (refuse while Banned; the seed recommends to allow
-// and alert on Unavailable), Failed on a bad password (both keys count),
-// Succeeded on a good one (only the account's count is cleared: see its
-// doc), WriteHeaders for X-RateLimit-Remaining and Retry-After. Never key by
-// raw user input: an attacker would change it on every try and get fresh
-// buckets; NormalizeAccount's documented rule trims, lowercases and caps the
-// name and refuses empty or control-character names, and such a name
-// contributes no account key at all.
+// [LoginGuard] ([NewLoginGuard], [LoginConfig]) keys each login attempt as
+// "ip:"+client and "acct:"+[NormalizeAccount](user) (the seed's
+// convention). The flow, as the example's handler shows:
+//
+//	a := guard.Begin(ip, user)
+//	defer a.Close() // a panic or early return counts as a failed guess
+//	if a.Verdict != httplimit.LoginProceed {
+//		a.WriteRefusal(w) // 429 banned, busy or limited; 503 when full
+//		return
+//	}
+//	if !verify(user, password) { d, _ := a.Failed(); ... } else { _ = a.Succeeded() }
+//
+// Begin reserves the attempt before the password is verified: under each
+// key's lock it reads the ban and the count and adds a pending entry, which
+// counts as a failure until the attempt is settled (Failed turns it into the
+// recorded failure under the same lock; Succeeded gives it back, and clears
+// the account's count as record_success does: see its doc for why the ip's
+// is kept). A key with c failures in the window and p pending entries
+// refuses a new attempt ([LoginBusy]) when p > 0 and c + p >= threshold.
+//
+// The bound: under any concurrency, for each key, its failures in the
+// window plus its attempts being verified never exceed threshold, but for
+// one attempt let through when nothing is in flight (below). So a burst of
+// any size, from one address or many, gets at most threshold - c passwords
+// verified on a key with c failures in the window (5 of 100 concurrent
+// guesses with threshold 5, TestConcurrentGuessesFromOneAddress), and the
+// failure that reaches the threshold bans the key; Begin then refuses until
+// the ban ends ([LoginBanned]). With nothing in flight (p = 0) Begin lets
+// one attempt through even when c >= threshold, as the seed's check did
+// (spec FIND-5: counts survive a ban, so its failure bans again):
+// sequential use gives the decisions of check_any, record_failure and
+// record_success, unchanged. Successes are not failures: a success proves
+// the password, and on the account key it clears the count. The bound holds
+// for attempts settled within a window of their Begin, and when the guard is
+// the only writer of its keys' failures (a failure recorded on the throttle
+// directly, between a Begin's read and its reservation, can pass it by one).
+//
+// An attempt never settled cannot lock a key for good: its pending entry
+// expires when a failure stamped at Begin would leave the window (spec
+// THR-4), and then counts for nothing; [Attempt.Close], deferred, settles a
+// panicking or returning handler's attempt as a failure, so a crash is never
+// a free guess. A late settle of an expired attempt is still applied.
+//
+// Full store policy. A MemStore that is full reclaims the keys
+// purge_expired(now) would drop (impl/throttle: they change no decision at
+// now or later), so a store full of expired keys takes new ones. A store
+// full of live keys refuses a new key's failure with throttle.ErrFull: the
+// guard then keeps the failure itself, as a pending entry that counts until
+// its window ends, and raises [AlarmKept] ([LoginConfig].OnAlarm, and
+// [LoginStats].Kept): the key gets at most threshold failed verifications a
+// window (no ban: the store cannot hold one), then [LoginBusy], a 429. The
+// same holds for a store that fails (a fault). The guard's own table holds
+// at most MaxPending entries ([DefaultMaxPending]); when it is full, Begin
+// fails closed with [LoginFull] (a 503) and [AlarmPendingFull]. Why not
+// refuse every new key at once when the store is full: an attacker who
+// fills the store with live keys would then lock every new user out of
+// login; keeping the failures in a bounded table keeps the per-key bound and
+// fails closed only when that table is full too. Memory stays bounded:
+// MaxKeys records in the store, MaxPending entries in the guard (each a map
+// entry and its key, about 100 bytes). A check that cannot read the store
+// raises [AlarmUnavailable] and lets the attempt go ahead (the seed's
+// advice), limited by the key's pending entries alone.
+//
+// Account lockout. The account key bans an account from every address:
+// anyone who knows a user's name can lock them out, threshold guesses per
+// ban (TestAccountLockout shows it). [LoginConfig].Accounts is the usual
+// alternative: a gate (impl/gate, ticks of one second) of per-account token
+// buckets replaces the account key: each attempt on an account takes a
+// token, an attempt without one is refused as [LoginLimited] (429, Retry-After
+// the true wait to the next token), and no account is ever banned. Guessing
+// one account from many addresses is slowed to the bucket's rate (say 3 and
+// one a minute); its owner competes with the attacker for tokens while the
+// attack lasts, and logs in as soon as it stops. The ip key still bans. An
+// account name hashes to a gate slot (spec GATE-3), so colliding names share
+// a bucket (spec FIND-2), which only makes limiting stricter.
+//
+// Never key by raw user input: an attacker would change it on every try and
+// get fresh buckets; NormalizeAccount's documented rule trims, lowercases and
+// caps the name and refuses empty or control-character names, and such a
+// name contributes no account key at all. [LoginGuard.Check] reads the
+// throttle without reserving (status pages, the headers of a success);
+// [LoginGuard.WriteHeaders] sets X-RateLimit-Remaining and Retry-After.
 //
 // # API
 //
@@ -176,12 +248,20 @@
 //     [WithMaxInFlightPerKey], [WithTrueRetryAfter].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
-//   - [LoginGuard], [LoginGuard.Check], [LoginGuard.Failed],
-//     [LoginGuard.Succeeded], [LoginGuard.WriteHeaders]; [NormalizeAccount],
-//     [MaxAccountLen], [IPKeyPrefix], [AccountKeyPrefix].
+//   - [NewLoginGuard], [LoginConfig], [LoginGuard], [LoginGuard.Begin],
+//     [LoginGuard.Check], [LoginGuard.WriteHeaders], [LoginGuard.Stats],
+//     [LoginGuard.Throttle]; [Attempt] ([LoginVerdict]: [LoginProceed],
+//     [LoginBanned], [LoginBusy], [LoginLimited], [LoginFull]),
+//     [Attempt.Failed], [Attempt.Succeeded], [Attempt.Close],
+//     [Attempt.WriteRefusal], [ErrSettled]; [Alarm] ([AlarmKind]:
+//     [AlarmUnavailable], [AlarmKept], [AlarmPendingFull]), [LoginStats],
+//     [DefaultMaxPending]; [NormalizeAccount], [MaxAccountLen],
+//     [IPKeyPrefix], [AccountKeyPrefix].
 //
-// Everything is safe for concurrent use. Units: gate time in the gate's
-// ticks (int64), throttle time in seconds (uint64), Retry-After in seconds.
+// Everything is safe for concurrent use but an [Attempt] (one request's).
+// Units: gate time in the gate's ticks (int64), throttle time in seconds
+// (uint64), Retry-After in seconds. The login path allocates (keys, its
+// pending entries); the middleware does not.
 //
 // Imports: the standard library, impl/gate, impl/lim and impl/throttle.
 package httplimit
