@@ -45,7 +45,7 @@
 // a byte a second holds a place per request for as long as it likes, and the
 // in-flight gate (spec FIND-9: global, not per address) sheds everyone else;
 // [WithMaxInFlightPerKey] bounds one key's share, the timeouts bound how
-// long.
+// long. The README's example sets all four.
 //
 // # Allocation
 //

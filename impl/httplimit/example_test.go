@@ -2,10 +2,14 @@ package httplimit_test
 
 import (
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/httplimit"
@@ -38,6 +42,47 @@ func ExampleLimiter_Wrap() {
 	// 200  hello
 	// 200  hello
 	// 503 1 lim rejected
+}
+
+// ExampleNew_behindLoadBalancers is README.md's example (section "Using the
+// implementation"), line for line between the markers:
+// TestReadmeExampleIsExampleNew keeps the two equal, so the README's code
+// compiles. It has no Output: it would listen on :8080, so it is compiled,
+// never run.
+func ExampleNew_behindLoadBalancers() {
+	var rejected atomic.Int64
+	mux := http.NewServeMux()
+	// README begins
+	g, err := gate.New(gate.Config{
+		Lim:       lim.NewConfig(20, 1, 10, 512), // burst 20, +1 token per 10 ticks, 512 in flight
+		Slots:     1 << 16,
+		TickNanos: 100_000_000, // a tick is 0.1 s: one token per second per client
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := httplimit.New(g,
+		// Trust only the load balancers' own addresses: any other host allowed to reach the
+		// server (a pod, a VPN client: all of 10.0.0.0/8) could write X-Forwarded-For itself
+		// and choose its key.
+		httplimit.WithTrustedProxies(httplimit.XForwardedFor,
+			netip.MustParsePrefix("10.0.0.10/32"), netip.MustParsePrefix("10.0.0.11/32")),
+		httplimit.WithMaxInFlightPerKey(8), // one slow client holds at most 8 of the 512 places
+		httplimit.WithOnReject(func(r *http.Request, d gate.Decision) { rejected.Add(1) }),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{
+		Addr:              ":8080",
+		Handler:           l.Wrap(mux),      // 503 + Retry-After when shed or limited
+		ReadHeaderTimeout: 5 * time.Second,  // before admission: a slow header holds no place
+		ReadTimeout:       30 * time.Second, // after it: bounds how long a slow body holds one
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Fatal(srv.ListenAndServe())
+	// README ends
 }
 
 // ExampleLoginGuard guards a login handler: 3 failures in 15 minutes from
