@@ -34,7 +34,7 @@
 //   - [Gate.Admit] (injected tick), [Gate.AdmitNow] (the gate's monotonic clock),
 //     [Gate.AdmitBytes] (a key in a byte buffer).
 //   - [Gate.Release]: give back a passed request's in-flight place.
-//   - [Gate.InFlight], [Gate.Bucket], [Gate.SlotOf], [Gate.Now]: reads.
+//   - [Gate.InFlight], [Gate.Bucket], [Gate.SlotOf], [Gate.Now], [Gate.Config]: reads.
 //   - [Decision], [Verdict], [RetryAfterSeconds], [Decision.AppendResponse].
 //
 // Imports: the standard library and impl/lim.

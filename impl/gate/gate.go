@@ -117,6 +117,11 @@ func New(cfg Config) (*Gate, error) {
 	}, nil
 }
 
+// Config returns the config g was built with. Safe for concurrent use.
+func (g *Gate) Config() Config {
+	return Config{Lim: g.lim, Slots: int64(len(g.slots)), TickNanos: g.tickNanos}
+}
+
 // SlotOf returns the slot of ip: lim_ip_key(ip) mod Slots (spec GATE-3).
 func (g *Gate) SlotOf(ip string) int64 { return int64(g.mod.mod(uint64(lim.IPKey(ip)))) }
 

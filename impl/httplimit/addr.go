@@ -48,6 +48,7 @@ func (k *keyer) appendKey(dst []byte, r *http.Request) ([]byte, bool) {
 	if !ok {
 		return append(dst, InvalidKey...), false
 	}
+	a = embeddedIPv4(a)
 	if a.Is6() && k.v6bits < 128 {
 		return netip.PrefixFrom(a, k.v6bits).Masked().AppendTo(dst), true
 	}
@@ -65,6 +66,30 @@ func (k *keyer) clientAddr(r *http.Request) (netip.Addr, bool) {
 		return a, true
 	}
 	return peer, true // no header, or a malformed one: the proxy itself
+}
+
+// nat64 is the NAT64 well-known prefix (RFC 6052): 64:ff9b::a.b.c.d is the
+// IPv4 host a.b.c.d seen through a translator.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// embeddedIPv4 returns the IPv4 address that a stands for when a is an IPv6
+// form of one host of the IPv4 internet: the NAT64 well-known prefix
+// 64:ff9b::/96, or the deprecated IPv4-compatible form ::a.b.c.d (RFC 4291
+// section 2.5.5.1; :: and ::1 excepted, which are not). Any other a is
+// returned as it is. Keyed by their /64, every such client of the IPv4
+// internet would share one bucket.
+func embeddedIPv4(a netip.Addr) netip.Addr {
+	if !a.Is6() {
+		return a
+	}
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+	case [12]byte(b[:12]) == [12]byte{} && a.Compare(netip.IPv6Loopback()) > 0:
+	default:
+		return a
+	}
+	return netip.AddrFrom4([4]byte(b[12:]))
 }
 
 // isTrusted reports whether the canonical address a is a trusted proxy.

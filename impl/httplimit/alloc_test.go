@@ -1,6 +1,7 @@
 package httplimit_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -27,12 +28,31 @@ func passing(t *testing.T, opts ...httplimit.Option) http.Handler {
 // limited is a limiter whose bucket for r is spent (cap 1, a fixed clock),
 // so that every request from r is Limited with Retry-After
 // ceil(ivl*tickNanos / 1e9) seconds; a no-op OnReject hook is installed.
-func limited(t *testing.T, r *http.Request, ivl, tickNanos int64) http.Handler {
+func limited(t *testing.T, r *http.Request, ivl, tickNanos int64, opts ...httplimit.Option) http.Handler {
 	hook := httplimit.WithOnReject(func(*http.Request, gate.Decision) {})
-	h := newLimiter(t, newGate(t, 1, 1, ivl, 1<<20, tickNanos), fixedClock(0), hook).Wrap(ok)
+	h := newLimiter(t, newGate(t, 1, 1, ivl, 1<<20, tickNanos), append(opts, fixedClock(0), hook)...).Wrap(ok)
 	if rec := serve(h, r); rec.Code != http.StatusOK {
 		t.Fatalf("spending the token: status %d, want 200", rec.Code)
 	}
+	return h
+}
+
+// perKeyNested is a limiter with WithMaxInFlightPerKey(1) whose handler
+// sends the same request through it again while it holds the key's place:
+// the outer request passes, the inner one is shed by the per-key cap (its
+// 503 must reach the inner writer, which the handler checks).
+func perKeyNested(t *testing.T) http.Handler {
+	var h http.Handler
+	inner := &discardWriter{h: make(http.Header, 4)}
+	h = newLimiter(t, newGate(t, 1<<62, 1<<62, 1, 1<<20, 1), httplimit.WithMaxInFlightPerKey(1)).Wrap(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			clear(inner.h)
+			h.ServeHTTP(inner, r)
+			if inner.code != http.StatusServiceUnavailable {
+				t.Errorf("the nested request: status %d, want the per-key 503", inner.code)
+			}
+			w.WriteHeader(http.StatusOK)
+		}))
 	return h
 }
 
@@ -75,6 +95,11 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 		{"503 limited, a day", limited(t, v4, 86400, 1e9), v4, 503, "Retry-After 86400, a daily quota's longest wait"},
 		{"503 limited, the cache's last", limited(t, v4, 1<<17-1, 1e9), v4, 503, "Retry-After 131071, the Retry-After cache's last value (retryafter.go)"},
 	}
+	tests = append(tests, longHeaderRows(t)...)
+	tests = append(tests,
+		allocRow{"pass and a per-key shed", perKeyNested(t), v4, 200, "WithMaxInFlightPerKey(1): the pass holds the key's place, a nested request of the key is shed"},
+		allocRow{"503 limited, true wait", limited(t, v4, 35, tick100ms, httplimit.WithTrueRetryAfter()), v4, 503, "WithTrueRetryAfter reads the bucket back"},
+	)
 	for _, tt := range tests {
 		if tt.reason == "" {
 			t.Fatalf("row %q has no reason", tt.path)
@@ -88,4 +113,21 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 			t.Errorf("%s: %v allocations per request, status %d; want 0, %d (%s)", tt.path, allocs, w.code, tt.code, tt.reason)
 		}
 	}
+}
+
+// longHeaderRows are the rows of long proxy headers (chainSizes, both
+// headers): the walk reads from the right without listing the hops, so no
+// length allocates; before, a chain of more than 8 hops grew a list on the
+// heap and cost time and memory in the header's length.
+func longHeaderRows(t *testing.T) []allocRow {
+	var rows []allocRow
+	for _, h := range []httplimit.ProxyHeader{httplimit.XForwardedFor, httplimit.Forwarded} {
+		trust := httplimit.WithTrustedProxies(h, prefixes("10.0.0.0/8")...)
+		for _, c := range chainSizes {
+			line := chain(h, c.hops, c.size)
+			rows = append(rows, allocRow{fmt.Sprintf("pass %v %s", h, c.name), passing(t, trust),
+				get("10.0.0.1:1", proxyHeader(h, line)), 200, fmt.Sprintf("a trusted chain of %d bytes", len(line))})
+		}
+	}
+	return rows
 }

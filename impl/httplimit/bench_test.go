@@ -1,8 +1,10 @@
 package httplimit_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/limcheck/limcheck/impl/gate"
@@ -51,6 +53,66 @@ func BenchmarkMiddlewarePassXFF(b *testing.B) {
 // trusted proxy: a quoted IPv6 client with a port, then the proxy's hop.
 func BenchmarkMiddlewarePassForwarded(b *testing.B) {
 	benchProxy(b, httplimit.Forwarded, http.Header{"Forwarded": {`for="[2001:db8:cafe::17]:4711";proto=https, for=10.0.0.2`}})
+}
+
+// chain returns a proxy header line naming the client 198.51.100.7 followed
+// by trusted hops 10.x.y.z (as in X-Forwarded-For, or as for= elements in
+// Forwarded), n entries in all or, when n is 0, at least size bytes: the
+// worst case of the walk, which meets only trusted hops until MaxProxyHops.
+func chain(h httplimit.ProxyHeader, n, size int) string {
+	var b strings.Builder
+	for i := 0; n > 0 && i < n || n == 0 && b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if h == httplimit.Forwarded {
+			b.WriteString("for=")
+		}
+		if i == 0 {
+			b.WriteString("198.51.100.7")
+			continue
+		}
+		fmt.Fprintf(&b, "10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+	}
+	return b.String()
+}
+
+// chainSizes are the header sizes the long-header benchmarks and
+// allocation rows use: by hops, and by bytes.
+var chainSizes = []struct {
+	name       string
+	hops, size int
+}{
+	{"hops=1", 1, 0}, {"hops=8", 8, 0}, {"hops=9", 9, 0}, {"hops=64", 64, 0},
+	{"bytes=8KiB", 0, 8 << 10}, {"bytes=64KiB", 0, 64 << 10}, {"bytes=1MiB", 0, 1 << 20},
+}
+
+// proxyHeader is the http.Header of a line of header h.
+func proxyHeader(h httplimit.ProxyHeader, line string) http.Header {
+	if h == httplimit.Forwarded {
+		return http.Header{"Forwarded": {line}}
+	}
+	return http.Header{"X-Forwarded-For": {line}}
+}
+
+// BenchmarkXFF is the pass path behind a trusted proxy for X-Forwarded-For
+// headers of 1 to 64 hops and of 8 KiB to 1 MiB: the cost is that of the
+// hops the walk inspects (at most MaxProxyHops), whatever the header's
+// length, and nothing is allocated.
+func BenchmarkXFF(b *testing.B) { benchChains(b, httplimit.XForwardedFor) }
+
+// BenchmarkForwarded is BenchmarkXFF for RFC 7239's Forwarded.
+func BenchmarkForwarded(b *testing.B) { benchChains(b, httplimit.Forwarded) }
+
+// benchChains runs benchProxy over chainSizes.
+func benchChains(b *testing.B, h httplimit.ProxyHeader) {
+	for _, c := range chainSizes {
+		line := chain(h, c.hops, c.size)
+		b.Run(c.name, func(b *testing.B) {
+			benchProxy(b, h, proxyHeader(h, line))
+			b.ReportMetric(float64(len(line)), "header-bytes") // after the loop, which resets metrics
+		})
+	}
 }
 
 // BenchmarkMiddlewarePassInvalidKey is a peer that does not parse (a Unix

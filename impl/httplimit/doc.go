@@ -9,32 +9,55 @@
 // front of a handler. Per request:
 //
 //  1. The client key (below) is computed.
-//  2. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
+//  2. With [WithMaxInFlightPerKey](n), a key with n requests in flight is
+//     answered as a shed (step 4) before the gate is asked: it spends no
+//     token and takes no place.
+//  3. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
 //     monotonic tick ([gate.Gate.Now]) or at the tick of [WithClock].
-//  3. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
+//  4. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
 //     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
 //     rounded up to seconds, 1 for a shed; digits from strconv only, never
 //     request bytes), Content-Type text/plain; charset=utf-8, Content-Length
-//     12 and the body "lim rejected". net/http adds Date and writes its own
-//     status line and header order; the raw bytes of lim_resp_503 are what a
-//     server writing to a socket itself sends ([gate.Decision.AppendResponse]).
+//     12 and the body "lim rejected", and, as HTTP framing around those
+//     bytes, Cache-Control: no-store (a rejection is about one client at one
+//     moment: no cache may store it or serve it to another). net/http adds
+//     Date and writes its own status line and header order; the raw bytes of
+//     lim_resp_503 (spec LIM-17, unchanged) are what a server writing to a
+//     socket itself sends ([gate.Decision.AppendResponse]). With
+//     [WithTrueRetryAfter], a Limited 503's Retry-After is the true wait to
+//     the end of the bucket's step instead of the spec's value (spec FIND-1:
+//     the spec's can be far too early when refil > 1; see the option).
 //     Headers set earlier by outer middleware stay. Then the
 //     [WithOnReject] hook runs. No in-flight place is held.
-//  4. Pass: the next handler runs, and the in-flight place is released
-//     exactly once when it returns, by a deferred call: also when it panics
-//     (the panic, http.ErrAbortHandler included, goes on to net/http). The
-//     place is held until the handler returns, so a hijacked or streaming
-//     handler holds it for as long as it runs.
+//  5. Pass: the next handler runs, and the in-flight place (and the per-key
+//     one) is released exactly once when it returns, by a deferred call:
+//     also when it panics (the panic, http.ErrAbortHandler included, goes on
+//     to net/http). The place is held until the handler returns, so a
+//     hijacked or streaming handler holds it for as long as it runs.
+//
+// # Server timeouts
+//
+// They are part of the limit, not an option: configure the http.Server with
+// ReadHeaderTimeout (a slow header is read before admission and holds no
+// place, but holds a connection), ReadTimeout (a handler reading a slow body
+// holds its place until the read fails), WriteTimeout (the same for a client
+// that reads slowly) and IdleTimeout. Without them one client that uploads
+// a byte a second holds a place per request for as long as it likes, and the
+// in-flight gate (spec FIND-9: global, not per address) sheds everyone else;
+// [WithMaxInFlightPerKey] bounds one key's share, the timeouts bound how
+// long. The README's example sets all four.
 //
 // # Allocation
 //
 // The middleware allocates nothing per request, on every path: a pass, the
-// 503 of a shed or a limited request, the 400 of [WithRejectInvalid]; a key
-// of IPv4, of IPv6 by prefix or by address ([WithIPv6Prefix](128)), from
-// the peer or from a trusted proxy's header, or [InvalidKey]. A test pins
-// each path. Not counted: net/http makes a fresh header map per request,
-// and its first insert allocates, whoever makes it; the next handler and
-// the [WithClock] and [WithOnReject] functions allocate what they allocate.
+// 503 of a shed, a per-key shed or a limited request (true Retry-After
+// included), the 400 of [WithRejectInvalid]; a key of IPv4, of IPv6 by
+// prefix or by address ([WithIPv6Prefix](128)), from the peer or from a
+// trusted proxy's header of any length (1 hop or 1 MiB), or [InvalidKey]. A
+// test pins each path. Not counted: net/http makes a fresh header map per
+// request, and its first insert allocates, whoever makes it; the next
+// handler and the [WithClock] and [WithOnReject] functions allocate what
+// they allocate.
 // The bounds, none of them met per request by a working deployment:
 //
 //   - Retry-After values come from a cache shared by the process and built
@@ -45,15 +68,14 @@
 //   - An address that does not parse costs netip's error (one allocation)
 //     unless it holds a byte that no address can hold (a Unix socket's "@"
 //     or "", a proxy's "unknown" or "_name"); text such as "1.2.3" pays it.
-//   - A proxy header's hops are listed in a stack array of 8; a longer
-//     chain grows the list on the heap.
 //
 // # Shared header values
 //
 // The value slices that the middleware puts into the header map for the
-// 503 and the 400 (Retry-After, Content-Type, Content-Length) are shared by
-// every response: that is how writing them allocates nothing. Each has
-// length and capacity 1 and is never written after it is built. Header's
+// 503 and the 400 (Retry-After, Content-Type, Content-Length, the 503's
+// Cache-Control) are shared by every response: that is how writing them
+// allocates nothing. Each has length and capacity 1 and is never written
+// after it is built. Header's
 // methods never write into a value slice (Set and Del replace or drop the
 // map entry, Add appends to a full slice and so copies it, Clone copies),
 // nor does net/http, which snapshots the map at WriteHeader; an OnReject
@@ -84,51 +106,162 @@
 //     text (which would give an attacker a bucket per spelling); with
 //     [WithRejectInvalid] such requests get a 400 instead and never reach
 //     the gate.
+//   - IPv6 forms of one IPv4 host are keyed as that IPv4 address: the NAT64
+//     well-known prefix 64:ff9b::/96 (RFC 6052: IPv4 clients reaching an
+//     IPv6 server through a translator) and the deprecated IPv4-compatible
+//     ::a.b.c.d (but :: and ::1). Keyed by their /64, every IPv4 client of
+//     the translator would share one bucket. A network-specific NAT64 prefix
+//     (64:ff9b:1::/48 or an operator's own) cannot be recognised and stays
+//     IPv6, keyed by /64. Trust is decided on the address as it arrived,
+//     never on the embedded one.
 //   - Proxy headers are read only with [WithTrustedProxies], and then only
 //     the one header it names ([XForwardedFor] or [Forwarded]), and only when
 //     the peer lies in a trusted prefix. Honouring both headers would let a
-//     client forge the one the proxy does not write. The header's addresses
-//     (all its lines, in order) are walked from the right: trusted proxies
-//     are skipped, and the first untrusted address is the client, so
+//     client forge the one the proxy does not write. Trust only the proxies'
+//     own addresses: every host in a trusted prefix can write the header and
+//     choose its key.
+//   - The header is walked from the right, its last line first: trusted
+//     proxies are skipped, and the first untrusted address is the client, so
 //     addresses a client put in the header itself are never reached while a
-//     trusted proxy appended a later one. If every address is trusted, the
-//     leftmost is the client. The header falls back to the peer (the proxy's
-//     own key, one shared bucket) when it is absent, when an entry met by the
-//     walk does not parse ("unknown", an obfuscated "_name", garbage), or
-//     when a Forwarded line breaks RFC 7239's grammar (also an element with
-//     two for= pairs). Forwarded values may be tokens or quoted strings,
-//     IPv6 bracketed with an optional port: for="[2001:db8::1]:4711". Empty
-//     list elements are skipped.
+//     trusted proxy appended a later one. The walk reads nothing left of
+//     where it stops: its cost is that of the hops it inspects, whatever the
+//     header's length, and it allocates nothing. It inspects at most
+//     [MaxProxyHops] list elements (16, empty ones included); past them it
+//     ends as if the header began there. If every address it inspected is
+//     trusted, the leftmost of them is the client (a proxy: one shared
+//     bucket). The header falls back to the peer (the proxy's own key, one
+//     shared bucket) when it is absent or names no address within the cap,
+//     when an entry met by the walk does not parse ("unknown", an obfuscated
+//     "_name", garbage), or when a Forwarded element met by the walk breaks
+//     RFC 7239's grammar (also an element with two for= pairs). Forwarded
+//     values may be tokens or quoted strings, IPv6 bracketed with an optional
+//     port: for="[2001:db8::1]:4711". Empty list elements are skipped.
+//   - Forwarded's grammar is that of RFC 7239 section 4 as this package
+//     reads it: elements separated by commas, each of optional pairs
+//     separated by semicolons, a pair token "=" (token / quoted-string),
+//     white space allowed around elements and pairs, a quoted string's
+//     backslash escapes honoured (its other bytes unchecked). The walk finds
+//     an element's left end by going left from its right end, outside quoted
+//     strings, to the nearest comma (on a line that follows the grammar this
+//     is the comma a parse from the left finds), then parses the element
+//     from the left. So a client's malformed text left of where the walk
+//     stops no longer makes the header fall back to the peer (it did before
+//     this walk, which let a client push everyone behind its proxy into the
+//     proxy's bucket); on headers within the cap whose every line follows
+//     the grammar, the walk gives exactly the old parser's answer, and
+//     otherwise the old parser's answer on a tail of the header (two
+//     property tests compare them).
 //
 // [Limiter.ClientKey] exposes the key, e.g. for a [LoginGuard].
 //
 // # Login guard
 //
-// [LoginGuard] keys each login attempt as "ip:"+client and
-// "acct:"+[NormalizeAccount](user) (the seed's convention): Check before the
-// password is verified (refuse while Banned; the seed recommends to allow
-// and alert on Unavailable), Failed on a bad password (both keys count),
-// Succeeded on a good one (only the account's count is cleared: see its
-// doc), WriteHeaders for X-RateLimit-Remaining and Retry-After. Never key by
-// raw user input: an attacker would change it on every try and get fresh
-// buckets; NormalizeAccount's documented rule trims, lowercases and caps the
-// name and refuses empty or control-character names, and such a name
-// contributes no account key at all.
+// [LoginGuard] ([NewLoginGuard], [LoginConfig]) keys each login attempt as
+// "ip:"+client and "acct:"+[NormalizeAccount](user) (the seed's
+// convention). The flow, as the example's handler shows:
+//
+//	a := guard.Begin(ip, user)
+//	defer a.Close() // a panic or early return counts as a failed guess
+//	if a.Verdict != httplimit.LoginProceed {
+//		a.WriteRefusal(w) // 429 banned, busy or limited; 503 when full
+//		return
+//	}
+//	if !verify(user, password) { d, _ := a.Failed(); ... } else { _ = a.Succeeded() }
+//
+// Begin reserves the attempt before the password is verified: under each
+// key's lock it reads the ban and the count and adds a pending entry, which
+// counts as a failure until the attempt is settled (Failed turns it into the
+// recorded failure under the same lock; Succeeded gives it back, and clears
+// the account's count as record_success does: see its doc for why the ip's
+// is kept). A key with c failures in the window and p pending entries
+// refuses a new attempt ([LoginBusy]) when p > 0 and c + p >= threshold.
+//
+// The bound: under any concurrency, for each key, its failures in the
+// window plus its attempts being verified never exceed threshold, but for
+// one attempt let through when nothing is in flight (below). So a burst of
+// any size, from one address or many, gets at most threshold - c passwords
+// verified on a key with c failures in the window (5 of 100 concurrent
+// guesses with threshold 5, TestConcurrentGuessesFromOneAddress), and the
+// failure that reaches the threshold bans the key; Begin then refuses until
+// the ban ends ([LoginBanned]). With nothing in flight (p = 0) Begin lets
+// one attempt through even when c >= threshold, as the seed's check did
+// (spec FIND-5: counts survive a ban, so its failure bans again):
+// sequential use gives the decisions of check_any, record_failure and
+// record_success, unchanged. Successes are not failures: a success proves
+// the password, and on the account key it clears the count. The bound holds
+// for attempts settled within a window of their Begin, and when the guard is
+// the only writer of its keys' failures (a failure recorded on the throttle
+// directly, between a Begin's read and its reservation, can pass it by one).
+//
+// An attempt never settled cannot lock a key for good: its pending entry
+// expires when a failure stamped at Begin would leave the window (spec
+// THR-4), and then counts for nothing; [Attempt.Close], deferred, settles a
+// panicking or returning handler's attempt as a failure, so a crash is never
+// a free guess. A late settle of an expired attempt is still applied.
+//
+// Full store policy. A MemStore that is full reclaims the keys
+// purge_expired(now) would drop (impl/throttle: they change no decision at
+// now or later), so a store full of expired keys takes new ones. A store
+// full of live keys refuses a new key's failure with throttle.ErrFull: the
+// guard then keeps the failure itself, as a pending entry that counts until
+// its window ends, and raises [AlarmKept] ([LoginConfig].OnAlarm, and
+// [LoginStats].Kept): the key gets at most threshold failed verifications a
+// window (no ban: the store cannot hold one), then [LoginBusy], a 429. The
+// same holds for a store that fails (a fault). The guard's own table holds
+// at most MaxPending entries ([DefaultMaxPending]); when it is full, Begin
+// fails closed with [LoginFull] (a 503) and [AlarmPendingFull]. Why not
+// refuse every new key at once when the store is full: an attacker who
+// fills the store with live keys would then lock every new user out of
+// login; keeping the failures in a bounded table keeps the per-key bound and
+// fails closed only when that table is full too. Memory stays bounded:
+// MaxKeys records in the store, MaxPending entries in the guard (each a map
+// entry and its key, about 100 bytes). A check that cannot read the store
+// raises [AlarmUnavailable] and lets the attempt go ahead (the seed's
+// advice), limited by the key's pending entries alone.
+//
+// Account lockout. The account key bans an account from every address:
+// anyone who knows a user's name can lock them out, threshold guesses per
+// ban (TestAccountLockout shows it). [LoginConfig].Accounts is the usual
+// alternative: a gate (impl/gate, ticks of one second) of per-account token
+// buckets replaces the account key: each attempt on an account takes a
+// token, an attempt without one is refused as [LoginLimited] (429, Retry-After
+// the true wait to the next token), and no account is ever banned. Guessing
+// one account from many addresses is slowed to the bucket's rate (say 3 and
+// one a minute); its owner competes with the attacker for tokens while the
+// attack lasts, and logs in as soon as it stops. The ip key still bans. An
+// account name hashes to a gate slot (spec GATE-3), so colliding names share
+// a bucket (spec FIND-2), which only makes limiting stricter.
+//
+// Never key by raw user input: an attacker would change it on every try and
+// get fresh buckets; NormalizeAccount's documented rule trims, lowercases and
+// caps the name and refuses empty or control-character names, and such a
+// name contributes no account key at all. [LoginGuard.Check] reads the
+// throttle without reserving (status pages, the headers of a success);
+// [LoginGuard.WriteHeaders] sets X-RateLimit-Remaining and Retry-After.
 //
 // # API
 //
 //   - [New], [Option], [ErrConfig]: a Limiter over a gate, configured by
-//     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded]),
-//     [WithIPv6Prefix] ([DefaultIPv6PrefixBits]), [WithClock],
-//     [WithOnReject], [WithRejectInvalid].
+//     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded];
+//     [MaxProxyHops]), [WithIPv6Prefix] ([DefaultIPv6PrefixBits]),
+//     [WithClock], [WithOnReject], [WithRejectInvalid],
+//     [WithMaxInFlightPerKey], [WithTrueRetryAfter].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
-//   - [LoginGuard], [LoginGuard.Check], [LoginGuard.Failed],
-//     [LoginGuard.Succeeded], [LoginGuard.WriteHeaders]; [NormalizeAccount],
-//     [MaxAccountLen], [IPKeyPrefix], [AccountKeyPrefix].
+//   - [NewLoginGuard], [LoginConfig], [LoginGuard], [LoginGuard.Begin],
+//     [LoginGuard.Check], [LoginGuard.WriteHeaders], [LoginGuard.Stats],
+//     [LoginGuard.Throttle]; [Attempt] ([LoginVerdict]: [LoginProceed],
+//     [LoginBanned], [LoginBusy], [LoginLimited], [LoginFull]),
+//     [Attempt.Failed], [Attempt.Succeeded], [Attempt.Close],
+//     [Attempt.WriteRefusal], [ErrSettled]; [Alarm] ([AlarmKind]:
+//     [AlarmUnavailable], [AlarmKept], [AlarmPendingFull]), [LoginStats],
+//     [DefaultMaxPending]; [NormalizeAccount], [MaxAccountLen],
+//     [IPKeyPrefix], [AccountKeyPrefix].
 //
-// Everything is safe for concurrent use. Units: gate time in the gate's
-// ticks (int64), throttle time in seconds (uint64), Retry-After in seconds.
+// Everything is safe for concurrent use but an [Attempt] (one request's).
+// Units: gate time in the gate's ticks (int64), throttle time in seconds
+// (uint64), Retry-After in seconds. The login path allocates (keys, its
+// pending entries); the middleware does not.
 //
 // Imports: the standard library, impl/gate, impl/lim and impl/throttle.
 package httplimit

@@ -2,10 +2,14 @@ package httplimit_test
 
 import (
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/httplimit"
@@ -40,10 +44,54 @@ func ExampleLimiter_Wrap() {
 	// 503 1 lim rejected
 }
 
+// ExampleNew_behindLoadBalancers is README.md's example (section "Using the
+// implementation"), line for line between the markers:
+// TestReadmeExampleIsExampleNew keeps the two equal, so the README's code
+// compiles. It has no Output: it would listen on :8080, so it is compiled,
+// never run.
+func ExampleNew_behindLoadBalancers() {
+	var rejected atomic.Int64
+	mux := http.NewServeMux()
+	// README begins
+	g, err := gate.New(gate.Config{
+		Lim:       lim.NewConfig(20, 1, 10, 512), // burst 20, +1 token per 10 ticks, 512 in flight
+		Slots:     1 << 16,
+		TickNanos: 100_000_000, // a tick is 0.1 s: one token per second per client
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, err := httplimit.New(g,
+		// Trust only the load balancers' own addresses: any other host allowed to reach the
+		// server (a pod, a VPN client: all of 10.0.0.0/8) could write X-Forwarded-For itself
+		// and choose its key.
+		httplimit.WithTrustedProxies(httplimit.XForwardedFor,
+			netip.MustParsePrefix("10.0.0.10/32"), netip.MustParsePrefix("10.0.0.11/32")),
+		httplimit.WithMaxInFlightPerKey(8), // one slow client holds at most 8 of the 512 places
+		httplimit.WithOnReject(func(r *http.Request, d gate.Decision) { rejected.Add(1) }),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{
+		Addr:              ":8080",
+		Handler:           l.Wrap(mux),      // 503 + Retry-After when shed or limited
+		ReadHeaderTimeout: 5 * time.Second,  // before admission: a slow header holds no place
+		ReadTimeout:       30 * time.Second, // after it: bounds how long a slow body holds one
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Fatal(srv.ListenAndServe())
+	// README ends
+}
+
 // ExampleLoginGuard guards a login handler: 3 failures in 15 minutes from
-// one address or on one account ban both for 15 minutes.
+// one address or on one account ban both for 15 minutes. Begin reserves the
+// attempt before the password is checked, so concurrent guesses cannot pass
+// the threshold; a store full of live keys makes the guard keep failures
+// itself and raise an alarm (OnAlarm), never let guesses through unlimited.
 func ExampleLoginGuard() {
-	store, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: 3})
+	store, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: 3, MaxKeys: 1 << 20})
 	if err != nil {
 		panic(err)
 	}
@@ -51,8 +99,14 @@ func ExampleLoginGuard() {
 	if err != nil {
 		panic(err)
 	}
-	now := uint64(1_000_000) // seconds; nil Now would mean the wall clock
-	guard := httplimit.LoginGuard{T: thr, Now: func() uint64 { return now }}
+	now := uint64(1_000_000) // seconds; a nil Now would mean the wall clock
+	guard, err := httplimit.NewLoginGuard(thr, httplimit.LoginConfig{
+		Now:     func() uint64 { return now },
+		OnAlarm: func(a httplimit.Alarm) { fmt.Println("alarm:", a.Kind, a.Key) }, // page the operator
+	})
+	if err != nil {
+		panic(err)
+	}
 	g, err := gate.New(gate.Config{Lim: lim.NewConfig(100, 1, 1, 100), Slots: 1024, TickNanos: 1_000_000})
 	if err != nil {
 		panic(err)
@@ -61,7 +115,7 @@ func ExampleLoginGuard() {
 	if err != nil {
 		panic(err)
 	}
-	login := l.Wrap(loginHandler(l, guard))
+	login := l.Wrap(loginHandler(l, guard, checkPassword))
 
 	try := func(remote, user, password string) {
 		form := url.Values{"user": {user}, "password": {password}}
@@ -96,20 +150,29 @@ func ExampleLoginGuard() {
 // passwords is the example's user store.
 var passwords = map[string]string{"alice": "s3cret", "bob": "hunter2"}
 
-// loginHandler checks the guard before the password, records the outcome
-// and answers 429 while banned.
-func loginHandler(l *httplimit.Limiter, guard httplimit.LoginGuard) http.HandlerFunc {
+// checkPassword is the example's password check.
+func checkPassword(user, password string) bool {
+	acct, _ := httplimit.NormalizeAccount(user)
+	want, ok := passwords[acct]
+	return ok && password == want
+}
+
+// loginHandler begins an attempt, refuses it or checks the password,
+// settles the attempt on the outcome and answers 401, 429 or 200. A
+// failure the store could not keep was raised as an alarm by the guard,
+// which keeps it itself: the handler needs no special case for it.
+func loginHandler(l *httplimit.Limiter, guard *httplimit.LoginGuard, verify func(user, password string) bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ip, _ := l.ClientKey(r)
 		user := r.PostFormValue("user")
-		if d := guard.Check(ip, user); d.Verdict == throttle.Banned {
-			guard.WriteHeaders(w, d)
-			http.Error(w, "too many failed logins", http.StatusTooManyRequests)
+		a := guard.Begin(ip, user)
+		defer a.Close() // a panic before the outcome counts as a failed guess
+		if a.Verdict != httplimit.LoginProceed {
+			a.WriteRefusal(w) // 429 while banned or busy, 503 when the guard is full
 			return
-		} // Unavailable: the store failed; allow and alert (the seed's advice)
-		acct, _ := httplimit.NormalizeAccount(user)
-		if want, ok := passwords[acct]; !ok || r.PostFormValue("password") != want {
-			d, _ := guard.Failed(ip, user) // an error here is an alert, not a reason to let in
+		}
+		if !verify(user, r.PostFormValue("password")) {
+			d, _ := a.Failed() // an error here was an alarm; the guard kept the failure
 			guard.WriteHeaders(w, d)
 			code := http.StatusUnauthorized
 			if d.Verdict == throttle.Banned {
@@ -118,7 +181,7 @@ func loginHandler(l *httplimit.Limiter, guard httplimit.LoginGuard) http.Handler
 			http.Error(w, "bad credentials", code)
 			return
 		}
-		_ = guard.Succeeded(ip, user)
+		_ = a.Succeeded() // an error is an alarm, not a reason to refuse the user
 		guard.WriteHeaders(w, guard.Check(ip, user))
 		fmt.Fprintln(w, "welcome")
 	}

@@ -3,11 +3,16 @@ package httplimit_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/httplimit"
 )
 
 // blocker is a handler whose first holds requests signal entered and wait
@@ -148,4 +153,81 @@ func TestWrapNilPanics(t *testing.T) {
 		}
 	}()
 	newLimiter(t, newGate(t, 1, 1, 1, 1, 1)).Wrap(nil)
+}
+
+// TestMaxInFlightPerKey holds the requests of one slow client (X-Forwarded-
+// For 198.51.100.1 through a trusted proxy, a real loopback server) in the
+// handler: with WithMaxInFlightPerKey(4) under a gate of 32 places, 4 of its
+// 10 concurrent requests get in and 6 get the shed 503 (Slot -1 for the
+// hook), exactly; another client still gets in; and the places come back.
+// Without the cap the slow client's 10 requests all held places (and 32
+// held all of them).
+func TestMaxInFlightPerKey(t *testing.T) {
+	var perKey atomic.Int64
+	hook := httplimit.WithOnReject(func(_ *http.Request, d gate.Decision) {
+		if d.Verdict == gate.Shed && d.Slot == -1 {
+			perKey.Add(1)
+		}
+	})
+	g := newGate(t, 1<<40, 1<<40, 1, 32, 1)
+	l := newLimiter(t, g, hook, httplimit.WithMaxInFlightPerKey(4),
+		httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("127.0.0.1/32")...))
+	entered, release := make(chan struct{}, 10), make(chan struct{})
+	url := loopback(t, l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Forwarded-For") == "198.51.100.1" {
+			entered <- struct{}{}
+			<-release // a slow upload
+		}
+	})))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: time.Minute}
+	defer client.CloseIdleConnections()
+	for round := range 2 {
+		codes := make(chan int, 10)
+		for range 10 {
+			go func() { codes <- fetch(t, client, url, "198.51.100.1") }()
+		}
+		shed := 0
+		for range 6 {
+			if code := <-codes; code == http.StatusServiceUnavailable {
+				shed++
+			}
+		}
+		for range 4 {
+			<-entered
+		}
+		if shed != 6 || g.InFlight() != 4 || perKey.Load() != int64(6*(round+1)) {
+			t.Errorf("round %d: %d sheds, %d in flight, hook saw %d per-key sheds; want 6, 4, %d", round, shed, g.InFlight(), perKey.Load(), 6*(round+1))
+		}
+		if code := fetch(t, client, url, "198.51.100.2"); code != http.StatusOK {
+			t.Errorf("round %d: another client: %d, want 200", round, code)
+		}
+		for range 4 {
+			release <- struct{}{}
+		}
+		for range 4 {
+			if code := <-codes; code != http.StatusOK {
+				t.Errorf("round %d: a held request: %d, want 200", round, code)
+			}
+		}
+		waitFor(t, "the places back", func() bool { return g.InFlight() == 0 })
+	}
+}
+
+// fetch GETs url as client (an X-Forwarded-For value) and returns the
+// status, 0 on a transport error (reported to t).
+func fetch(t *testing.T, c *http.Client, url, client string) int {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	req.Header.Set("X-Forwarded-For", client)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
 }

@@ -2,8 +2,10 @@ package httplimit_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/limcheck/limcheck/impl/httplimit"
@@ -150,6 +152,8 @@ func TestCanonicalSpellingsShareBucket(t *testing.T) {
 		{"[2001:db8::1]:1", "[2001:db8:0:1::1]:2", nil, false, "different /64s"},
 		{"garbage", "other garbage", nil, true, "every invalid address shares InvalidKey"},
 		{"10.0.0.1:1", "10.0.0.2:1", nil, false, "two IPv4 clients"},
+		{"[64:ff9b::c000:201]:1", "[64:ff9b::c000:202]:1", nil, false, "two IPv4 hosts behind a NAT64 translator (not one /64)"},
+		{"[64:ff9b::c000:201]:1", "192.0.2.1:2", nil, true, "a NAT64 address is its IPv4 host"},
 	}
 	for _, tt := range tests {
 		if tt.reason == "" {
@@ -184,5 +188,90 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := httplimit.New(nil); !errors.Is(err, httplimit.ErrConfig) {
 		t.Errorf("New(nil) error = %v, want ErrConfig", err)
+	}
+}
+
+// TestClientKeyNAT64 checks the keys of IPv6 forms of IPv4 hosts: the NAT64
+// well-known prefix 64:ff9b::/96 and the deprecated IPv4-compatible ::/96
+// are keyed by the embedded IPv4 address (one key per IPv4 host, as if it
+// came directly), not by a /64 that the whole IPv4 internet would share.
+// Other prefixes (the local-use 64:ff9b:1::/48, whose layout depends on the
+// operator's prefix length) stay IPv6. Trust is decided on the address as
+// it arrived.
+func TestClientKeyNAT64(t *testing.T) {
+	per := httplimit.WithIPv6Prefix(128)
+	xff := httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("10.0.0.0/8", "2001:db8:ffff::/48")...)
+	tests := []struct {
+		remote string
+		header http.Header
+		opts   []httplimit.Option
+		want   string
+		reason string
+	}{
+		{"[64:ff9b::c000:201]:443", nil, nil, "192.0.2.1", "NAT64: the embedded IPv4 address"},
+		{"[64:ff9b::c633:6401]:443", nil, nil, "198.51.100.1", "another IPv4 host behind the translator"},
+		{"[64:ff9b::192.0.2.1]:443", nil, []httplimit.Option{per}, "192.0.2.1", "the dotted spelling, under /128 too"},
+		{"[::c000:201]:1", nil, nil, "192.0.2.1", "IPv4-compatible (deprecated) ::192.0.2.1"},
+		{"[::1]:1", nil, nil, "::/64", "loopback is not an IPv4-compatible address"},
+		{"[::1]:1", nil, []httplimit.Option{per}, "::1", "loopback under /128"},
+		{"[::]:1", nil, nil, "::/64", "the unspecified address neither"},
+		{"[64:ff9b:1::c000:201]:1", nil, nil, "64:ff9b:1::/64", "the local-use NAT64 prefix is not translated"},
+		{"[64:ff9b::1:c000:201]:1", nil, nil, "64:ff9b::/64", "outside 64:ff9b::/96: IPv6"},
+		{"[2001:db8:ffff::1]:1", http.Header{"X-Forwarded-For": {"64:ff9b::c000:201"}}, []httplimit.Option{xff}, "192.0.2.1", "a NAT64 client named by a trusted proxy"},
+		{"[64:ff9b::a00:1]:1", http.Header{"X-Forwarded-For": {"198.51.100.9"}}, []httplimit.Option{xff}, "10.0.0.1", "a NAT64 peer embedding a trusted IPv4 is not a trusted proxy"},
+	}
+	for _, tt := range tests {
+		if tt.reason == "" {
+			t.Fatalf("row %q has no reason", tt.remote)
+		}
+		l := newLimiter(t, newGate(t, 1, 1, 1, 1, 1), tt.opts...)
+		if got, ok := l.ClientKey(get(tt.remote, tt.header)); got != tt.want || !ok {
+			t.Errorf("ClientKey(%q, %v) = %q, %v; want %q (%s)", tt.remote, tt.header, got, ok, tt.want, tt.reason)
+		}
+	}
+}
+
+// hops returns the X-Forwarded-For list of n hops "10.0.0.1" .. "10.0.0.n"
+// (trusted in these tests), after the given leftmost entries.
+func hops(n int, left ...string) string {
+	list := append([]string(nil), left...)
+	for i := range n {
+		list = append(list, fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%256))
+	}
+	return strings.Join(list, ", ")
+}
+
+// forwardedHops is hops as a Forwarded line.
+func forwardedHops(n int, left ...string) string {
+	list := strings.Split(hops(n, left...), ", ")
+	for i, h := range list {
+		list[i] = "for=" + h
+	}
+	return strings.Join(list, ", ")
+}
+
+// TestClientKeyHopCap checks MaxProxyHops: the walk inspects at most 16
+// list elements from the right; past them it ends as if the header began
+// there (the leftmost inspected trusted hop is the client, or the peer when
+// none was an address). Before, it read every hop, the whole header.
+func TestClientKeyHopCap(t *testing.T) {
+	xff := httplimit.WithTrustedProxies(httplimit.XForwardedFor, prefixes("10.0.0.0/8")...)
+	fwd := httplimit.WithTrustedProxies(httplimit.Forwarded, prefixes("10.0.0.0/8")...)
+	x := func(line string) http.Header { return http.Header{"X-Forwarded-For": {line}} }
+	f := func(line string) http.Header { return http.Header{"Forwarded": {line}} }
+	const peer = "10.0.0.1:5000"
+	tests := []proxyRow{
+		{[]httplimit.Option{xff}, peer, x(hops(15, "198.51.100.7")), "198.51.100.7", "the client is the 16th element: inspected"},
+		{[]httplimit.Option{xff}, peer, x(hops(16, "198.51.100.7")), "10.0.0.1", "the 17th is not: the 16th, a trusted hop"},
+		{[]httplimit.Option{xff}, peer, x(hops(16, "garbage")), "10.0.0.1", "garbage past the cap is never read"},
+		{[]httplimit.Option{xff}, peer, x(hops(40, "198.51.100.7")), "10.0.0.25", "a long chain: its 16th element from the right"},
+		{[]httplimit.Option{xff}, peer, x("198.51.100.7" + strings.Repeat(",", 16)), "10.0.0.1", "16 empty elements count: no address inspected, the peer"},
+		{[]httplimit.Option{xff}, peer, x("198.51.100.7" + strings.Repeat(",", 15)), "198.51.100.7", "15 empty elements, then the client"},
+		{[]httplimit.Option{fwd}, peer, f(forwardedHops(15, "198.51.100.7")), "198.51.100.7", "Forwarded: the 16th element is inspected"},
+		{[]httplimit.Option{fwd}, peer, f(forwardedHops(16, "198.51.100.7")), "10.0.0.1", "Forwarded: the 17th is not"},
+		{[]httplimit.Option{fwd}, peer, f(forwardedHops(16, `by="unclosed`)), "10.0.0.1", "Forwarded: broken grammar past the cap is never read"},
+	}
+	for _, tt := range tests {
+		checkProxyRow(t, tt)
 	}
 }

@@ -2,6 +2,7 @@ package httplimit
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 
 	"github.com/limcheck/limcheck/impl/gate"
@@ -18,6 +19,9 @@ type Limiter struct {
 	clock         func() int64 // nil: the gate's monotonic clock
 	onReject      func(*http.Request, gate.Decision)
 	rejectInvalid bool
+	caps          *keyCaps // nil: no per-key in-flight cap
+	trueRetry     bool
+	ivl, tick     int64 // the gate's step in ticks and tick in nanoseconds
 }
 
 // New returns a Limiter over g configured by opts, or an error wrapping
@@ -33,10 +37,17 @@ func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return &Limiter{
+	cfg := g.Config()
+	lc := cfg.Lim
+	l := &Limiter{
 		g: g, keys: newKeyer(&s), clock: s.clock,
 		onReject: s.onReject, rejectInvalid: s.rejectInvalid,
-	}, nil
+		trueRetry: s.trueRetry, ivl: lc.Ivl(), tick: cfg.TickNanos,
+	}
+	if s.perKeySet {
+		l.caps = newKeyCaps(int32(s.perKey), lc.Maxif())
+	}
+	return l, nil
 }
 
 // Wrap returns next behind the limiter. It panics when next is nil, at wrap
@@ -73,8 +84,20 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		writeBadAddress(w)
 		return
 	}
-	d := l.admit(key)
+	if l.caps != nil {
+		i, ok := l.caps.acquire(key)
+		if !ok {
+			l.reject(w, r, perKeyShed)
+			return
+		}
+		defer l.caps.release(i)
+	}
+	now := l.now()
+	d := l.g.AdmitBytes(key, now) // the key stays bytes: see AdmitBytes
 	if d.Verdict != gate.Pass {
+		if d.Verdict == gate.Limited && l.trueRetry {
+			d.RetryAfter = l.stepRetryAfter(d.Slot, now)
+		}
 		l.reject(w, r, d)
 		return
 	}
@@ -82,14 +105,15 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	next.ServeHTTP(w, r)
 }
 
-// admit asks the gate, at the injected tick or the gate's own. The key stays
-// bytes: a conversion to string would copy it to the heap once it is over 32
-// bytes (an IPv6 address under WithIPv6Prefix(128)).
-func (l *Limiter) admit(key []byte) gate.Decision {
+// perKeyShed is the decision of a request over WithMaxInFlightPerKey's cap.
+var perKeyShed = gate.Decision{Verdict: gate.Shed, Slot: -1, RetryAfter: 1}
+
+// now is the injected tick or the gate's own.
+func (l *Limiter) now() int64 {
 	if l.clock != nil {
-		return l.g.AdmitBytes(key, l.clock())
+		return l.clock()
 	}
-	return l.g.AdmitBytes(key, l.g.Now())
+	return l.g.Now()
 }
 
 // reject writes the 503 of d and calls the hook.
@@ -98,4 +122,33 @@ func (l *Limiter) reject(w http.ResponseWriter, r *http.Request, d gate.Decision
 	if l.onReject != nil {
 		l.onReject(r, d)
 	}
+}
+
+// stepRetryAfter is WithTrueRetryAfter's Retry-After of a request limited
+// at tick now in slot: the seconds until the bucket's next token, at the end
+// of the current step (last + ivl), rounded up; 1 when a token is already
+// due (a concurrent request of the slot moved the bucket meanwhile).
+func (l *Limiter) stepRetryAfter(slot, now int64) int64 {
+	b, ok := l.g.Bucket(slot)
+	if !ok || b.Tks >= 1 {
+		return 1
+	}
+	return gate.RetryAfterSeconds(stepWait(b.Last, l.ivl, now), l.tick)
+}
+
+// stepWait is last + ivl - now in ticks, exact, saturated at MaxInt64, and
+// 0 when now is already past it; ivl >= 1.
+func stepWait(last, ivl, now int64) int64 {
+	if now >= last {
+		since := uint64(now) - uint64(last) // exact: 0 <= now-last < 2^64
+		if since >= uint64(ivl) {
+			return 0
+		}
+		return ivl - int64(since)
+	}
+	ahead := uint64(last) - uint64(now) // the clock stepped back (spec FIND-13)
+	if ahead >= uint64(math.MaxInt64-ivl) {
+		return math.MaxInt64
+	}
+	return int64(ahead) + ivl
 }

@@ -3,97 +3,183 @@ package httplimit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
-	"strings"
+	"sync/atomic"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/throttle"
 )
 
-// MaxAccountLen is the most bytes of an account key's name part: longer
-// names are cut at a rune boundary by [NormalizeAccount].
-const MaxAccountLen = 64
+// DefaultMaxPending is the most pending entries (attempts in flight and
+// kept failures) a [LoginGuard] holds unless [LoginConfig] says otherwise.
+const DefaultMaxPending = 1 << 16
 
-// Key prefixes of a [LoginGuard] (the seed's convention).
+// LoginConfig configures [NewLoginGuard]. The zero value is the seed's
+// convention: the wall clock, accounts keyed and banned in the throttle,
+// DefaultMaxPending, no alarm hook.
+type LoginConfig struct {
+	// Now returns the time in seconds (the throttle's unit); nil means the
+	// wall clock, Unix seconds. It must be safe for concurrent use.
+	Now func() uint64
+	// Accounts, when not nil, limits each account with this gate instead of
+	// keying it in the throttle: every attempt on an account takes one token
+	// of the account's bucket, an attempt without one is refused as
+	// [LoginLimited] until the bucket refills, and no account is ever
+	// banned (see "Account lockout" in the package documentation). Its tick
+	// must be one second (TickNanos 1e9), the guard's unit; its maxif must
+	// exceed the logins in flight at once (the guard gives each place back
+	// at once). The gate's keys are "acct:"+name.
+	Accounts *gate.Gate
+	// MaxPending bounds the pending entries held at once, in 1..2^62; 0
+	// means DefaultMaxPending. When it is reached, attempts are refused as
+	// [LoginFull] (fail closed) and OnAlarm is told.
+	MaxPending int64
+	// OnAlarm, when not nil, is called for every [Alarm], on the request's
+	// goroutine, with no lock of the guard held: it must be safe for
+	// concurrent use and fast (count, log, page someone).
+	OnAlarm func(Alarm)
+}
+
+// AlarmKind names what an [Alarm] reports.
+type AlarmKind string
+
+// The alarms. Each is counted in [LoginStats] too.
 const (
-	IPKeyPrefix      = "ip:"
-	AccountKeyPrefix = "acct:"
+	// AlarmUnavailable: a check could not read the throttle's store. The
+	// attempt went ahead (the seed's advice: allow and alert), counted
+	// against the key's pending entries only.
+	AlarmUnavailable AlarmKind = "unavailable"
+	// AlarmKept: the store refused a failure ([throttle.ErrFull] on a store
+	// full of live keys, or a fault); the guard keeps it as a pending
+	// entry until its window ends, so the key still gets at most threshold
+	// verifications per window, but no ban.
+	AlarmKept AlarmKind = "kept"
+	// AlarmPendingFull: MaxPending entries are held; attempts are refused
+	// as [LoginFull], and a failure the store refused is lost.
+	AlarmPendingFull AlarmKind = "pending_full"
 )
 
-// LoginGuard throttles password guessing with a [throttle.Throttle] on two
-// keys per attempt: "ip:"+ip (the client, keyed as [Limiter.ClientKey] does)
-// and "acct:"+[NormalizeAccount](user). Call [LoginGuard.Check] before
-// verifying the password and refuse while it says Banned, then
-// [LoginGuard.Failed] or [LoginGuard.Succeeded]. An ip of "" or a user that
-// does not normalise contributes no key: never the raw text, never an empty
-// key shared by every failed construction. Clients whose address does not
-// parse all share the ip key "ip:"+[InvalidKey].
+// Alarm is one event an operator should see: Kind, the throttle key
+// ("ip:..." or "acct:...") and, for AlarmKept, the store's error.
+type Alarm struct {
+	Kind AlarmKind
+	Key  string
+	Err  error
+}
+
+// LoginStats counts a guard's alarms since it was made.
+type LoginStats struct {
+	Unavailable uint64 // AlarmUnavailable
+	Kept        uint64 // AlarmKept
+	PendingFull uint64 // AlarmPendingFull
+}
+
+// LoginGuard throttles password guessing with a [throttle.Throttle] on the
+// keys of each attempt: "ip:"+ip (the client, keyed as [Limiter.ClientKey]
+// does) and "acct:"+[NormalizeAccount](user), unless [LoginConfig] limits
+// accounts with a gate. Call [LoginGuard.Begin] before verifying a password,
+// verify it only when the attempt says [LoginProceed], then settle the
+// attempt with [Attempt.Failed] or [Attempt.Succeeded]; defer
+// [Attempt.Close] so that an attempt is settled even when the handler
+// panics. The package documentation states the bound this gives under
+// concurrency and what happens when the store is full.
 //
-// A LoginGuard is a value of two fields, safe for concurrent use when T is
-// (impl/throttle's MemStore is). T must not be nil.
+// An ip of "" or a user that does not normalise contributes no key: never
+// the raw text, never an empty key shared by every failed construction.
+// Clients whose address does not parse all share the ip key
+// "ip:"+[InvalidKey]. An attempt with no key at all is not limited.
+//
+// Build one with [NewLoginGuard]; safe for concurrent use when the
+// throttle's store is (impl/throttle's MemStore is). Every change of a key's
+// failures must go through the guard (not the throttle directly), or the
+// bound may be passed by the changes made around it.
 type LoginGuard struct {
-	// T is the throttle; its Config sets threshold, window and ban length.
-	T *throttle.Throttle
-	// Now returns the time in seconds (the throttle's unit); nil means the
-	// wall clock, Unix seconds.
-	Now func() uint64
+	t         *throttle.Throttle
+	threshold uint64
+	window    uint64
+	now       func() uint64
+	accounts  *gate.Gate
+	acctIvl   int64
+	pend      *pendTable
+	onAlarm   func(Alarm)
+	ids       atomic.Uint64
+	stats     [3]atomic.Uint64 // by alarm: unavailable, kept, pending full
 }
 
-// Check is the throttle's CheckAny over the attempt's keys at Now: Banned
-// (the latest until) when either key is banned, else Unavailable when the
-// store failed (the seed recommends to allow and alert), else Allow with the
-// smaller remaining quota. No key at all gives Allow with remaining 0.
-func (g LoginGuard) Check(ip, user string) throttle.Decision {
+// NewLoginGuard returns a guard over t, or an error wrapping [ErrConfig]
+// when t is nil or cfg is out of range.
+func NewLoginGuard(t *throttle.Throttle, cfg LoginConfig) (*LoginGuard, error) {
+	switch {
+	case t == nil:
+		return nil, fmt.Errorf("%w: login guard: nil throttle", ErrConfig)
+	case cfg.MaxPending < 0 || cfg.MaxPending > 1<<62:
+		return nil, fmt.Errorf("%w: login guard: max pending %d not in 0..2^62", ErrConfig, cfg.MaxPending)
+	case cfg.Accounts != nil && cfg.Accounts.Config().TickNanos != int64(time.Second):
+		return nil, fmt.Errorf("%w: login guard: the accounts gate's tick is %d ns, not 1 s", ErrConfig, cfg.Accounts.Config().TickNanos)
+	}
+	if cfg.MaxPending == 0 {
+		cfg.MaxPending = DefaultMaxPending
+	}
+	tc := t.Config()
+	g := &LoginGuard{
+		t: t, threshold: tc.Threshold, window: tc.WindowSecs, now: cfg.Now,
+		accounts: cfg.Accounts, pend: newPendTable(cfg.MaxPending), onAlarm: cfg.OnAlarm,
+	}
+	if g.now == nil {
+		g.now = wallSeconds
+	}
+	if g.accounts != nil {
+		ac := g.accounts.Config()
+		g.acctIvl = ac.Lim.Ivl()
+	}
+	return g, nil
+}
+
+// wallSeconds is the wall clock in Unix seconds (0 before 1970).
+func wallSeconds() uint64 { return uint64(max(time.Now().Unix(), 0)) }
+
+// Throttle returns the guard's throttle, e.g. for Reset (the manual unban)
+// or PurgeExpired.
+func (g *LoginGuard) Throttle() *throttle.Throttle { return g.t }
+
+// Stats returns the alarm counts, each read atomically.
+func (g *LoginGuard) Stats() LoginStats {
+	return LoginStats{Unavailable: g.stats[0].Load(), Kept: g.stats[1].Load(), PendingFull: g.stats[2].Load()}
+}
+
+// alarm counts a and calls the hook.
+func (g *LoginGuard) alarm(a Alarm) {
+	switch a.Kind {
+	case AlarmUnavailable:
+		g.stats[0].Add(1)
+	case AlarmKept:
+		g.stats[1].Add(1)
+	case AlarmPendingFull:
+		g.stats[2].Add(1)
+	}
+	if g.onAlarm != nil {
+		g.onAlarm(a)
+	}
+}
+
+// Check is the throttle's CheckAny over the attempt's throttle keys at Now,
+// read only: Banned (the latest until) when a key is banned, else
+// Unavailable when the store failed, else Allow with the smaller remaining
+// quota; no key gives Allow with remaining 0. It reserves nothing: decide
+// whether to verify a password with Begin, not with Check (Check is for
+// status pages and the headers of a success).
+func (g *LoginGuard) Check(ip, user string) throttle.Decision {
 	var buf [2]string
-	return g.T.CheckAny(loginKeys(buf[:0], ip, user), g.now())
-}
-
-// Failed records a failed login on both keys at Now and returns the stricter
-// outcome: Banned (latest until) if either key reached the threshold, else
-// Allow with the smaller remaining. A store error on either key is returned,
-// wrapped, after both were tried; the decision then covers the key that
-// worked, or is Unavailable when none did. Decide on the next attempt with
-// Check, not with this outcome (spec FIND-6).
-func (g LoginGuard) Failed(ip, user string) (throttle.Decision, error) {
-	var buf [2]string
-	keys, now := loginKeys(buf[:0], ip, user), g.now()
-	out, errs, got := throttle.Decision{Verdict: throttle.Allow}, []error(nil), false
-	for _, key := range keys {
-		d, err := g.T.RecordFailure(key, now)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out, got = stricter(out, d, got), true
-	}
-	if len(keys) > 0 && !got {
-		out = throttle.Decision{Verdict: throttle.Unavailable}
-	}
-	return out, wrapLogin(errs)
-}
-
-// Succeeded records a successful login: it clears the failure count of the
-// account key only. ip is taken for symmetry with Failed and deliberately
-// left alone: the ip key is shared by everyone behind one address, and if a
-// success there cleared it, an attacker holding one valid account could log
-// into it before each threshold and guess other accounts' passwords without
-// end. The ip key's failures expire with the window. No ban is ever lifted
-// (spec THR-14): use the throttle's Reset for that.
-func (g LoginGuard) Succeeded(ip, user string) error {
-	acct, ok := NormalizeAccount(user)
-	if !ok {
-		return nil
-	}
-	return wrapLogin([]error{g.T.RecordSuccess(AccountKeyPrefix + acct)})
+	return g.t.CheckAny(g.throttleKeys(buf[:0], ip, user), g.now())
 }
 
 // WriteHeaders sets the throttle headers of d on w: X-RateLimit-Remaining
 // (failures left) on Allow, Retry-After (seconds until the ban ends, at least
 // 1) on Banned, nothing on Unavailable. Call it before w.WriteHeader.
-func (g LoginGuard) WriteHeaders(w http.ResponseWriter, d throttle.Decision) {
+func (g *LoginGuard) WriteHeaders(w http.ResponseWriter, d throttle.Decision) {
 	switch d.Verdict {
 	case throttle.Allow:
 		w.Header().Set("X-RateLimit-Remaining", strconv.FormatUint(d.Remaining, 10))
@@ -107,22 +193,18 @@ func banWait(until, now uint64) uint64 {
 	if until <= now {
 		return 1
 	}
-	return max(until-now, 1)
+	return until - now
 }
 
-// now is g.Now(), or the wall clock in Unix seconds (0 before 1970).
-func (g LoginGuard) now() uint64 {
-	if g.Now != nil {
-		return g.Now()
-	}
-	return uint64(max(time.Now().Unix(), 0))
-}
-
-// loginKeys appends the attempt's keys to dst: "ip:"+ip when ip is not
-// empty, "acct:"+name when user normalises.
-func loginKeys(dst []string, ip, user string) []string {
+// throttleKeys appends the attempt's throttle keys to dst: "ip:"+ip when ip
+// is not empty, and "acct:"+name when user normalises and accounts are not
+// limited by a gate.
+func (g *LoginGuard) throttleKeys(dst []string, ip, user string) []string {
 	if ip != "" {
 		dst = append(dst, IPKeyPrefix+ip)
+	}
+	if g.accounts != nil {
+		return dst
 	}
 	if acct, ok := NormalizeAccount(user); ok {
 		dst = append(dst, AccountKeyPrefix+acct)
@@ -130,59 +212,97 @@ func loginKeys(dst []string, ip, user string) []string {
 	return dst
 }
 
-// stricter combines two record_failure outcomes (Allow or Banned); first is
-// false while a holds no outcome yet.
-func stricter(a, b throttle.Decision, first bool) throttle.Decision {
-	switch {
-	case !first:
-		return b
-	case a.Verdict == throttle.Banned && b.Verdict == throttle.Banned:
-		return throttle.Decision{Verdict: throttle.Banned, Until: max(a.Until, b.Until)}
-	case a.Verdict == throttle.Banned:
-		return a
-	case b.Verdict == throttle.Banned:
-		return b
+// Begin starts a login attempt at Now and says whether to verify its
+// password. For each throttle key in turn, under that key's lock: a ban in
+// force refuses ([LoginBanned]); else, with c the key's failures in the
+// window (capped at the threshold) and p its pending entries (attempts in
+// flight and kept failures), the attempt is refused as [LoginBusy] when p >
+// 0 and c + p >= threshold, and otherwise reserved: it becomes one of the
+// key's pending entries, counted as a failure until it is settled. With
+// nothing in flight (p = 0) this is the seed's check: sequential use gives
+// the decisions of check_any, then record_failure or record_success. Then,
+// with [LoginConfig].Accounts, the account's bucket gives a token or
+// refuses ([LoginLimited]). A refusal gives back the reservations made, and
+// reports the latest ban of any key when one is in force. A table of
+// MaxPending entries refuses as [LoginFull].
+//
+// The attempt must be settled once (Failed or Succeeded); defer its Close.
+func (g *LoginGuard) Begin(ip, user string) *Attempt {
+	a := &Attempt{g: g, now: g.now()}
+	var buf [2]string
+	keys := g.throttleKeys(buf[:0], ip, user)
+	for _, key := range keys {
+		id, v := g.reserve(key, a.now)
+		if v != LoginProceed {
+			return a.refuse(v, keys)
+		}
+		a.res[a.n], a.n = reservation{key: key, id: id}, a.n+1
 	}
-	return throttle.Decision{Verdict: throttle.Allow, Remaining: min(a.Remaining, b.Remaining)}
+	if acct, ok := NormalizeAccount(user); ok && g.accounts != nil {
+		if wait, ok := g.takeAccount(AccountKeyPrefix+acct, a.now); !ok {
+			a.RetryAfter = wait
+			return a.refuse(LoginLimited, keys)
+		}
+	}
+	a.Verdict = LoginProceed
+	return a
 }
 
-// wrapLogin joins errs (nils skipped) under an httplimit: prefix, or nil.
-func wrapLogin(errs []error) error {
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("httplimit: login guard: %w", err)
+// reserve is Begin's step on one throttle key: the verdict, and on
+// LoginProceed the id of the key's new pending entry.
+func (g *LoginGuard) reserve(key string, now uint64) (uint64, LoginVerdict) {
+	var later *Alarm
+	defer func() { g.alarmLater(later) }() // after the unlock: no hook runs under a lock
+	sh := g.pend.lock(key)
+	defer sh.mu.Unlock()
+	es := g.pend.live(sh, key, now, g.window)
+	var c uint64
+	switch d := g.t.Check(key, now); d.Verdict {
+	case throttle.Banned:
+		return 0, LoginBanned
+	case throttle.Unavailable:
+		later = &Alarm{Kind: AlarmUnavailable, Key: key}
+	default:
+		c = g.threshold - d.Remaining
 	}
-	return nil
+	if p := uint64(len(es)); p > 0 && (c >= g.threshold || p >= g.threshold-c) {
+		return 0, LoginBusy
+	}
+	if !g.pend.take() {
+		later = &Alarm{Kind: AlarmPendingFull, Key: key}
+		return 0, LoginFull
+	}
+	id := g.ids.Add(1)
+	g.pend.put(sh, key, append(es, pending{id: id, t: now}))
+	return id, LoginProceed
 }
 
-// NormalizeAccount returns the account key part of a submitted user name,
-// and false when there is none. The rule: the name must be valid UTF-8;
-// surrounding white space is trimmed; letters are lowercased
-// (strings.ToLower, Unicode simple case mapping); the result is cut to at
-// most MaxAccountLen bytes at a rune boundary; a result that is empty or
-// holds a control character is refused. Names differing only in case or
-// beyond the cap share one key, which only makes limiting stricter. The
-// rule must be at least as coarse as the account lookup: if two names reach
-// one account (say the user store applies NFKC), apply that first.
-func NormalizeAccount(user string) (string, bool) {
-	if !utf8.ValidString(user) {
-		return "", false
+// alarmLater raises a, if any.
+func (g *LoginGuard) alarmLater(a *Alarm) {
+	if a != nil {
+		g.alarm(*a)
 	}
-	s := strings.ToLower(strings.TrimSpace(user))
-	s = truncateRunes(s, MaxAccountLen)
-	if s == "" || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return "", false
-	}
-	return s, true
 }
 
-// truncateRunes cuts the valid UTF-8 string s to at most n bytes without
-// splitting a rune.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
+// takeAccount takes one token of key's bucket in the accounts gate at now
+// (seconds are its ticks), giving the in-flight place back at once. It
+// returns false and the seconds until the bucket's next token when there is
+// none: the true wait (see WithTrueRetryAfter), or 1 for a shed.
+func (g *LoginGuard) takeAccount(key string, now uint64) (uint64, bool) {
+	tick := int64(min(now, math.MaxInt64))
+	d := g.accounts.Admit(key, tick)
+	switch d.Verdict {
+	case gate.Pass:
+		g.accounts.Release(d)
+		return 0, true
+	case gate.Limited:
+		if b, ok := g.accounts.Bucket(d.Slot); ok && b.Tks == 0 {
+			return uint64(max(stepWait(b.Last, g.acctIvl, tick), 1)), false
+		}
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return 1, false
 }
+
+// ErrSettled is the panic value of settling an attempt twice, or one that
+// was refused: a caller's programming error.
+var ErrSettled = errors.New("httplimit: login attempt not proceeding or already settled")

@@ -16,18 +16,30 @@ import (
 
 // newGuard returns a guard over a MemStore (wrapped in a FaultStore) with
 // config {3, 900, 900} and a clock read from *now.
-func newGuard(t *testing.T, now *uint64) (httplimit.LoginGuard, *throttle.FaultStore) {
+func newGuard(t *testing.T, now *uint64) (*httplimit.LoginGuard, *throttle.FaultStore) {
 	t.Helper()
 	mem, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs := throttle.NewFaultStore(mem)
-	thr, err := throttle.New(fs, throttle.Config{Threshold: 3, WindowSecs: 900, BanSecs: 900})
+	return mustGuard(t, fs, throttle.Config{Threshold: 3, WindowSecs: 900, BanSecs: 900},
+		httplimit.LoginConfig{Now: func() uint64 { return *now }}), fs
+}
+
+// mustGuard returns a guard over a throttle of cfg over store, failing t on
+// error.
+func mustGuard(t testing.TB, store throttle.Store, cfg throttle.Config, lc httplimit.LoginConfig) *httplimit.LoginGuard {
+	t.Helper()
+	thr, err := throttle.New(store, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httplimit.LoginGuard{T: thr, Now: func() uint64 { return *now }}, fs
+	g, err := httplimit.NewLoginGuard(thr, lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 func allowed(n uint64) throttle.Decision {
@@ -54,7 +66,7 @@ func TestLoginGuardOverHTTP(t *testing.T) {
 	var now uint64
 	guard, _ := newGuard(t, &now)
 	l := newLimiter(t, newGate(t, 1000, 1, 1, 1000, 1), fixedClock(0))
-	h := l.Wrap(loginHandler(l, guard))
+	h := l.Wrap(loginHandler(l, guard, checkPassword))
 	steps := []attempt{
 		{"192.0.2.7:1", "alice", "x", 100, 401, "2", "", "first failure"},
 		{"192.0.2.7:1", " ALICE ", "x", 101, 401, "1", "", "the same account after normalising"},
@@ -88,14 +100,33 @@ func loginRequest(remote, user, password string) *http.Request {
 	return r
 }
 
-// mustFail records a failure, failing t on a store error.
-func mustFail(t *testing.T, g httplimit.LoginGuard, ip, user string) throttle.Decision {
+// begin begins an attempt that must proceed.
+func begin(t *testing.T, g *httplimit.LoginGuard, ip, user string) *httplimit.Attempt {
 	t.Helper()
-	d, err := g.Failed(ip, user)
+	a := g.Begin(ip, user)
+	if a.Verdict != httplimit.LoginProceed {
+		t.Fatalf("Begin(%q, %q) = %+v, want proceed", ip, user, a)
+	}
+	return a
+}
+
+// mustFail begins an attempt and settles it as a failure, failing t on a
+// refusal or a store error.
+func mustFail(t *testing.T, g *httplimit.LoginGuard, ip, user string) throttle.Decision {
+	t.Helper()
+	d, err := begin(t, g, ip, user).Failed()
 	if err != nil {
 		t.Fatalf("Failed(%q, %q): %v", ip, user, err)
 	}
 	return d
+}
+
+// mustSucceed begins an attempt and settles it as a success.
+func mustSucceed(t *testing.T, g *httplimit.LoginGuard, ip, user string) {
+	t.Helper()
+	if err := begin(t, g, ip, user).Succeeded(); err != nil {
+		t.Fatalf("Succeeded(%q, %q): %v", ip, user, err)
+	}
 }
 
 // TestSucceededClearsAccountOnly checks that a success clears the account's
@@ -106,9 +137,7 @@ func TestSucceededClearsAccountOnly(t *testing.T) {
 	for range 2 {
 		mustFail(t, guard, "192.0.2.1", "mallory")
 	}
-	if err := guard.Succeeded("192.0.2.1", "mallory"); err != nil {
-		t.Fatal(err)
-	}
+	mustSucceed(t, guard, "192.0.2.1", "mallory")
 	if got := guard.Check("", "mallory"); got != allowed(3) {
 		t.Errorf("account after success: %+v, want Allow 3", got)
 	}
@@ -116,9 +145,10 @@ func TestSucceededClearsAccountOnly(t *testing.T) {
 		t.Errorf("ip after success: %+v, want Allow 1 (not washed)", got)
 	}
 	mustFail(t, guard, "192.0.2.1", "victim") // the third ip failure bans the ip
-	if err := guard.Succeeded("192.0.2.1", "mallory"); err != nil {
-		t.Fatal(err)
+	if got := guard.Begin("192.0.2.1", "mallory"); got.Verdict != httplimit.LoginBanned || got.Until != 910 {
+		t.Errorf("a success's attempt on a banned ip: %+v, want banned until 910", got)
 	}
+	mustSucceed(t, guard, "198.51.100.1", "mallory") // from elsewhere: clears the account only
 	if got := guard.Check("192.0.2.1", "mallory"); got != bannedUntil(910) {
 		t.Errorf("after a success on a banned ip: %+v, want Banned 910", got)
 	}
@@ -132,7 +162,7 @@ func TestLoginGuardKeys(t *testing.T) {
 	if got := guard.Check("", ""); got != allowed(0) {
 		t.Errorf("no keys: Check = %+v, want Allow 0 (THR-9)", got)
 	}
-	if got, err := guard.Failed("", "\x00"); got != allowed(0) || err != nil {
+	if got, err := begin(t, guard, "", "\x00").Failed(); got != allowed(0) || err != nil {
 		t.Errorf("no keys: Failed = %+v, %v; want Allow 0, nil", got, err)
 	}
 	for range 3 {
@@ -141,31 +171,47 @@ func TestLoginGuardKeys(t *testing.T) {
 	if got := guard.Check("", "eve"); got != bannedUntil(900) {
 		t.Errorf("acct:eve = %+v, want Banned 900", got)
 	}
-	if got := guard.T.Check("acct:eve", 0); got != bannedUntil(900) {
+	if got := guard.Throttle().Check("acct:eve", 0); got != bannedUntil(900) {
 		t.Errorf("the throttle's key acct:eve = %+v, want Banned 900", got)
 	}
 }
 
-// TestLoginGuardStoreFaults checks errors and Unavailable with faults.
+// TestLoginGuardStoreFaults checks errors, Unavailable and kept failures
+// with faults: a failure the store refuses is kept by the guard and still
+// counts, so a key whose store writes fail is not unlimited.
 func TestLoginGuardStoreFaults(t *testing.T) {
 	now := uint64(5)
 	guard, fs := newGuard(t, &now)
 	fs.SetFaults(throttle.Fault{Op: throttle.OpAddFailure, Keys: []string{"ip:192.0.2.1"}})
-	d, err := guard.Failed("192.0.2.1", "alice")
+	d, err := begin(t, guard, "192.0.2.1", "alice").Failed()
 	if d != allowed(2) || !errors.Is(err, throttle.ErrFault) || !strings.HasPrefix(err.Error(), "httplimit: ") {
 		t.Errorf("one key failing: %+v, %v; want Allow 2 and an httplimit: error wrapping ErrFault", d, err)
 	}
 	fs.SetFaults(throttle.Fault{Op: throttle.OpAddFailure})
-	if d, err = guard.Failed("192.0.2.1", "alice"); d.Verdict != throttle.Unavailable || err == nil {
+	if d, err = begin(t, guard, "192.0.2.1", "bob").Failed(); d.Verdict != throttle.Unavailable || err == nil {
 		t.Errorf("both keys failing: %+v, %v; want Unavailable and an error", d, err)
 	}
+	if a := guard.Begin("192.0.2.1", "carol"); a.Verdict != httplimit.LoginProceed {
+		t.Errorf("two kept failures of threshold 3: %+v, want proceed", a)
+	} else if _, err := a.Failed(); err == nil {
+		t.Errorf("a third failure with add_failure failing: no error")
+	}
+	if a := guard.Begin("192.0.2.1", "dave"); a.Verdict != httplimit.LoginBusy {
+		t.Errorf("three failures the store refused on the ip key: %+v, want busy (the guard keeps them)", a)
+	}
+	if got := guard.Stats(); got.Kept != 5 {
+		t.Errorf("Stats = %+v, want Kept 5 (the ip thrice, bob's and carol's accounts)", got)
+	}
 	fs.SetFaults(throttle.Fault{Op: throttle.OpClearFailures})
-	if err = guard.Succeeded("192.0.2.1", "alice"); !errors.Is(err, throttle.ErrFault) {
+	if err = begin(t, guard, "198.51.100.1", "erin").Succeeded(); !errors.Is(err, throttle.ErrFault) {
 		t.Errorf("Succeeded with a fault: %v, want ErrFault", err)
 	}
 	fs.SetFaults(throttle.Fault{Op: throttle.OpBanUntil})
 	if d = guard.Check("192.0.2.1", "alice"); d.Verdict != throttle.Unavailable {
 		t.Errorf("Check with a fault: %+v, want Unavailable", d)
+	}
+	if a := guard.Begin("198.51.100.2", "frank"); a.Verdict != httplimit.LoginProceed || guard.Stats().Unavailable != 2 {
+		t.Errorf("Begin with the store unreadable: %+v, stats %+v; want proceed (allow and alert), Unavailable 2", a, guard.Stats())
 	}
 }
 

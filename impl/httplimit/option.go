@@ -3,6 +3,7 @@ package httplimit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/netip"
 
@@ -31,6 +32,18 @@ const (
 	Forwarded
 )
 
+// String returns the header's name, "X-Forwarded-For" or "Forwarded", or
+// "ProxyHeader(n)" for another value.
+func (h ProxyHeader) String() string {
+	switch h {
+	case XForwardedFor:
+		return "X-Forwarded-For"
+	case Forwarded:
+		return "Forwarded"
+	}
+	return fmt.Sprintf("ProxyHeader(%d)", uint8(h))
+}
+
 // Option configures [New]. Build one with the With functions; an option that
 // is out of range makes New fail.
 type Option func(*settings)
@@ -44,6 +57,9 @@ type settings struct {
 	clock         func() int64
 	onReject      func(*http.Request, gate.Decision)
 	rejectInvalid bool
+	perKey        int // the per-key in-flight cap, when perKeySet
+	perKeySet     bool
+	trueRetry     bool // Retry-After to the end of the bucket's step
 }
 
 // WithTrustedProxies honours header h, and only h, on requests whose
@@ -83,9 +99,43 @@ func WithOnReject(hook func(r *http.Request, d gate.Decision)) Option {
 // of keying it by [InvalidKey].
 func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = true } }
 
+// WithMaxInFlightPerKey caps the requests of one client key in flight at
+// once at n (n >= 1), under the gate's global in-flight cap: a request over
+// it gets the 503 of a shed (Retry-After 1) before the gate is asked, so it
+// spends no token and holds no place. The cap is exact under concurrency (an
+// atomic compare-and-swap per request, no allocation) but counted per hash
+// bucket: keys are hashed with a per-Limiter random seed into a table of
+// 4*maxif counters (at least 256, at most 65536), so two keys that share a
+// counter share the cap, which only makes it stricter. The OnReject hook
+// sees such a rejection as a Shed decision with Slot -1. One slow client
+// (slow uploads, slow reads) then holds at most n of the gate's places; the
+// server's timeouts (see the package documentation) bound how long.
+// New fails when n is not in 1..2^31-1.
+func WithMaxInFlightPerKey(n int) Option {
+	return func(s *settings) { s.perKey, s.perKeySet = n, true }
+}
+
+// WithTrueRetryAfter makes a Limited 503 carry the true wait instead of the
+// spec's: the seconds until the end of the current refill step of the
+// client's bucket, when its next token arrives (the gate's bucket after the
+// take, read right after it; a concurrent request of the same slot may have
+// moved it since, which only changes which step is next). Seed 000's retry
+// (spec LIM-12, GATE-12) is ceil((cost - tks) * ivl / refil): it ignores
+// where now lies in the step, so with refil > 1 it tells a client to come
+// back before any token can arrive (spec FIND-1: lim_cfg(2, 2, 10, 1) says
+// 5 ticks when 10 are needed), and after a clock step back it ignores the
+// time left until last (FIND-13). The true wait is never earlier than the
+// first time a take can pass, and at most one step (rounded up to a second)
+// away. The spec's value stays in impl/lim and impl/gate (and in the
+// decision's Retry, in ticks); the OnReject hook sees the decision with the
+// RetryAfter that was sent. Sheds keep Retry-After 1 (GATE-9).
+func WithTrueRetryAfter() Option { return func(s *settings) { s.trueRetry = true } }
+
 // check returns an error wrapping ErrConfig when s is out of range.
 func (s *settings) check() error {
 	switch {
+	case s.perKeySet && (s.perKey < 1 || s.perKey > math.MaxInt32):
+		return fmt.Errorf("%w: per-key in-flight cap %d not in 1..%d", ErrConfig, s.perKey, math.MaxInt32)
 	case s.v6bits < 1 || s.v6bits > 128:
 		return fmt.Errorf("%w: ipv6 prefix /%d not in 1..128", ErrConfig, s.v6bits)
 	case !s.trustSet:

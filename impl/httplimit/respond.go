@@ -29,15 +29,19 @@ var (
 	textPlainValue = []string{textPlain}
 	length503Value = []string{strconv.Itoa(len(lim.Body503))} // "12", spec LIM-17
 	length400Value = []string{strconv.Itoa(len(Body400))}
+	noStoreValue   = []string{"no-store"}
 )
 
 // write503 writes spec LIM-17's response through w: status 503 and the
 // headers Retry-After (the decimal of max(retryAfter, 0), LIM-18),
-// Content-Type and Content-Length 12, then the 12-byte body. It allocates
-// nothing for a Retry-After under 2^17 s (retryAfterValue).
+// Content-Type and Content-Length 12, then the 12-byte body; and, as HTTP
+// framing around those bytes, Cache-Control: no-store, so that no cache
+// serves one client's rejection to another or replays it after the wait.
+// It allocates nothing for a Retry-After under 2^17 s (retryAfterValue).
 func write503(w http.ResponseWriter, retryAfter int64) {
 	h := w.Header()
 	h["Retry-After"] = retryAfterValue(max(retryAfter, 0))
+	h["Cache-Control"] = noStoreValue
 	h["Content-Type"] = textPlainValue
 	h["Content-Length"] = length503Value
 	w.WriteHeader(http.StatusServiceUnavailable)

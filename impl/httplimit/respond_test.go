@@ -17,12 +17,16 @@ import (
 	"github.com/limcheck/limcheck/impl/lim"
 )
 
-// want503 is the header of a 503 with Retry-After ra, as a recorder sees it.
+// want503 is the header of a 503 with Retry-After ra, as a recorder sees it:
+// spec LIM-17's three headers, and Cache-Control: no-store, the HTTP framing
+// the middleware adds around them (lim_resp_503's bytes do not carry it:
+// TestAppendResponseIsSpecBytes).
 func want503(ra string) http.Header {
 	return http.Header{
 		"Retry-After":    {ra},
 		"Content-Type":   {"text/plain; charset=utf-8"},
 		"Content-Length": {"12"},
+		"Cache-Control":  {"no-store"},
 	}
 }
 
@@ -117,7 +121,8 @@ func TestRejectInvalid400(t *testing.T) {
 }
 
 // Test503OverRealServer checks the 503 on the wire through net/http: the
-// four headers (Date added by net/http) and the exact body.
+// five headers (Date added by net/http, Cache-Control: no-store by the
+// middleware, so that no cache stores a rejection) and the exact body.
 func Test503OverRealServer(t *testing.T) {
 	h := newLimiter(t, newGate(t, 1, 1, 35, 10, tick100ms), fixedClock(0)).Wrap(ok)
 	srv := httptest.NewServer(h)
@@ -141,10 +146,11 @@ func Test503OverRealServer(t *testing.T) {
 		t.Fatalf("statuses %v, last %q; want [200 503], 503 Service Unavailable", codes, last.Status)
 	}
 	names := slices.Sorted(maps.Keys(last.Header))
-	if !slices.Equal(names, []string{"Content-Length", "Content-Type", "Date", "Retry-After"}) {
-		t.Errorf("header names %v, want Content-Length Content-Type Date Retry-After", names)
+	if !slices.Equal(names, []string{"Cache-Control", "Content-Length", "Content-Type", "Date", "Retry-After"}) {
+		t.Errorf("header names %v, want Cache-Control Content-Length Content-Type Date Retry-After", names)
 	}
-	got := http.Header{"Retry-After": last.Header["Retry-After"], "Content-Type": last.Header["Content-Type"], "Content-Length": last.Header["Content-Length"]}
+	got := last.Header.Clone()
+	delete(got, "Date")
 	if diff := cmp.Diff(want503("4"), got); diff != "" || string(body) != lim.Body503 || last.ContentLength != 12 {
 		t.Errorf("wire 503: header diff %s, body %q, ContentLength %d", diff, body, last.ContentLength)
 	}
@@ -176,6 +182,7 @@ func TestSharedHeaderValuesSurviveHeaderMethods(t *testing.T) {
 				}
 			}
 			h.Add("Retry-After", "7")
+			h.Add("Cache-Control", "private")
 			h.Add("Content-Type", "text/html")
 			h.Add("Content-Length", "0")
 			h.Set("Content-Type", "application/json")

@@ -27,11 +27,17 @@
 //
 // Capacity policy: a MemStore tracks at most MaxKeys keys (default 1<<20,
 // exact under concurrency). When it is full, an operation that would start
-// tracking a new key (add_failure, ban) fails with a [*StoreError] wrapping
-// [ErrFull] and has no effect; RecordFailure returns that error (the caller
-// alerts), never a false ban. Reads, checks of untracked keys and operations
-// on tracked keys keep working; purge_expired, reset and record_success free
-// room.
+// tracking a new key first reclaims the keys that purge_expired(now) would
+// drop (AddFailure and FailAndBan, which know now and the window; at most one
+// sweep per second of now, see [MemStore]): those change no decision at now
+// or later (spec PROP-14), so a store full of expired records never refuses
+// a new key. Only when it is full of live records (failures in the window or
+// bans in force at now) does the operation fail with a [*StoreError]
+// wrapping [ErrFull] and no effect; RecordFailure returns that error (the
+// caller alerts and must not fail open: impl/httplimit's LoginGuard keeps
+// such a failure itself), never a false ban. Reads, checks of untracked keys
+// and operations on tracked keys keep working; purge_expired, reset and
+// record_success free room. [MemStore.Reclaimed] counts reclaimed keys.
 //
 // Concurrency: everything is safe for concurrent use ([FaultStore] when its
 // inner store is). Over a MemStore, Check and RecordFailure are each one

@@ -33,7 +33,8 @@ func (s *MemStore) CheckState(key string, now, window uint64) (until, count uint
 }
 
 // AddFailure implements [Store] (spec STORE-4): min(count, k) after adding
-// the stamp now. It fails with [ErrFull] only for an untracked key.
+// the stamp now. It fails with [ErrFull] only for an untracked key on a store
+// still full after reclaiming (see [MemStore]).
 func (s *MemStore) AddFailure(key string, now, window uint64) (uint64, error) {
 	count, _, err := s.FailAndBan(key, now, window, 0, 0) // ban 0: no effect
 	return count, err
@@ -42,10 +43,11 @@ func (s *MemStore) AddFailure(key string, now, window uint64) (uint64, error) {
 // FailAndBan implements [FusedStore]: AddFailure, then Ban(key, until) when
 // the count is >= threshold, under one lock; it returns the count and the
 // ban-until after. It fails with [ErrFull] (op add_failure) only for an
-// untracked key, and then has no effect.
+// untracked key on a store still full after reclaiming (see [MemStore]),
+// and then has no effect.
 func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) (count, banUntil uint64, err error) {
 	sh, tag := s.lock(key)
-	id, err := s.getOrAdd(sh, key, tag, OpAddFailure)
+	id, err := s.getOrAdd(sh, key, tag, OpAddFailure, &sweepTime{now, window})
 	if err == nil {
 		r, c, slot := s.words(sh, id)
 		m := addStamp(r[1:], int(c.n[slot]), now)
@@ -71,7 +73,7 @@ func (s *MemStore) Ban(key string, until uint64) (uint64, error) {
 	}
 	if !ok {
 		var err error
-		if id, err = s.getOrAdd(sh, key, tag, OpBan); err != nil {
+		if id, err = s.getOrAdd(sh, key, tag, OpBan, nil); err != nil {
 			return 0, err
 		}
 	}

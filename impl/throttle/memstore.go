@@ -3,6 +3,7 @@ package throttle
 import (
 	"fmt"
 	"hash/maphash"
+	"sync"
 	"sync/atomic"
 )
 
@@ -42,13 +43,32 @@ type MemConfig struct {
 // (hash/maphash), hashed once per operation. Each shard has its own index and
 // record arena; an operation on a tracked key does not allocate.
 //
-// Capacity: at most MaxKeys keys are tracked. An operation that would start
-// tracking a key while MaxKeys are tracked (AddFailure, Ban with until > 0,
-// FailAndBan on an untracked key) fails with a *StoreError wrapping [ErrFull]
-// and has no effect (spec STORE-1): a throttle reports it as an error of
-// RecordFailure, never as a ban. Reads and operations on tracked keys keep
-// working; Purge, Clear and ClearFailures free room. The bound is exact under
-// concurrency.
+// Capacity: at most MaxKeys keys are tracked; the bound is exact under
+// concurrency. When an operation that would start tracking a key finds the
+// store full, it first reclaims: AddFailure and FailAndBan (which know now
+// and the window) sweep the store as Purge(now, window) does, shard by shard,
+// and then try again. A sweep drops exactly what purge_expired(now) drops:
+// stamps with t + window <= now and ban-untils <= now, and the keys left with
+// neither. Such a key gives the same results as an untracked one for every
+// operation at any time >= now (spec PROP-14), so reclaiming changes no
+// decision at now or later; like purge_expired, it can change one after the
+// clock steps back below now (spec FIND-10), and a later PurgeExpired does
+// not count the keys a sweep already reclaimed ([MemStore.Reclaimed] does).
+// Sweeps are rate-limited: one goroutine at a time (another that finds the
+// store full meanwhile fails at once), and at most one per second of now,
+// unless the clock was set back by more than the window; a sweep costs
+// O(MaxKeys) and runs only on a full store. Ban of an untracked key (it has
+// no now) does not reclaim. A store shared by throttles with different
+// windows reclaims by the window of the call that found it full: do not
+// share one.
+//
+// When the store is still full (every tracked key is live at now), the
+// operation fails with a *StoreError wrapping [ErrFull] and has no effect
+// (spec STORE-1): a throttle reports it as an error of RecordFailure, never
+// as a ban. Reads and operations on tracked keys keep working; Purge, Clear
+// and ClearFailures free room. A caller that must not fail open on ErrFull
+// keeps its own bounded record of the failure (impl/httplimit's LoginGuard
+// does).
 //
 // Memory: per tracked key 8*(k+1) bytes of record (ban-until and stamps), 2 of
 // count, 16 of key header (the store keeps the caller's string, whose bytes
@@ -68,6 +88,11 @@ type MemStore struct {
 	recs    int // records per arena chunk
 	maxKeys int64
 	tracked atomic.Int64
+
+	sweepMu   sync.Mutex // held by the one goroutine sweeping a full store
+	swept     bool       // a sweep has run; guarded by sweepMu
+	sweptNow  uint64     // the now of the last sweep; guarded by sweepMu
+	reclaimed atomic.Uint64
 }
 
 var _ FusedStore = (*MemStore)(nil)
@@ -119,6 +144,11 @@ func (s *MemStore) MaxKeys() int { return int(s.maxKeys) }
 // Tracked returns the number of tracked keys (spec STORE-8), read atomically.
 func (s *MemStore) Tracked() int { return int(s.tracked.Load()) }
 
+// Reclaimed returns how many keys the sweeps of a full store have reclaimed
+// since the store was made (not those of Purge), read atomically. A rising
+// count means the store runs full: raise MaxKeys or purge more often.
+func (s *MemStore) Reclaimed() uint64 { return s.reclaimed.Load() }
+
 // lock hashes key, locks its shard and returns it with the tag (the high
 // half of the hash).
 func (s *MemStore) lock(key string) (*shard, uint64) {
@@ -141,16 +171,62 @@ func (s *MemStore) reserve() bool {
 	}
 }
 
+// sweepTime is the time of an operation that may reclaim a full store: its
+// now and window. nil: the operation has no time (Ban).
+type sweepTime struct{ now, window uint64 }
+
 // getOrAdd returns the id of key's record in sh, creating it for op if the
-// key is untracked and there is room.
-func (s *MemStore) getOrAdd(sh *shard, key string, tag uint64, op Op) (uint32, error) {
+// key is untracked and there is room. On a full store it reclaims when at is
+// not nil, unlocking sh meanwhile: the caller has read and written nothing
+// of key's state yet, so the operation stays atomic.
+func (s *MemStore) getOrAdd(sh *shard, key string, tag uint64, op Op, at *sweepTime) (uint32, error) {
 	if id, ok := sh.find(key, tag); ok {
 		return id, nil
 	}
-	if !s.reserve() {
-		return 0, &StoreError{Op: op, Key: key, Err: ErrFull}
+	if s.reserve() {
+		return sh.add(key, tag, s.recs, s.stride), nil
 	}
-	return sh.add(key, tag, s.recs, s.stride), nil
+	if at != nil && s.reclaimUnlocked(sh, at.now, at.window) {
+		if id, ok := sh.find(key, tag); ok {
+			return id, nil // another goroutine added it meanwhile
+		}
+		if s.reserve() {
+			return sh.add(key, tag, s.recs, s.stride), nil
+		}
+	}
+	return 0, &StoreError{Op: op, Key: key, Err: ErrFull}
+}
+
+// reclaimUnlocked sweeps a full store at now with sh (locked by the caller)
+// unlocked, and locks sh again. It reports whether it swept: false when
+// another goroutine is sweeping or shouldSweep says a sweep at now would
+// free nothing new.
+func (s *MemStore) reclaimUnlocked(sh *shard, now, window uint64) bool {
+	if !s.sweepMu.TryLock() {
+		return false // another goroutine sweeps: do not queue behind it
+	}
+	defer s.sweepMu.Unlock()
+	if !s.shouldSweep(now, window) {
+		return false
+	}
+	sh.mu.Unlock()
+	n, _ := s.Purge(now, window)
+	sh.mu.Lock()
+	s.reclaimed.Add(n)
+	return true
+}
+
+// shouldSweep reports whether a sweep at now may find anything the last one
+// did not, and records now as the last sweep's when it does: true for the
+// first sweep, for a now later than the last sweep's (a second sweep at the
+// same second would free nothing: records only expire as now grows), and for
+// a now more than window before it (the clock was set back). sweepMu is held.
+func (s *MemStore) shouldSweep(now, window uint64) bool {
+	if s.swept && now <= s.sweptNow && s.sweptNow-now <= window {
+		return false
+	}
+	s.swept, s.sweptNow = true, now
+	return true
 }
 
 // words returns the data of record id (ban-until, then the k stamp slots)
