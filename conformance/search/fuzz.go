@@ -33,6 +33,13 @@ type FuzzOptions struct {
 	// ShrinkRuns bounds shrinking by the number of port runs, a bound
 	// that does not depend on the machine's speed; 0 means none.
 	ShrinkRuns int
+	// Fresh, if non-nil, starts a fresh instance of the implementation
+	// (for a port, a new process of the same command) and returns it with
+	// the function that ends it. Fuzz runs a counterexample alone on one
+	// before it offers it (Counterexample.Confirmation): a port that keeps
+	// state from one instance to the next fails in a long conversation on
+	// traces that pass alone.
+	Fresh func() (protocol.Runner, func() error, error)
 }
 
 // The defaults of FuzzOptions.
@@ -61,17 +68,20 @@ type FuzzReport struct {
 // opt.Seed, i), sent in batches of opt.Batch. A trace the runner skips is
 // counted, not failed; a divergence or a fault is a failure. The first
 // failing trace, in index order, is shrunk (Shrink, re-running candidates
-// through r, for at most opt.ShrinkTime and opt.ShrinkRuns) and reported in Found; the run
-// stops there.
+// through r, for at most opt.ShrinkTime and opt.ShrinkRuns), confirmed
+// alone on a fresh runner (opt.Fresh) and reported in Found; the run stops
+// there.
 //
 // Generation runs ahead of the runner, on parallel workers, and each
 // trace's expected outcome is computed where it is generated. Trace i
 // depends only on the seed and i, so the traces an ops bound runs, and the
 // counterexample found, do not depend on the batch size or the machine.
 //
-// A *protocol.BrokenError from r is returned wrapped (errors.As finds it),
-// with the report so far; if the runner broke while shrinking, Found holds
-// the smallest failing trace shrinking had reached.
+// A failing trace is never lost: when r breaks while shrinking, or in the
+// batch that ran it, Found holds the smallest failing trace reached and
+// says why shrinking stopped, and the error is nil. Otherwise a
+// *protocol.BrokenError from r is returned wrapped (errors.As finds it),
+// with the report so far.
 func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	comps, err := fuzzComponents(r, opt)
 	if err != nil {
@@ -97,27 +107,17 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 		n := b.cut(opt.Ops - rep.Ops)
 		fail, failRun, err := runBatch(r, b, n, &rep)
 		rep.Elapsed = time.Since(start)
-		if err != nil {
-			return rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), b.start+brokenTrace(err), err)
-		}
 		if opt.Progress != nil {
 			opt.Progress(rep.FuzzStatus)
 		}
 		if fail >= 0 {
 			g.stop() // shrinking needs the CPUs more
-			shrinkTime := opt.ShrinkTime
-			if shrinkTime <= 0 {
-				shrinkTime = defaultShrinkTime
-			}
-			found := time.Now()
-			lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns}
-			ce, err := counterexample(r, opt.Seed, b.start+fail, b.traces[fail], b.sent[fail], failRun, lim)
-			if ce != nil {
-				ce.FoundAfter, ce.ShrinkTime = found.Sub(start), time.Since(found)
-			}
-			rep.Found = ce
+			rep.Found, err = counterexample(r, opt, foundTrace{b.start + fail, b.traces[fail], b.sent[fail], failRun, start, err})
 			rep.Elapsed = time.Since(start)
 			return rep, err
+		}
+		if err != nil {
+			return rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), b.start+brokenTrace(err), err)
 		}
 	}
 }
@@ -167,7 +167,8 @@ func brokenTrace(err error) int {
 }
 
 // runBatch runs the first n traces of b through r, counting them in rep,
-// and returns the first failing one (-1 for none) with its run.
+// and returns the first failing one (-1 for none) with its run, even when
+// r broke after it.
 func runBatch(r protocol.Runner, b *genBatch, n int, rep *FuzzReport) (int, protocol.TraceRun, error) {
 	fail, calls := -1, 0
 	var failRun protocol.TraceRun

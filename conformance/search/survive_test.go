@@ -1,0 +1,163 @@
+package search_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/search"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// A break while shrinking does not lose the divergence: Found holds the
+// smallest failing trace reached, ShrinkStop says the runner broke (with
+// its error), no error is returned, and the trace is confirmed on a fresh
+// runner.
+func TestFuzzKeepsTheDivergenceWhenTheRunnerBreaksWhileShrinking(t *testing.T) {
+	singles := 0
+	r := breakingShrink{protocol.SubjectRunner{S: limRetryMutant}, &singles}
+	fresh := func() (protocol.Runner, func() error, error) {
+		return protocol.SubjectRunner{S: limRetryMutant}, nil, nil
+	}
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 50_000, Fresh: fresh})
+	if err != nil || rep.Found == nil {
+		t.Fatalf("Fuzz = %+v, %v; want a counterexample", rep.Found, err)
+	}
+	ce := rep.Found
+	var be *protocol.BrokenError
+	if ce.ShrinkStop != search.ShrinkBroken || !errors.As(ce.ShrinkErr, &be) || ce.ShrinkRuns != 4 {
+		t.Errorf("ShrinkStop %q, ShrinkErr %v, ShrinkRuns %d; want the runner's break at run 4", ce.ShrinkStop, ce.ShrinkErr, ce.ShrinkRuns)
+	}
+	if ce.Confirmation != search.Confirmed || ce.ConfirmErr != nil {
+		t.Errorf("Confirmation %q, %v; want confirmed on the fresh runner", ce.Confirmation, ce.ConfirmErr)
+	}
+	checkCounterexampleCase(t, ce, limRetryMutant)
+}
+
+// breakingShrink breaks on its fourth call of one trace (shrinking's).
+type breakingShrink struct {
+	protocol.SubjectRunner
+	singles *int
+}
+
+func (b breakingShrink) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	if len(ts) == 1 {
+		if *b.singles++; *b.singles >= 4 {
+			return &protocol.BrokenError{What: "closed its stdout and exited (exit status 1)", Trace: 0, Op: -1, Stderr: "Traceback"}
+		}
+	}
+	return b.SubjectRunner.RunTraces(ts, each)
+}
+
+// Limits that stop shrinking say which.
+func TestFuzzSaysWhichLimitStoppedShrinking(t *testing.T) {
+	tests := []struct {
+		opt    search.FuzzOptions
+		want   search.ShrinkStop
+		reason string
+	}{
+		{search.FuzzOptions{ShrinkRuns: 3}, search.ShrinkRunLimit, "three runs are too few to finish"},
+		{search.FuzzOptions{ShrinkTime: time.Nanosecond}, search.ShrinkTimeLimit, "no time to try a candidate"},
+		{search.FuzzOptions{ShrinkRuns: 100_000}, search.ShrinkDone, "enough runs to finish"},
+	}
+	for _, tt := range tests {
+		tt.opt.Seed, tt.opt.Ops = 1, 50_000
+		rep, err := search.Fuzz(protocol.SubjectRunner{S: limRetryMutant}, tt.opt)
+		if err != nil || rep.Found == nil || rep.Found.ShrinkStop != tt.want || rep.Found.ShrinkErr != nil {
+			t.Errorf("%s: Fuzz = %+v, %v; want ShrinkStop %q", tt.reason, rep.Found, err, tt.want)
+		}
+	}
+}
+
+// leaky is the model, lying (limRetryMutant's lie) once its state, kept
+// across instances, says so: after afterOpens opens, or after afterOps
+// ops in all.
+type leaky struct {
+	oracle.Model
+	afterOpens, afterOps int
+	opens, ops           *int
+}
+
+func newLeaky(afterOpens, afterOps int) leaky {
+	return leaky{afterOpens: afterOpens, afterOps: afterOps, opens: new(int), ops: new(int)}
+}
+
+func (l leaky) Name() string                       { return "leaky" }
+func (l leaky) Implements(c oracle.Component) bool { return c == oracle.Lim }
+
+func (l leaky) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	honest, class, err := oracle.Model{}.Open(c, cfg)
+	if *l.opens++; honest == nil || *l.opens <= l.afterOpens {
+		return honest, class, err
+	}
+	lying, _, _ := limRetryMutant.Open(c, cfg)
+	return leakyInstance{lying, honest, l}, class, err
+}
+
+type leakyInstance struct {
+	lying, honest oracle.Instance
+	l             leaky
+}
+
+func (i leakyInstance) Do(op oracle.Op) (oracle.Result, error) {
+	r, err := i.lying.Do(op)
+	h, _ := i.honest.Do(op)
+	if *i.l.ops++; *i.l.ops <= i.l.afterOps {
+		return h, err
+	}
+	return r, err
+}
+
+// freshLeaky is a Fresh for leaky subjects: a new one each time, its
+// state as a new process's.
+func freshLeaky(afterOpens, afterOps int) func() (protocol.Runner, func() error, error) {
+	return func() (protocol.Runner, func() error, error) {
+		return protocol.SubjectRunner{S: newLeaky(afterOpens, afterOps)}, func() error { return nil }, nil
+	}
+}
+
+// A counterexample is confirmed alone on a fresh runner before it is
+// offered: shrunk inside a runner whose state leaks from one instance to
+// the next, the shrunk trace may pass alone, and then the trace as found
+// is tried; when neither fails alone, the one that failed is offered,
+// marked.
+func TestFuzzConfirmsTheCounterexampleOnAFreshRunner(t *testing.T) {
+	tests := []struct {
+		afterOpens, afterOps int
+		want                 search.Confirmation
+		reason               string
+	}{
+		{0, 0, search.Confirmed, "lies from the start: the shrunk trace fails alone"},
+		{20, 0, search.NotReproducible, "lies only after 20 instances: nothing fails alone"},
+		{0, 1, search.ConfirmedOriginal, "lies after its first op: the trace as found fails alone, its one-op shrink does not"},
+	}
+	for _, tt := range tests {
+		r := protocol.SubjectRunner{S: newLeaky(tt.afterOpens, tt.afterOps)}
+		rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 7, Ops: 50_000, Fresh: freshLeaky(tt.afterOpens, tt.afterOps)})
+		if err != nil || rep.Found == nil {
+			t.Fatalf("%s: Fuzz = %+v, %v", tt.reason, rep, err)
+		}
+		ce := rep.Found
+		if ce.Confirmation != tt.want || ce.ConfirmErr != nil {
+			t.Errorf("%s: Confirmation %q, %v; want %q\n%s", tt.reason, ce.Confirmation, ce.ConfirmErr, tt.want, ce.Report("leaky"))
+			continue
+		}
+		switch tt.want {
+		case search.ConfirmedOriginal:
+			if !reflect.DeepEqual(ce.Trace, ce.Original) {
+				t.Errorf("%s: the counterexample is not the trace as found", tt.reason)
+			}
+			if v, _, _ := conformance.Check(newLeaky(tt.afterOpens, tt.afterOps), ce.Case); v != conformance.Fail {
+				t.Errorf("%s: Check(fresh leaky, case) = %s, want fail", tt.reason, v)
+			}
+		case search.NotReproducible:
+			if !strings.Contains(ce.Case.Description, "NOT REPRODUCIBLE") {
+				t.Errorf("%s: the case does not say it is not reproducible: %q", tt.reason, ce.Case.Description)
+			}
+		}
+	}
+}
