@@ -46,7 +46,8 @@ type Counterexample struct {
 	ShrinkRuns int
 	// ShrinkStop is why shrinking stopped: ShrinkDone, or the limit or
 	// the break that cut it short; ShrinkErr is the runner's error when it
-	// broke (ShrinkBroken).
+	// broke (ShrinkBroken, and ShrinkDeadline when the error came as the
+	// deadline passed).
 	ShrinkStop ShrinkStop
 	ShrinkErr  error
 	// FoundAfter is the time from the start of the run to the failing
@@ -58,7 +59,7 @@ type Counterexample struct {
 	Reproduced bool
 	// Confirmation is how the trace fared alone on a fresh runner
 	// (FuzzOptions.Fresh). ConfirmErr says why it could not run there:
-	// the runner did not start or broke.
+	// the runner did not start or broke, or the deadline had passed.
 	Confirmation Confirmation
 	ConfirmErr   error
 
@@ -105,7 +106,7 @@ func counterexample(r protocol.Runner, opt FuzzOptions, ft foundTrace) (*Counter
 	ce := &Counterexample{Seed: opt.Seed, Index: ft.index, Original: ft.orig, Trace: ft.sent, Run: ft.run,
 		Reproduced: true, FoundAfter: found.Sub(ft.start)}
 	if ft.err != nil {
-		ce.stopped(ShrinkBroken, ft.err)
+		ce.stopped(opt, ShrinkBroken, ft.err)
 	} else {
 		ce.shrink(r, opt, found)
 	}
@@ -124,6 +125,9 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 		shrinkTime = defaultShrinkTime
 	}
 	lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns}
+	if !opt.Deadline.IsZero() && opt.Deadline.Before(lim.Deadline) {
+		lim.Deadline = opt.Deadline
+	}
 	pred := func(t oracle.Trace, got protocol.TraceRun) bool {
 		want, err := oracle.Run(oracle.Model{}, t)
 		if err != nil || !fails(t, want, got) {
@@ -138,19 +142,33 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 		c.Reproduced = false // c.Trace and c.Run are still as found
 		return
 	}
-	c.stopped(s.stop, s.err)
+	c.stopped(opt, s.stop, s.err)
 }
 
-// stopped records why shrinking stopped.
-func (c *Counterexample) stopped(stop ShrinkStop, err error) {
+// stopped records why shrinking stopped: the deadline, when it has
+// passed, names a limit or a break it caused.
+func (c *Counterexample) stopped(opt FuzzOptions, stop ShrinkStop, err error) {
 	c.ShrinkStop, c.ShrinkErr = stop, err
+	if stop != ShrinkDone && opt.pastDeadline(time.Now()) {
+		// TODO(protocol.ErrDeadline): tell the port's deadline from a
+		// break by errors.Is(err, protocol.ErrDeadline), not the clock.
+		c.ShrinkStop = ShrinkDeadline
+	}
 }
+
+// errDeadline is a counterexample's ConfirmErr when the run's deadline
+// passed before it could run on a fresh runner.
+var errDeadline = errors.New("search: the run's deadline passed")
 
 // confirm runs c's trace alone on a fresh runner, and sent, the trace as
 // found, when that passes: a counterexample that fails only in a long
 // conversation is not one a vector reproduces.
 func (c *Counterexample) confirm(opt FuzzOptions, sent oracle.Trace) {
 	if opt.Fresh == nil {
+		return
+	}
+	if opt.pastDeadline(time.Now()) {
+		c.ConfirmErr = errDeadline
 		return
 	}
 	run, failed, err := freshRun(opt.Fresh, c.Trace)

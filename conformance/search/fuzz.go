@@ -17,16 +17,25 @@ type FuzzOptions struct {
 	// GenFuzzTrace(comps[i%len(comps)], Seed, i).
 	Seed uint64
 	// Duration stops generating after this long; 0 means no time bound.
+	// Fuzz sizes its calls of the runner to the time left, so that a run
+	// ends within about one trace's time of it, however slow the runner.
 	Duration time.Duration
+	// Deadline, if set, is the run's own budget (limcheck's --timeout,
+	// which the runner's own deadline should be): a run it stops before
+	// its bound is incomplete (FuzzReport.TimedOut), and shrinking stops
+	// at it (ShrinkDeadline).
+	Deadline time.Time
 	// Ops stops the run once the traces run carry this many ops (the
 	// trace that reaches the bound runs whole); 0 means no bound.
 	Ops int
 	// Components are the components to fuzz, in the order traces cycle
 	// through them; nil means every component the runner implements.
 	Components []oracle.Component
-	// Batch is the number of traces per RunTraces call; 0 means 64.
+	// Batch is the most traces per RunTraces call; 0 means 64. Under a
+	// time bound a call carries fewer: as many as fit half the time left,
+	// at the time per trace measured so far.
 	Batch int
-	// Progress, if non-nil, is called after each batch.
+	// Progress, if non-nil, is called after each call of the runner.
 	Progress func(FuzzStatus)
 	// ShrinkTime bounds shrinking a counterexample; 0 means 30s.
 	ShrinkTime time.Duration
@@ -61,27 +70,33 @@ type FuzzStatus struct {
 type FuzzReport struct {
 	FuzzStatus
 	Found *Counterexample // nil: every trace agreed with the model (or was skipped)
+	// TimedOut is set when FuzzOptions.Deadline passed before the run
+	// reached its bound and found nothing: the run is incomplete, and
+	// FuzzStatus counts what it did.
+	TimedOut bool
 }
 
 // Fuzz runs random traces through r and compares every outcome with the
 // model's (oracle.Model): trace i is GenFuzzTrace(comps[i%len(comps)],
-// opt.Seed, i), sent in batches of opt.Batch. A trace the runner skips is
-// counted, not failed; a divergence or a fault is a failure. The first
-// failing trace, in index order, is shrunk (Shrink, re-running candidates
-// through r, for at most opt.ShrinkTime and opt.ShrinkRuns), confirmed
-// alone on a fresh runner (opt.Fresh) and reported in Found; the run stops
-// there.
+// opt.Seed, i), sent in calls of at most opt.Batch traces. A trace the
+// runner skips is counted, not failed; a divergence or a fault is a
+// failure. The first failing trace, in index order, is shrunk (Shrink,
+// re-running candidates through r, within opt.ShrinkTime, opt.ShrinkRuns
+// and opt.Deadline), confirmed alone on a fresh runner (opt.Fresh) and
+// reported in Found; the run stops there.
 //
 // Generation runs ahead of the runner, on parallel workers, and each
 // trace's expected outcome is computed where it is generated. Trace i
 // depends only on the seed and i, so the traces an ops bound runs, and the
-// counterexample found, do not depend on the batch size or the machine.
+// counterexample found, do not depend on the batch size, the time bound
+// or the machine.
 //
-// A failing trace is never lost: when r breaks while shrinking, or in the
-// batch that ran it, Found holds the smallest failing trace reached and
-// says why shrinking stopped, and the error is nil. Otherwise a
-// *protocol.BrokenError from r is returned wrapped (errors.As finds it),
-// with the report so far.
+// A failing trace is never lost: when r breaks or the deadline passes
+// while shrinking, or in the call that ran it, Found holds the smallest
+// failing trace reached and says why shrinking stopped, and the error is
+// nil. Otherwise a *protocol.BrokenError from r is returned wrapped
+// (errors.As finds it), with the report so far; a run opt.Deadline cuts
+// short returns TimedOut and no error.
 func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	comps, err := fuzzComponents(r, opt)
 	if err != nil {
@@ -94,32 +109,97 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	start := time.Now()
 	g := startGenerator(comps, opt.Seed, batch)
 	defer g.stop()
+	pace := pacer{max: batch, end: opt.timeEnd(start)}
 
 	var rep FuzzReport
+	var b *genBatch
+	from := 0
 	for {
-		if opt.Duration > 0 && time.Since(start) >= opt.Duration || opt.Ops > 0 && rep.Ops >= opt.Ops {
+		now := time.Now()
+		switch {
+		case opt.Ops > 0 && rep.Ops >= opt.Ops,
+			opt.Duration > 0 && now.Sub(start) >= opt.Duration:
+			return rep, nil
+		case opt.pastDeadline(now):
+			rep.TimedOut = true
 			return rep, nil
 		}
-		b := g.next()
-		if b.err != nil {
-			return rep, b.err
+		if b == nil || from == len(b.sent) {
+			if b, from = g.next(), 0; b.err != nil {
+				return rep, b.err
+			}
 		}
-		n := b.cut(opt.Ops - rep.Ops)
-		fail, failRun, err := runBatch(r, b, n, &rep)
+		n := b.cut(from, min(pace.size(now), len(b.sent)-from), opt.Ops-rep.Ops)
+		fail, failRun, err := runBatch(r, b, from, n, &rep)
+		pace.ran(n, time.Since(now))
 		rep.Elapsed = time.Since(start)
 		if opt.Progress != nil {
 			opt.Progress(rep.FuzzStatus)
 		}
 		if fail >= 0 {
 			g.stop() // shrinking needs the CPUs more
-			rep.Found, err = counterexample(r, opt, foundTrace{b.start + fail, b.traces[fail], b.sent[fail], failRun, start, err})
+			i := from + fail
+			rep.Found, err = counterexample(r, opt, foundTrace{b.start + i, b.traces[i], b.sent[i], failRun, start, err})
 			rep.Elapsed = time.Since(start)
 			return rep, err
 		}
-		if err != nil {
-			return rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), b.start+brokenTrace(err), err)
+		switch {
+		case err != nil && opt.pastDeadline(time.Now()):
+			// TODO(protocol.ErrDeadline): once the port tells its overall
+			// deadline from a break, test errors.Is(err, protocol.ErrDeadline).
+			rep.TimedOut = true
+			return rep, nil
+		case err != nil:
+			return rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), b.start+from+brokenTrace(err), err)
 		}
+		from += n
 	}
+}
+
+// timeEnd is the instant a run started at start must end by: the end of
+// its duration or its deadline, whichever comes first; zero for none.
+func (o FuzzOptions) timeEnd(start time.Time) time.Time {
+	end := o.Deadline
+	if o.Duration > 0 && (end.IsZero() || start.Add(o.Duration).Before(end)) {
+		end = start.Add(o.Duration)
+	}
+	return end
+}
+
+// pastDeadline reports whether o.Deadline is set and now is not before it.
+func (o FuzzOptions) pastDeadline(now time.Time) bool {
+	return !o.Deadline.IsZero() && !now.Before(o.Deadline)
+}
+
+// pacer sizes the runner's calls under a time bound: a call may carry as
+// many traces as fit half the time left, at the mean time per trace so
+// far, and at most twice the last call's; the first carries one. A call
+// cannot be stopped once made, so this is what keeps a slow runner (half
+// a second a trace) from running a whole batch of 64 past its end.
+type pacer struct {
+	max   int           // the most traces a call carries
+	end   time.Time     // the time bound; zero: none, every call carries max
+	last  int           // traces in the last call
+	spent time.Duration // time in the calls so far
+	timed int           // traces those calls carried
+}
+
+// size returns the number of traces the next call, made at now, carries.
+func (p *pacer) size(now time.Time) int {
+	if p.end.IsZero() {
+		return p.max
+	}
+	if p.timed == 0 {
+		return 1
+	}
+	per := max(p.spent/time.Duration(p.timed), time.Nanosecond)
+	fit := p.end.Sub(now) / (2 * per)
+	return max(1, int(min(fit, time.Duration(p.max), time.Duration(2*p.last))))
+}
+
+// ran records that a call of n traces took d.
+func (p *pacer) ran(n int, d time.Duration) {
+	p.last, p.spent, p.timed = n, p.spent+d, p.timed+n
 }
 
 // fuzzComponents returns the components to fuzz and checks the bounds.
@@ -156,7 +236,7 @@ func fuzzComponents(r protocol.Runner, opt FuzzOptions) ([]oracle.Component, err
 	return slices.Clone(opt.Components), nil
 }
 
-// brokenTrace returns the index within its batch of the trace a
+// brokenTrace returns the index within its call of the trace a
 // *protocol.BrokenError names (0 when it names none).
 func brokenTrace(err error) int {
 	var be *protocol.BrokenError
@@ -166,23 +246,23 @@ func brokenTrace(err error) int {
 	return 0
 }
 
-// runBatch runs the first n traces of b through r, counting them in rep,
-// and returns the first failing one (-1 for none) with its run, even when
-// r broke after it.
-func runBatch(r protocol.Runner, b *genBatch, n int, rep *FuzzReport) (int, protocol.TraceRun, error) {
+// runBatch runs the n traces of b from from through r, counting them in
+// rep, and returns the first failing one (-1 for none, else its index from
+// from) with its run, even when r broke after it.
+func runBatch(r protocol.Runner, b *genBatch, from, n int, rep *FuzzReport) (int, protocol.TraceRun, error) {
 	fail, calls := -1, 0
 	var failRun protocol.TraceRun
-	err := r.RunTraces(b.sent[:n], func(i int, run protocol.TraceRun) {
+	err := r.RunTraces(b.sent[from:from+n], func(i int, run protocol.TraceRun) {
 		if i != calls || i >= n {
 			return // a runner breaking its contract; caught below
 		}
 		calls++
 		rep.Traces++
-		rep.Ops += len(b.want[i].Results)
+		rep.Ops += len(b.want[from+i].Results)
 		switch {
 		case run.Skipped != "":
 			rep.Skipped++
-		case fail < 0 && fails(b.sent[i], b.want[i], run):
+		case fail < 0 && fails(b.sent[from+i], b.want[from+i], run):
 			fail, failRun = i, run
 		}
 	})

@@ -35,19 +35,20 @@ type genBatch struct {
 	done   chan struct{}    // closed once the fields are set
 }
 
-// cut returns how many traces of b to run: up to the one whose ops bring
-// the count to left, or all of them when left <= 0 (no bound).
-func (b *genBatch) cut(left int) int {
+// cut returns how many of the n traces of b from from to run: up to the
+// one whose ops bring the count to left, or all n when left <= 0 (no
+// bound).
+func (b *genBatch) cut(from, n, left int) int {
 	if left <= 0 {
-		return len(b.sent)
+		return n
 	}
-	for i, w := range b.want {
+	for i, w := range b.want[from : from+n] {
 		left -= len(w.Results)
 		if left <= 0 {
 			return i + 1
 		}
 	}
-	return len(b.sent)
+	return n
 }
 
 // generator generates batches ahead of the runner on parallel workers and

@@ -88,6 +88,8 @@ const (
 	ShrinkDone ShrinkStop = ""
 	// ShrinkBroken: the runner broke (or returned another error).
 	ShrinkBroken ShrinkStop = "the runner broke"
+	// ShrinkDeadline: the run's deadline (FuzzOptions.Deadline) passed.
+	ShrinkDeadline ShrinkStop = "the deadline passed"
 	// ShrinkTimeLimit: ShrinkLimits.Deadline (FuzzOptions.ShrinkTime)
 	// passed.
 	ShrinkTimeLimit ShrinkStop = "the shrink time passed"

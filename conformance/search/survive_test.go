@@ -10,8 +10,79 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
+	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
+
+// slowRunner runs traces in process, each at least per late: a port that
+// answers slowly, however fast the machine.
+type slowRunner struct {
+	protocol.SubjectRunner
+	per time.Duration
+}
+
+func (s slowRunner) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	return s.SubjectRunner.RunTraces(ts, func(i int, run protocol.TraceRun) {
+		time.Sleep(s.per)
+		each(i, run)
+	})
+}
+
+// A duration bounds the run within about a trace's time, however slow the
+// runner: every trace takes at least 20ms, so a run of a second has room
+// for about 50, never for the 64 of a whole batch (which it ran before the
+// calls were paced). The duration is scaled, so that a machine too busy to
+// generate the first traces within it still runs some.
+func TestFuzzEndsWithinATraceOfItsDuration(t *testing.T) {
+	per, duration := 20*time.Millisecond, slowdown.Scale(time.Second)
+	r := slowRunner{protocol.SubjectRunner{S: oracle.Model{}}, per}
+	start := time.Now()
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Duration: duration})
+	took := time.Since(start)
+	if err != nil || rep.Found != nil || rep.Traces == 0 {
+		t.Fatalf("Fuzz = %+v, %v", rep, err)
+	}
+	// Each call is sized to half the time left; the last, of one trace,
+	// may start just before the end.
+	if most := int(duration/per) + 2; rep.Traces > most {
+		t.Errorf("Fuzz(duration %v, %v a trace) ran %d traces, want at most %d", duration, per, rep.Traces, most)
+	}
+	if bound := duration + slowdown.Scale(30*time.Second); took > bound {
+		t.Errorf("Fuzz(duration %v) took %v, more than %v", duration, took, bound)
+	}
+	t.Logf("%d traces in %v", rep.Traces, took)
+}
+
+// A deadline that passes before the bound cuts the run short: TimedOut,
+// no error, and what ran counted.
+func TestFuzzStopsAtItsDeadlineIncomplete(t *testing.T) {
+	per, within := 20*time.Millisecond, slowdown.Scale(time.Second)
+	r := slowRunner{protocol.SubjectRunner{S: oracle.Model{}}, per}
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 1 << 30, Deadline: time.Now().Add(within)})
+	if most := int(within/per) + 2; err != nil || rep.Found != nil || !rep.TimedOut || rep.Traces == 0 || rep.Traces > most {
+		t.Errorf("Fuzz past its deadline = %+v, %v; want TimedOut after 1 to %d traces, no error", rep, err, most)
+	}
+}
+
+// deadlineBreaker breaks as a port does when its overall deadline passes
+// (protocol.PortOptions.Deadline): on its call of one trace after the
+// first after ones, it waits until then and returns a *BrokenError.
+type deadlineBreaker struct {
+	protocol.Runner
+	deadline time.Time
+	singles  *int // calls of one trace (shrinking's) so far
+	after    int  // break on the single call after this many
+}
+
+func (d deadlineBreaker) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	if len(ts) == 1 {
+		if *d.singles++; *d.singles > d.after {
+			time.Sleep(time.Until(d.deadline))
+			return &protocol.BrokenError{What: "the overall deadline passed", Trace: 0, Op: -1}
+		}
+	}
+	return d.Runner.RunTraces(ts, each)
+}
 
 // A break while shrinking does not lose the divergence: Found holds the
 // smallest failing trace reached, ShrinkStop says the runner broke (with
@@ -51,6 +122,27 @@ func (b breakingShrink) RunTraces(ts []oracle.Trace, each func(int, protocol.Tra
 		}
 	}
 	return b.SubjectRunner.RunTraces(ts, each)
+}
+
+// The deadline passing while shrinking stops it and keeps the divergence:
+// ShrinkDeadline, no error, and no fresh run (the time is up).
+func TestFuzzKeepsTheDivergenceWhenTheDeadlinePassesWhileShrinking(t *testing.T) {
+	deadline := time.Now().Add(slowdown.Scale(2 * time.Second))
+	singles := 0
+	r := deadlineBreaker{protocol.SubjectRunner{S: limRetryMutant}, deadline, &singles, 3}
+	fresh := func() (protocol.Runner, func() error, error) {
+		t.Error("Fresh called after the deadline")
+		return nil, nil, errors.New("no")
+	}
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 50_000, Deadline: deadline, Fresh: fresh})
+	if err != nil || rep.Found == nil || rep.TimedOut {
+		t.Fatalf("Fuzz = %+v, %v; want a counterexample", rep, err)
+	}
+	ce := rep.Found
+	if ce.ShrinkStop != search.ShrinkDeadline || ce.ShrinkRuns < 1 || ce.ShrinkRuns > 4 || ce.Confirmation != search.Unconfirmed || ce.ConfirmErr == nil {
+		t.Errorf("ShrinkStop %q after %d runs, Confirmation %q (%v); want the deadline within 4 runs, unconfirmed", ce.ShrinkStop, ce.ShrinkRuns, ce.Confirmation, ce.ConfirmErr)
+	}
+	checkCounterexampleCase(t, ce, limRetryMutant)
 }
 
 // Limits that stop shrinking say which.
