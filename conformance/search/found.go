@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
@@ -32,15 +33,15 @@ type Counterexample struct {
 	// (-model +runner); nil when Fault is set.
 	Divergence *oracle.Divergence
 	// Fault is set when the runner could not apply a request of Trace
-	// (PROTO-6 fault): its message. FaultOp is the
+	// (PROTO-6 fault): its message, cut to MaxText bytes. FaultOp is the
 	// op's index, -1 for open.
 	Fault   string
 	FaultOp int
 
 	// Run is the runner's run of Trace: on the fresh runner when
 	// Confirmation is Confirmed or ConfirmedOriginal, else in the
-	// conversation that found it; Stderr shows what a port wrote while it
-	// ran.
+	// conversation that found it. Its strings are cut to MaxText bytes;
+	// Stderr shows what a port wrote while it ran.
 	Run protocol.TraceRun
 	// ShrinkRuns is the number of candidate traces shrinking ran.
 	ShrinkRuns int
@@ -89,11 +90,48 @@ const (
 	NotReproducible Confirmation = "not reproducible"
 )
 
+// MaxText is the most bytes of one string the implementation controls (a
+// fault or skip message, its stderr) that a Counterexample or a FuzzReport
+// keeps: a longer one is cut and says how many bytes were cut.
+const MaxText = 4 << 10
+
+// cutText returns s cut to MaxText bytes (at a rune boundary), a copy
+// that keeps nothing of s alive, ending "... (N bytes cut)".
+func cutText(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	i := MaxText
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.Clone(s[:i]) + fmt.Sprintf("... (%d bytes cut)", len(s)-i)
+}
+
+// cutTail returns the last MaxText bytes of s, starting "(N bytes cut)
+// ...": the end of a stream is what says the most.
+func cutTail(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	i := len(s) - MaxText
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return fmt.Sprintf("(%d bytes cut) ...", i) + strings.Clone(s[i:])
+}
+
+// cutRun returns run with its strings cut to MaxText.
+func cutRun(run protocol.TraceRun) protocol.TraceRun {
+	run.Fault, run.Skipped, run.Stderr = cutText(run.Fault), cutText(run.Skipped), cutTail(run.Stderr)
+	return run
+}
+
 // foundTrace is the first failing trace of a run, as Fuzz found it.
 type foundTrace struct {
 	index      int
 	orig, sent oracle.Trace      // as generated and as sent
-	run        protocol.TraceRun // its run
+	run        protocol.TraceRun // its run, cut
 	start      time.Time         // the start of the run
 	err        error             // the runner's error in the call that ran it
 }
@@ -133,7 +171,7 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 		if err != nil || !fails(t, want, got) {
 			return false
 		}
-		c.Trace, c.Run = t, got // Shrink keeps every candidate that fails
+		c.Trace, c.Run = t, cutRun(got) // Shrink keeps every candidate that fails
 		return true
 	}
 	s := shrinkTrace(r, c.Trace, pred, lim)
@@ -211,7 +249,7 @@ func freshRun(fresh func() (protocol.Runner, func() error, error), t oracle.Trac
 	if err != nil {
 		return protocol.TraceRun{}, false, fmt.Errorf("search: %s, fresh: %w", r.Name(), err)
 	}
-	return run, fails(t, want, run), nil
+	return cutRun(run), fails(t, want, run), nil
 }
 
 // finish fills in the divergence or fault and the case of c's trace.

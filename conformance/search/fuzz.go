@@ -25,8 +25,9 @@ type FuzzOptions struct {
 	// its bound is incomplete (FuzzReport.TimedOut), and shrinking stops
 	// at it (ShrinkDeadline).
 	Deadline time.Time
-	// Ops stops the run once the traces run carry this many ops (the
-	// trace that reaches the bound runs whole); 0 means no bound.
+	// Ops stops the run once the traces sent carry this many ops, run or
+	// skipped (the trace that reaches the bound runs whole); 0 means no
+	// bound.
 	Ops int
 	// Components are the components to fuzz, in the order traces cycle
 	// through them; nil means every component the runner implements.
@@ -59,11 +60,16 @@ const (
 
 // FuzzStatus is how far a Fuzz run has come.
 type FuzzStatus struct {
-	Traces  int           // traces run (skipped ones included)
-	Ops     int           // ops those traces carried (none for a config the model refuses)
-	Skipped int           // traces the runner declined (PROTO-6 skipped)
-	Elapsed time.Duration // since the run started
+	Traces     int           // traces run (skipped ones included)
+	Ops        int           // the ops of the traces run and not skipped: checked against the model
+	Skipped    int           // traces the runner declined (PROTO-6 skipped)
+	SkippedOps int           // the ops of the skipped traces: sent, never checked
+	Elapsed    time.Duration // since the run started
 }
+
+// Checked reports whether the run checked anything: some trace ran and
+// was not skipped.
+func (s FuzzStatus) Checked() bool { return s.Traces > s.Skipped }
 
 // FuzzReport is the result of a Fuzz run: how far it came and the
 // counterexample it found, if any.
@@ -74,12 +80,15 @@ type FuzzReport struct {
 	// reached its bound and found nothing: the run is incomplete, and
 	// FuzzStatus counts what it did.
 	TimedOut bool
+	// FirstSkip is the runner's reason for the first trace it skipped
+	// (cut to MaxText bytes); empty when it skipped none.
+	FirstSkip string
 }
 
 // Fuzz runs random traces through r and compares every outcome with the
 // model's (oracle.Model): trace i is GenFuzzTrace(comps[i%len(comps)],
 // opt.Seed, i), sent in calls of at most opt.Batch traces. A trace the
-// runner skips is counted, not failed; a divergence or a fault is a
+// runner skips is counted apart, not failed; a divergence or a fault is a
 // failure. The first failing trace, in index order, is shrunk (Shrink,
 // re-running candidates through r, within opt.ShrinkTime, opt.ShrinkRuns
 // and opt.Deadline), confirmed alone on a fresh runner (opt.Fresh) and
@@ -117,7 +126,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	for {
 		now := time.Now()
 		switch {
-		case opt.Ops > 0 && rep.Ops >= opt.Ops,
+		case opt.Ops > 0 && rep.Ops+rep.SkippedOps >= opt.Ops,
 			opt.Duration > 0 && now.Sub(start) >= opt.Duration:
 			return rep, nil
 		case opt.pastDeadline(now):
@@ -129,7 +138,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 				return rep, b.err
 			}
 		}
-		n := b.cut(from, min(pace.size(now), len(b.sent)-from), opt.Ops-rep.Ops)
+		n := b.cut(from, min(pace.size(now), len(b.sent)-from), opt.Ops-rep.Ops-rep.SkippedOps)
 		fail, failRun, err := runBatch(r, b, from, n, &rep)
 		pace.ran(n, time.Since(now))
 		rep.Elapsed = time.Since(start)
@@ -247,8 +256,9 @@ func brokenTrace(err error) int {
 }
 
 // runBatch runs the n traces of b from from through r, counting them in
-// rep, and returns the first failing one (-1 for none, else its index from
-// from) with its run, even when r broke after it.
+// rep up to the first failing one, and returns that one (-1 for none, else
+// its index from from) with its run, cut to MaxText. A failing trace is
+// returned even when r broke after it.
 func runBatch(r protocol.Runner, b *genBatch, from, n int, rep *FuzzReport) (int, protocol.TraceRun, error) {
 	fail, calls := -1, 0
 	var failRun protocol.TraceRun
@@ -256,14 +266,23 @@ func runBatch(r protocol.Runner, b *genBatch, from, n int, rep *FuzzReport) (int
 		if i != calls || i >= n {
 			return // a runner breaking its contract; caught below
 		}
-		calls++
+		if calls++; fail >= 0 {
+			return // not checked: the run ends at its first failing trace
+		}
 		rep.Traces++
-		rep.Ops += len(b.want[from+i].Results)
+		ops := len(b.want[from+i].Results)
 		switch {
 		case run.Skipped != "":
 			rep.Skipped++
-		case fail < 0 && fails(b.sent[from+i], b.want[from+i], run):
-			fail, failRun = i, run
+			rep.SkippedOps += ops
+			if rep.FirstSkip == "" {
+				rep.FirstSkip = cutText(run.Skipped)
+			}
+		case fails(b.sent[from+i], b.want[from+i], run):
+			rep.Ops += ops
+			fail, failRun = i, cutRun(run)
+		default:
+			rep.Ops += ops
 		}
 	})
 	if err == nil && calls != n {

@@ -253,3 +253,43 @@ func TestFuzzConfirmsTheCounterexampleOnAFreshRunner(t *testing.T) {
 		}
 	}
 }
+
+// Skipped traces' ops are counted apart from the ops run, and a run that
+// skipped every trace checked nothing.
+func TestFuzzCountsSkippedOpsApart(t *testing.T) {
+	r := skipper{protocol.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
+	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 5, Ops: 5000})
+	if err != nil || rep.Found != nil {
+		t.Fatalf("Fuzz = %+v, %v", rep.Found, err)
+	}
+	if rep.SkippedOps == 0 || rep.Ops == 0 || rep.Ops+rep.SkippedOps < 5000 || !rep.Checked() || rep.FirstSkip != "not today" {
+		t.Errorf("Fuzz = %+v, first skip %q; want ops run and skipped apart, together the bound", rep.FuzzStatus, rep.FirstSkip)
+	}
+	all := skipper{protocol.SubjectRunner{S: limRetryMutant}, oracle.Lim}
+	rep, err = search.Fuzz(all, search.FuzzOptions{Seed: 5, Ops: 2000})
+	if err != nil || rep.Found != nil || rep.Ops != 0 || rep.SkippedOps < 2000 || rep.Checked() {
+		t.Errorf("Fuzz(skips all) = %+v, %v; want 0 ops run, nothing checked", rep.FuzzStatus, err)
+	}
+}
+
+// bigFaults faults every op with a message of 1 MiB.
+var bigFaults = mutant{name: "big faults", comp: oracle.Lim,
+	do: func(oracle.Op, oracle.Result) (oracle.Result, error) {
+		return oracle.Result{}, errors.New("out of memory: " + strings.Repeat("x", 1<<20))
+	}}
+
+// A counterexample keeps at most MaxText bytes of a string the port
+// controls, and says how much it cut.
+func TestCounterexampleCutsLongPortText(t *testing.T) {
+	rep, err := search.Fuzz(protocol.SubjectRunner{S: bigFaults}, search.FuzzOptions{Seed: 1, Ops: 1000})
+	if err != nil || rep.Found == nil {
+		t.Fatalf("Fuzz = %+v, %v", rep, err)
+	}
+	f := rep.Found.Fault
+	if len(f) > search.MaxText+40 || !strings.HasPrefix(f, "out of memory: xxx") || !strings.HasSuffix(f, "... (1044495 bytes cut)") {
+		t.Errorf("Fault is %d bytes, ending %q; want %d and the bytes cut", len(f), f[max(len(f)-40, 0):], search.MaxText)
+	}
+	if n := len(rep.Found.Report("big")); n > 3*search.MaxText {
+		t.Errorf("Report is %d bytes, want the fault cut", n)
+	}
+}
