@@ -107,8 +107,8 @@ func (c cli) defaultFuzz() int {
 		}
 		return exitFailed
 	}
-	fmt.Fprintf(c.stdout, "fuzz: seed 1, %d traces, %d ops over every component: no divergence (%v, %.0f ops/s)\n",
-		rep.Traces, rep.Ops, rep.Elapsed.Round(time.Millisecond), float64(rep.Ops)/max(rep.Elapsed.Seconds(), 1e-9))
+	fmt.Fprintf(c.stdout, "fuzz: seed 1, %s over every component: no divergence (%v, %.0f ops/s)\n",
+		fuzzCounts(rep.FuzzStatus), rep.Elapsed.Round(time.Millisecond), opsRate(rep.FuzzStatus))
 	return exitOK
 }
 

@@ -132,6 +132,8 @@ func fakeportMain() {
 				os.Exit(0)
 			}
 		}
+	case "bigfault-after", "skip-after":
+		s, edit = fuzzHostile(mode, n, &hello)
 	default:
 		fail("fakeport: unknown mode " + mode + "\n" + fakeportUsage)
 	}

@@ -15,18 +15,23 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
+// fuzzStatuses are fuzz's exit statuses, for its usage text.
+const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\n" +
+	"broke the protocol, 4 incomplete: every trace was skipped (without -allow-empty)"
+
 func (c cli) fuzzCmd(args []string) int {
-	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, printed, and written\nas a vector file. The same -seed generates the same traces.", "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\nbroke the protocol")
+	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, printed, and written\nas a vector file. The same -seed generates the same traces.", fuzzStatuses)
 	var pf portFlags
 	var comps listFlag
 	pf.register(fs, 10*time.Minute)
 	seed := fs.Uint64("seed", 0, "the generator's seed (0: a random one, printed)")
 	duration := fs.Duration("duration", 0, "generate for this long (default 10s unless -ops is given)")
-	ops := fs.Int("ops", 0, "stop after this many operations")
+	ops := fs.Int("ops", 0, "stop after this many operations (run or skipped)")
 	out := fs.String("out", "", "write the counterexample vector to `FILE` (default limcheck-counterexample-<component>-<seed>.json in the current directory)")
 	shrinkTime := fs.Duration("shrink-time", 30*time.Second, "the longest shrinking may take")
 	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
+	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked)")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
@@ -80,7 +85,7 @@ func (c cli) fuzzCmd(args []string) int {
 	port, err := pf.open()
 	var broken *protocol.BrokenError
 	if errors.As(err, &broken) && *jsonOut {
-		return c.fuzzJSON(search.FuzzReport{}, "", "handshake: "+broken.What, broken.Stderr, repro, exitBroken)
+		return c.fuzzJSON(search.FuzzReport{}, "", "handshake: "+broken.What, broken.Stderr, "", repro, exitBroken)
 	}
 	if err != nil {
 		return c.portProblem(&pf, err)
@@ -100,7 +105,8 @@ func (c cli) fuzzCmd(args []string) int {
 				return
 			}
 			shown = s.Elapsed
-			fmt.Fprintf(c.stderr, "\rfuzz: %d traces, %d ops (%.0f ops/s), %d skipped, %v ", s.Traces, s.Ops, float64(s.Ops)/max(s.Elapsed.Seconds(), 1e-9), s.Skipped, s.Elapsed.Round(time.Second))
+			fmt.Fprintf(c.stderr, "\rfuzz: %d traces, %d ops run (%.0f ops/s), %d traces (%d ops) skipped, %v ",
+				s.Traces, s.Ops, opsRate(s), s.Skipped, s.SkippedOps, s.Elapsed.Round(time.Second))
 		}
 	}
 	if !*jsonOut {
@@ -113,9 +119,9 @@ func (c cli) fuzzCmd(args []string) int {
 	}
 	if errors.As(fuzzErr, &broken) || (fuzzErr == nil && errors.As(closeErr, &broken)) {
 		if *jsonOut {
-			return c.fuzzJSON(rep, "", broken.What, broken.Stderr, repro, exitBroken)
+			return c.fuzzJSON(rep, "", broken.What, broken.Stderr, "", repro, exitBroken)
 		}
-		fmt.Fprintf(c.stdout, "the port broke the protocol after %d traces, %d ops: %s\n", rep.Traces, rep.Ops, broken.What)
+		fmt.Fprintf(c.stdout, "the port broke the protocol after %s: %s\n", fuzzCounts(rep.FuzzStatus), broken.What)
 		printStderr(c.stdout, broken.Stderr)
 		fmt.Fprintf(c.stdout, "reproduce: %s\n", repro)
 		return exitBroken
@@ -124,13 +130,8 @@ func (c cli) fuzzCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", fuzzErr)
 		return exitUsage
 	}
-	rate := float64(rep.Ops) / max(rep.Elapsed.Seconds(), 1e-9)
 	if rep.Found == nil {
-		if *jsonOut {
-			return c.fuzzJSON(rep, "", "", "", repro, exitOK)
-		}
-		fmt.Fprintf(c.stdout, "no divergence: %d traces, %d ops, %d skipped in %v (%.0f ops/s)\n", rep.Traces, rep.Ops, rep.Skipped, rep.Elapsed.Round(time.Millisecond), rate)
-		return exitOK
+		return c.fuzzNothing(rep, *allowEmpty, *jsonOut, repro)
 	}
 	file := *out
 	if file == "" {
@@ -145,7 +146,7 @@ func (c cli) fuzzCmd(args []string) int {
 		return exitUsage
 	}
 	if *jsonOut {
-		return c.fuzzJSON(rep, file, "", "", repro, exitFailed)
+		return c.fuzzJSON(rep, file, "", "", "", repro, exitFailed)
 	}
 	printCounterexample(c, rep, file, &pf, repro)
 	return exitFailed
@@ -154,8 +155,8 @@ func (c cli) fuzzCmd(args []string) int {
 // printCounterexample prints a found divergence for people.
 func printCounterexample(c cli, rep search.FuzzReport, file string, pf *portFlags, repro string) {
 	f := rep.Found
-	fmt.Fprintf(c.stdout, "DIVERGENCE after %d traces, %d ops (%v): trace %d of seed %d, %d ops, shrunk to %d ops in %d runs (%v)\n",
-		rep.Traces, rep.Ops, f.FoundAfter.Round(time.Millisecond), f.Index, f.Seed, len(f.Original.Ops), len(f.Trace.Ops), f.ShrinkRuns, f.ShrinkTime.Round(time.Millisecond))
+	fmt.Fprintf(c.stdout, "DIVERGENCE after %s (%v): trace %d of seed %d, %d ops, shrunk to %d ops in %d runs (%v)\n",
+		fuzzCounts(rep.FuzzStatus), f.FoundAfter.Round(time.Millisecond), f.Index, f.Seed, len(f.Original.Ops), len(f.Trace.Ops), f.ShrinkRuns, f.ShrinkTime.Round(time.Millisecond))
 	if !f.Reproduced {
 		fmt.Fprintln(c.stdout, "warning: the trace did not fail again when re-run, so it was not shrunk: the port answers the same ops differently (state leaking between instances, time, randomness?)")
 	}
@@ -186,8 +187,52 @@ func divergenceText(f *search.Counterexample, name string) string {
 	return indent(d.Text("model", name), "  ")
 }
 
+// fuzzNothing reports a run that found no divergence: status 0, or 4
+// (incomplete) when nothing was checked, unless allowEmpty.
+func (c cli) fuzzNothing(rep search.FuzzReport, allowEmpty, jsonOut bool, repro string) int {
+	incomplete := ""
+	switch {
+	case !rep.Checked() && allowEmpty:
+	case rep.Traces == 0:
+		incomplete = "nothing was checked: no trace ran"
+	case !rep.Checked():
+		incomplete = "nothing was checked: the port skipped every trace"
+	}
+	status := exitOK
+	if incomplete != "" {
+		status = exitIncomplete
+	}
+	if jsonOut {
+		return c.fuzzJSON(rep, "", "", "", incomplete, repro, status)
+	}
+	counts := fuzzCounts(rep.FuzzStatus)
+	if incomplete != "" {
+		fmt.Fprintf(c.stdout, "INCOMPLETE: %s, after %s in %v: no divergence in what ran\n", incomplete, counts, rep.Elapsed.Round(time.Millisecond))
+		if rep.FirstSkip != "" {
+			fmt.Fprintf(c.stdout, "  the first trace skipped: %s\n", rep.FirstSkip)
+		}
+		fmt.Fprintln(c.stdout, "  (--allow-empty accepts a run that checks nothing)")
+		fmt.Fprintf(c.stdout, "reproduce: %s\n", repro)
+		return status
+	}
+	fmt.Fprintf(c.stdout, "no divergence: %s in %v (%.0f ops/s)\n", counts, rep.Elapsed.Round(time.Millisecond), opsRate(rep.FuzzStatus))
+	if !rep.Checked() {
+		fmt.Fprintln(c.stdout, "  nothing was checked: the port skipped every trace (--allow-empty)")
+	}
+	return status
+}
+
+// fuzzCounts is how far a fuzz run came, as its report lines say it:
+// traces, ops run, and what was skipped apart.
+func fuzzCounts(s search.FuzzStatus) string {
+	return fmt.Sprintf("%d traces, %d ops run, %d traces (%d ops) skipped", s.Traces, s.Ops, s.Skipped, s.SkippedOps)
+}
+
+// opsRate is the ops run per second.
+func opsRate(s search.FuzzStatus) float64 { return float64(s.Ops) / max(s.Elapsed.Seconds(), 1e-9) }
+
 // fuzzJSON prints the fuzz result as JSON.
-func (c cli) fuzzJSON(rep search.FuzzReport, file, broken, stderr, repro string, status int) int {
+func (c cli) fuzzJSON(rep search.FuzzReport, file, broken, stderr, incomplete, repro string, status int) int {
 	type found struct {
 		Seed       uint64           `json:"seed"`
 		Index      int              `json:"index"`
@@ -202,16 +247,19 @@ func (c cli) fuzzJSON(rep search.FuzzReport, file, broken, stderr, repro string,
 		Stderr     string           `json:"stderr,omitempty"`
 	}
 	out := struct {
-		Traces    int     `json:"traces"`
-		Ops       int     `json:"ops"`
-		Skipped   int     `json:"skipped"`
-		ElapsedMS int64   `json:"elapsed_ms"`
-		OpsPerSec float64 `json:"ops_per_second"`
-		Found     *found  `json:"found,omitempty"`
-		Broken    string  `json:"broken,omitempty"`
-		Stderr    string  `json:"broken_stderr,omitempty"`
-		Reproduce string  `json:"reproduce"`
-	}{rep.Traces, rep.Ops, rep.Skipped, rep.Elapsed.Milliseconds(), float64(rep.Ops) / max(rep.Elapsed.Seconds(), 1e-9), nil, broken, stderr, repro}
+		Traces     int     `json:"traces"`
+		Ops        int     `json:"ops"`
+		Skipped    int     `json:"skipped"`
+		SkippedOps int     `json:"skipped_ops"`
+		FirstSkip  string  `json:"first_skip,omitempty"`
+		ElapsedMS  int64   `json:"elapsed_ms"`
+		OpsPerSec  float64 `json:"ops_per_second"`
+		Found      *found  `json:"found,omitempty"`
+		Broken     string  `json:"broken,omitempty"`
+		Stderr     string  `json:"broken_stderr,omitempty"`
+		Incomplete string  `json:"incomplete,omitempty"`
+		Reproduce  string  `json:"reproduce"`
+	}{rep.Traces, rep.Ops, rep.Skipped, rep.SkippedOps, rep.FirstSkip, rep.Elapsed.Milliseconds(), opsRate(rep.FuzzStatus), nil, broken, stderr, incomplete, repro}
 	if f := rep.Found; f != nil {
 		out.Found = &found{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns,
 			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: file, Case: f.Case, Fault: f.Fault, Stderr: f.Run.Stderr}

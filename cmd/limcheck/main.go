@@ -23,10 +23,11 @@ import (
 //
 // spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol"
 const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-	exitBroken = 3
+	exitOK         = 0
+	exitFailed     = 1
+	exitUsage      = 2
+	exitBroken     = 3
+	exitIncomplete = 4
 )
 
 func main() {
