@@ -177,6 +177,7 @@ type portFlags struct {
 	requestTimeout   time.Duration
 	handshakeTimeout time.Duration
 	timeout          time.Duration
+	deadline         time.Time // the end of the whole run: set by the first open, kept by the next
 }
 
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
@@ -201,9 +202,13 @@ func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
 	return false
 }
 
-// open starts the port, or the bundled implementation in process.
+// open starts the port, or the bundled implementation in process. Every
+// port it starts shares the deadline the first one got.
 func (pf *portFlags) open() (*protocol.Port, error) {
-	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: time.Now().Add(pf.timeout)}
+	if pf.deadline.IsZero() {
+		pf.deadline = time.Now().Add(pf.timeout)
+	}
+	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: pf.deadline}
 	if pf.command == "" {
 		return bundled(opt)
 	}
