@@ -15,11 +15,11 @@ import (
 // fuzzModes are the fakeport modes of the fuzz scripts (fuzz_*.txtar),
 // each a port that defeats one way limcheck fuzz could lose or misreport
 // what it found. N counts replies, ops or opens as each says.
-const fuzzModes = `fuzz modes: lie-crash-after N, lie-hang-after N (lying, then crash
-  or hang at open N+1), leak-after N (lies on every instance after its Nth
-  open), lie-after N (lies on every lim_take after its Nth op), bigfault-after N
-  (a 1 MiB fault for every op after the Nth), skip-after N (skips every open
-  after the Nth)`
+const fuzzModes = `fuzz modes: slow-after N (every reply after the Nth 20ms late),
+  lie-crash-after N, lie-hang-after N (lying, then crash or hang at open N+1),
+  leak-after N (lies on every instance after its Nth open), lie-after N (lies on
+  every lim_take after its Nth op), bigfault-after N (a 1 MiB fault for every op
+  after the Nth), skip-after N (skips every open after the Nth)`
 
 // fuzzHostile returns the subject and reply editor (nil: none) of fuzz
 // mode mode with argument n, and edits the port's hello.
@@ -40,6 +40,13 @@ func fuzzHostile(mode string, n int, hello *protocol.Hello) (oracle.Subject, fun
 		return s
 	}
 	switch mode {
+	case "slow-after":
+		return oracle.Model{}, func(w io.Writer, i int, line []byte) {
+			if i > n {
+				time.Sleep(20 * time.Millisecond)
+			}
+			w.Write(line) //nolint:errcheck // see lineWriter
+		}
 	case "lie-crash-after", "lie-hang-after":
 		return limOnly(&leaky{breakAfter: n, hang: mode == "lie-hang-after"}), nil
 	case "leak-after":
