@@ -107,11 +107,11 @@ func (c cli) defaultFuzz() int {
 		if f.Divergence != nil {
 			fmt.Fprint(c.stdout, divergenceText(f, "impl"))
 		} else {
-			fmt.Fprintf(c.stdout, "  fault at %s: %s\n", opLabel(f.FaultOp), f.Fault)
+			fmt.Fprintf(c.stdout, "  fault at %s: %s\n", opLabel(f.FaultOp), clean(f.Fault))
 		}
 		return exitFailed
 	case err != nil:
-		fmt.Fprintf(c.stdout, "fuzz: %s\n", err.Error())
+		fmt.Fprintf(c.stdout, "fuzz: %s\n", clean(err.Error()))
 		return exitBroken
 	}
 	fmt.Fprintf(c.stdout, "fuzz: seed 1, %s over every component: no divergence (%v, %.0f ops/s)\n",

@@ -19,7 +19,9 @@ const fuzzModes = `fuzz modes: slow-after N (every reply after the Nth 20ms late
   lie-crash-after N, lie-hang-after N (lying, then crash or hang at open N+1),
   leak-after N (lies on every instance after its Nth open), lie-after N (lies on
   every lim_take after its Nth op), bigfault-after N (a 1 MiB fault for every op
-  after the Nth), skip-after N (skips every open after the Nth)`
+  after the Nth), evil-after N (controls in its hello, in its faults after N ops,
+  and in its stderr as it crashes at open 6), skip-after N (skips every open
+  after the Nth)`
 
 // fuzzHostile returns the subject and reply editor (nil: none) of fuzz
 // mode mode with argument n, and edits the port's hello.
@@ -55,6 +57,9 @@ func fuzzHostile(mode string, n int, hello *protocol.Hello) (oracle.Subject, fun
 		return limOnly(&leaky{afterOps: n}), nil
 	case "bigfault-after":
 		return limOnly(&faulty{after: n, msg: "out of memory: " + strings.Repeat("x", 1<<20-200)}), nil
+	case "evil-after":
+		hello.Name, hello.Version = "evil\x1b]0;owned\x07\r\nPASS   forged", "1\x1b[2J"
+		return limOnly(&faulty{after: n, msg: "boom\x1b[31m\r\nPASS   lim-forged-001 \u202eexe.txt", crashAt: 6, stderr: "warn\x1b[2J\rFAIL forged\n"}), nil
 	case "skip-after":
 		return limOnly(&faulty{after: n, skipOpens: true}), nil
 	}
@@ -101,17 +106,22 @@ func (i *leakyLim) Do(op oracle.Op) (oracle.Result, error) {
 }
 
 // faulty is the model that, after its first after ops (or opens, with
-// skipOpens), faults every op with msg or skips every open.
+// skipOpens), faults every op with msg or skips every open; with crashAt,
+// it writes stderr on stderr and exits 1 at that open.
 type faulty struct {
 	oracle.Model
-	after      int
-	msg        string
-	skipOpens  bool
-	opens, ops int
+	after, crashAt int
+	msg, stderr    string
+	skipOpens      bool
+	opens, ops     int
 }
 
 func (f *faulty) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
-	if f.opens++; f.skipOpens && f.opens > f.after {
+	if f.opens++; f.opens == f.crashAt {
+		os.Stderr.WriteString(f.stderr) //nolint:errcheck // best effort
+		os.Exit(1)
+	}
+	if f.skipOpens && f.opens > f.after {
 		return nil, "", fmt.Errorf("%w: not today", oracle.ErrUnsupported)
 	}
 	inst, class, err := f.Model.Open(c, cfg)

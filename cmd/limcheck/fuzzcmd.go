@@ -94,7 +94,7 @@ func (c cli) fuzzCmd(args []string) int {
 	}
 	for _, comp := range cs {
 		if !port.Implements(comp) {
-			fmt.Fprintf(c.stderr, "limcheck fuzz: the port does not implement %s (its hello lists %s)\n", comp, fmt.Sprint(port.Hello().Components))
+			fmt.Fprintf(c.stderr, "limcheck fuzz: the port does not implement %s (its hello lists %s)\n", comp, clean(fmt.Sprint(port.Hello().Components)))
 			port.Close() //nolint:errcheck // a usage error is the news
 			return exitUsage
 		}
@@ -105,7 +105,7 @@ func (c cli) fuzzCmd(args []string) int {
 		opt.Progress = c.fuzzProgress()
 	}
 	if !*jsonOut {
-		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", port.Hello().Name, port.Hello().Version, *seed)
+		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), *seed)
 	}
 	rep, fuzzErr := search.Fuzz(port, opt)
 	closeErr := port.Close()
@@ -168,6 +168,7 @@ func (pf *portFlags) fresh() (protocol.Runner, func() error, error) {
 // is the news, and the rest is reported beside it.
 func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr error) int {
 	f := res.rep.Found
+	f.Case.Description = clean(f.Case.Description) // the port's name is in it
 	res.file = out
 	if res.file == "" {
 		res.file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
@@ -230,10 +231,10 @@ func (res *fuzzOutcome) shrinkStopped() string {
 	case search.ShrinkRunLimit:
 		why = "-shrink-runs reached"
 	default:
-		why = f.ShrinkErr.Error()
+		why = clean(f.ShrinkErr.Error())
 		var be *protocol.BrokenError
 		if errors.As(f.ShrinkErr, &be) {
-			why = "the port broke the protocol: " + be.What
+			why = "the port broke the protocol: " + clean(be.What)
 		}
 	}
 	return fmt.Sprintf("shrinking stopped after %d runs: %s", f.ShrinkRuns, why)
@@ -254,7 +255,7 @@ func (res *fuzzOutcome) confirmation() string {
 			return "not confirmed in a fresh process: the --timeout passed"
 		}
 		if f.ConfirmErr != nil {
-			return "not confirmed in a fresh process: " + f.ConfirmErr.Error()
+			return "not confirmed in a fresh process: " + clean(f.ConfirmErr.Error())
 		}
 	}
 	return ""

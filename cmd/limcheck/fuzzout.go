@@ -26,7 +26,7 @@ func (c cli) fuzzText(res *fuzzOutcome) int {
 	counts := fuzzCounts(rep.FuzzStatus)
 	switch {
 	case res.broken != nil:
-		fmt.Fprintf(c.stdout, "the port broke the protocol after %s: %s\n", counts, res.broken.What)
+		fmt.Fprintf(c.stdout, "the port broke the protocol after %s: %s\n", counts, clean(res.broken.What))
 		if res.broken.Stderr != "" {
 			fmt.Fprintln(c.stdout, "port stderr (last lines):")
 			fmt.Fprint(c.stdout, portLines(res.broken.Stderr, "  | "))
@@ -34,7 +34,7 @@ func (c cli) fuzzText(res *fuzzOutcome) int {
 	case res.incomplete != "":
 		fmt.Fprintf(c.stdout, "INCOMPLETE: %s, after %s in %v: no divergence in what ran\n", res.incomplete, counts, rep.Elapsed.Round(time.Millisecond))
 		if rep.FirstSkip != "" {
-			fmt.Fprintf(c.stdout, "  the first trace skipped: %s\n", rep.FirstSkip)
+			fmt.Fprintf(c.stdout, "  the first trace skipped: %s\n", clean(rep.FirstSkip))
 		}
 		if !rep.Checked() {
 			fmt.Fprintln(c.stdout, "  (--allow-empty accepts a run that checks nothing)")
@@ -71,14 +71,14 @@ func (c cli) printCounterexample(res *fuzzOutcome, pf *portFlags) {
 		fmt.Fprint(c.stdout, divergenceText(f, "port"))
 	} else {
 		fmt.Fprint(c.stdout, indent(conformance.Differ(f.Trace, f.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context, "  "))
-		fmt.Fprintf(c.stdout, "  the port faulted at %s: %s\n", opLabel(f.FaultOp), f.Fault)
+		fmt.Fprintf(c.stdout, "  the port faulted at %s: %s\n", opLabel(f.FaultOp), clean(f.Fault))
 	}
 	if f.Run.Stderr != "" {
 		fmt.Fprintln(c.stdout, "port stderr while it ran:")
 		fmt.Fprint(c.stdout, portLines(f.Run.Stderr, "  | "))
 	}
 	if res.broken != nil {
-		fmt.Fprintf(c.stdout, "the port broke the protocol at its end: %s\n", res.broken.What)
+		fmt.Fprintf(c.stdout, "the port broke the protocol at its end: %s\n", clean(res.broken.What))
 	}
 	if res.writeErr != nil {
 		fmt.Fprintf(c.stdout, "NOT WRITTEN: %v (the counterexample is above)\n", res.writeErr)
@@ -102,20 +102,30 @@ func opLabel(i int) string {
 }
 
 // divergenceText renders a counterexample's divergence: its ops up to
-// the diverging one, then the model's and the subject's result there.
+// the diverging one, then the model's and the subject's result there,
+// each clean (the subject's is the port's text).
 func divergenceText(f *search.Counterexample, name string) string {
 	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
+	d.Want, d.Got = clean(d.Want), clean(d.Got)
 	return indent(d.Text("model", name), "  ")
 }
 
 // portLines renders multi-line text a port wrote (its stderr) for a
-// report: its last 20 lines, each after prefix.
+// report: its last 20 lines, each clean, each after prefix.
 func portLines(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := cleanLines(s)
 	if len(lines) > 20 {
 		lines = append([]string{fmt.Sprintf("[%d earlier lines]", len(lines)-20)}, lines[len(lines)-20:]...)
 	}
 	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
+}
+
+// cleanText is multi-line port text for JSON: each line clean.
+func cleanText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strings.Join(cleanLines(s), "\n")
 }
 
 // fuzzJSONFound is a counterexample in fuzz's JSON report.
@@ -154,17 +164,17 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 		Stderr     string         `json:"broken_stderr,omitempty"`
 		Incomplete string         `json:"incomplete,omitempty"`
 		Reproduce  string         `json:"reproduce"`
-	}{Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps, FirstSkip: rep.FirstSkip,
+	}{Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps, FirstSkip: clean(rep.FirstSkip),
 		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Reproduce: res.repro}
 	if res.broken != nil {
-		out.Broken, out.Stderr = res.broken.What, res.broken.Stderr
+		out.Broken, out.Stderr = clean(res.broken.What), cleanText(res.broken.Stderr)
 	}
 	if f := rep.Found; f != nil {
 		out.Found = &fuzzJSONFound{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns,
-			ShrinkStopped: res.shrinkStopped(), ShrinkStderr: res.shrinkStderr(),
+			ShrinkStopped: res.shrinkStopped(), ShrinkStderr: cleanText(res.shrinkStderr()),
 			Confirmation: string(f.Confirmation), Confirmed: res.confirmation(),
 			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: res.file, Case: f.Case,
-			Fault: f.Fault, Stderr: f.Run.Stderr}
+			Fault: clean(f.Fault), Stderr: cleanText(f.Run.Stderr)}
 		if f.Confirmation == search.Unconfirmed {
 			out.Found.Confirmation = "unconfirmed"
 		}
@@ -172,7 +182,7 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 			out.Found.WriteError = res.writeErr.Error()
 		}
 		if f.Divergence != nil {
-			out.Found.Diff = f.Divergence.Diff
+			out.Found.Diff = cleanText(f.Divergence.Diff)
 		}
 	}
 	if err := writeJSON(c.stdout, &out); err != nil {
