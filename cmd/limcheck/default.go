@@ -89,26 +89,33 @@ func (c cli) defaultFuzz() int {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
 		return exitBroken
 	}
-	rep, err := search.Fuzz(port, search.FuzzOptions{Seed: 1, Ops: defaultOps})
-	if cerr := port.Close(); err == nil {
+	fresh := func() (protocol.Runner, func() error, error) {
+		p, err := bundled(protocol.PortOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, p.Close, nil
+	}
+	rep, err := search.Fuzz(port, search.FuzzOptions{Seed: 1, Ops: defaultOps, Fresh: fresh})
+	if cerr := port.Close(); err == nil && rep.Found == nil {
 		err = cerr
 	}
 	switch {
-	case err != nil:
-		fmt.Fprintf(c.stdout, "fuzz: %v\n", err)
-		return exitBroken
 	case rep.Found != nil:
 		f := rep.Found
 		fmt.Fprintf(c.stdout, "fuzz: seed 1: DIVERGENCE at trace %d, shrunk to %d ops:\n", f.Index, len(f.Trace.Ops))
 		if f.Divergence != nil {
 			fmt.Fprint(c.stdout, divergenceText(f, "impl"))
 		} else {
-			fmt.Fprintf(c.stdout, "  fault at op %d: %s\n", f.FaultOp, f.Fault)
+			fmt.Fprintf(c.stdout, "  fault at %s: %s\n", opLabel(f.FaultOp), clean(f.Fault))
 		}
 		return exitFailed
+	case err != nil:
+		fmt.Fprintf(c.stdout, "fuzz: %s\n", clean(err.Error()))
+		return exitBroken
 	}
-	fmt.Fprintf(c.stdout, "fuzz: seed 1, %d traces, %d ops over every component: no divergence (%v, %.0f ops/s)\n",
-		rep.Traces, rep.Ops, rep.Elapsed.Round(time.Millisecond), float64(rep.Ops)/max(rep.Elapsed.Seconds(), 1e-9))
+	fmt.Fprintf(c.stdout, "fuzz: seed 1, %s over every component: no divergence (%v, %.0f ops/s)\n",
+		fuzzCounts(rep.FuzzStatus), rep.Elapsed.Round(time.Millisecond), opsRate(rep.FuzzStatus))
 	return exitOK
 }
 

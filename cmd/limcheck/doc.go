@@ -28,8 +28,12 @@
 // JUnit XML, and --expect-fail FILE lists case IDs known to fail (XFAIL; one
 // that passes is XPASS, a failure). fuzz runs generated traces (--seed,
 // --duration or --ops, --component) on the port and the model, shrinks the
-// first divergence by re-running the port, prints it and writes it as a
-// vector file (--out). replay runs one vector file.
+// first divergence by re-running the port, confirms it alone in a fresh
+// port process, prints it and writes it as a vector file (--out); a break
+// or a limit while shrinking stops shrinking, never loses the divergence.
+// It counts the ops of skipped traces apart, and a run in which the port
+// skipped every trace checked nothing: status 4, unless --allow-empty.
+// replay runs one vector file.
 //
 // Exit status of run, fuzz, replay and the default: 0 every case passed (or
 // was skipped, or failed as --expect-fail lists); 1 some case failed, fuzz

@@ -132,6 +132,8 @@ func fakeportMain() {
 				os.Exit(0)
 			}
 		}
+	case "slow-after", "lie-crash-after", "lie-hang-after", "leak-after", "lie-after", "bigfault-after", "evil-after", "skip-after":
+		s, edit = fuzzHostile(mode, n, &hello)
 	default:
 		fail("fakeport: unknown mode " + mode + "\n" + fakeportUsage)
 	}

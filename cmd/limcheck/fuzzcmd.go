@@ -15,18 +15,23 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
+// fuzzStatuses are fuzz's exit statuses, for its usage text.
+const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\n" +
+	"broke the protocol, 4 incomplete: every trace was skipped (without -allow-empty) or -timeout passed"
+
 func (c cli) fuzzCmd(args []string) int {
-	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, printed, and written\nas a vector file. The same -seed generates the same traces.", "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\nbroke the protocol")
+	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
 	var pf portFlags
 	var comps listFlag
 	pf.register(fs, 10*time.Minute)
 	seed := fs.Uint64("seed", 0, "the generator's seed (0: a random one, printed)")
 	duration := fs.Duration("duration", 0, "generate for this long (default 10s unless -ops is given)")
-	ops := fs.Int("ops", 0, "stop after this many operations")
+	ops := fs.Int("ops", 0, "stop after this many operations (run or skipped)")
 	out := fs.String("out", "", "write the counterexample vector to `FILE` (default limcheck-counterexample-<component>-<seed>.json in the current directory)")
 	shrinkTime := fs.Duration("shrink-time", 30*time.Second, "the longest shrinking may take")
 	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
+	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked)")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
@@ -76,153 +81,193 @@ func (c cli) fuzzCmd(args []string) int {
 		*seed = rand.Uint64N(1<<53-1) + 1
 	}
 	repro += fmt.Sprintf(" --seed %d", *seed)
+	res := fuzzOutcome{repro: repro, jsonOut: *jsonOut}
 	tuneGC()
 	port, err := pf.open()
 	var broken *protocol.BrokenError
 	if errors.As(err, &broken) && *jsonOut {
-		return c.fuzzJSON(search.FuzzReport{}, "", "handshake: "+broken.What, broken.Stderr, repro, exitBroken)
+		res.broken = &protocol.BrokenError{What: "handshake: " + broken.What, Stderr: broken.Stderr}
+		return c.fuzzJSON(&res)
 	}
 	if err != nil {
 		return c.portProblem(&pf, err)
 	}
 	for _, comp := range cs {
 		if !port.Implements(comp) {
-			fmt.Fprintf(c.stderr, "limcheck fuzz: the port does not implement %s (its hello lists %v)\n", comp, port.Hello().Components)
+			fmt.Fprintf(c.stderr, "limcheck fuzz: the port does not implement %s (its hello lists %s)\n", comp, clean(fmt.Sprint(port.Hello().Components)))
 			port.Close() //nolint:errcheck // a usage error is the news
 			return exitUsage
 		}
 	}
-	opt := search.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns}
+	opt := search.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns,
+		Deadline: pf.deadline, Fresh: pf.fresh}
 	if c.tty && !*jsonOut {
-		var shown time.Duration
-		opt.Progress = func(s search.FuzzStatus) {
-			if s.Elapsed-shown < 100*time.Millisecond { // a terminal need not redraw more often
-				return
-			}
-			shown = s.Elapsed
-			fmt.Fprintf(c.stderr, "\rfuzz: %d traces, %d ops (%.0f ops/s), %d skipped, %v ", s.Traces, s.Ops, float64(s.Ops)/max(s.Elapsed.Seconds(), 1e-9), s.Skipped, s.Elapsed.Round(time.Second))
-		}
+		opt.Progress = c.fuzzProgress()
 	}
 	if !*jsonOut {
-		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", port.Hello().Name, port.Hello().Version, *seed)
+		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), *seed)
 	}
 	rep, fuzzErr := search.Fuzz(port, opt)
 	closeErr := port.Close()
 	if opt.Progress != nil {
 		fmt.Fprint(c.stderr, "\r\033[K")
 	}
-	if errors.As(fuzzErr, &broken) || (fuzzErr == nil && errors.As(closeErr, &broken)) {
-		if *jsonOut {
-			return c.fuzzJSON(rep, "", broken.What, broken.Stderr, repro, exitBroken)
+	res.rep = rep
+	switch {
+	case rep.Found != nil:
+		if errors.As(rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
+			closeErr = nil // the break shrinking reports
 		}
-		fmt.Fprintf(c.stdout, "the port broke the protocol after %d traces, %d ops: %s\n", rep.Traces, rep.Ops, broken.What)
-		printStderr(c.stdout, broken.Stderr)
-		fmt.Fprintf(c.stdout, "reproduce: %s\n", repro)
-		return exitBroken
-	}
-	if fuzzErr != nil {
+		return c.fuzzFound(&res, *out, &pf, closeErr)
+	case rep.TimedOut: // a port the deadline stopped says so again as it closes
+		res.incomplete = fmt.Sprintf("the --timeout (%v) passed", pf.timeout)
+	case errors.As(fuzzErr, &broken) || (fuzzErr == nil && errors.As(closeErr, &broken)):
+		res.broken = broken
+	case fuzzErr != nil:
 		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", fuzzErr)
 		return exitUsage
-	}
-	rate := float64(rep.Ops) / max(rep.Elapsed.Seconds(), 1e-9)
-	if rep.Found == nil {
-		if *jsonOut {
-			return c.fuzzJSON(rep, "", "", "", repro, exitOK)
+	case !rep.Checked() && !*allowEmpty:
+		res.incomplete = "nothing was checked: the port skipped every trace"
+		if rep.Traces == 0 {
+			res.incomplete = "nothing was checked: no trace ran"
 		}
-		fmt.Fprintf(c.stdout, "no divergence: %d traces, %d ops, %d skipped in %v (%.0f ops/s)\n", rep.Traces, rep.Ops, rep.Skipped, rep.Elapsed.Round(time.Millisecond), rate)
-		return exitOK
-	}
-	file := *out
-	if file == "" {
-		file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", rep.Found.Trace.Component, *seed)
-	}
-	data, err := conformance.Encode(rep.Found.Case)
-	if err == nil {
-		err = os.WriteFile(file, data, 0o644)
-	}
-	if err != nil {
-		fmt.Fprintf(c.stderr, "limcheck fuzz: write counterexample: %v\n", err)
-		return exitUsage
 	}
 	if *jsonOut {
-		return c.fuzzJSON(rep, file, "", "", repro, exitFailed)
+		return c.fuzzJSON(&res)
 	}
-	printCounterexample(c, rep, file, &pf, repro)
+	return c.fuzzText(&res)
+}
+
+// fuzzProgress returns the progress line a terminal shows, redrawn at most
+// every 100ms.
+func (c cli) fuzzProgress() func(search.FuzzStatus) {
+	var shown time.Duration
+	return func(s search.FuzzStatus) {
+		if s.Elapsed-shown < 100*time.Millisecond {
+			return
+		}
+		shown = s.Elapsed
+		fmt.Fprintf(c.stderr, "\rfuzz: %d traces, %d ops run (%.0f ops/s), %d traces (%d ops) skipped, %v ",
+			s.Traces, s.Ops, float64(s.Ops)/max(s.Elapsed.Seconds(), 1e-9), s.Skipped, s.SkippedOps, s.Elapsed.Round(time.Second))
+	}
+}
+
+// fresh starts another port of the same command (or the bundled
+// implementation), under the same deadline: search.FuzzOptions.Fresh.
+func (pf *portFlags) fresh() (protocol.Runner, func() error, error) {
+	p, err := pf.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, p.Close, nil
+}
+
+// fuzzFound writes the counterexample rep found and reports it; the
+// status is 1 whatever else went wrong (a break while shrinking, a file
+// that cannot be written, a port that broke at its end): the divergence
+// is the news, and the rest is reported beside it.
+func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr error) int {
+	f := res.rep.Found
+	f.Case.Description = clean(f.Case.Description) // the port's name is in it
+	res.file = out
+	if res.file == "" {
+		res.file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
+	}
+	data, err := conformance.Encode(f.Case)
+	if err == nil {
+		err = os.WriteFile(res.file, data, 0o644)
+	}
+	if err != nil {
+		res.writeErr, res.file = err, ""
+		fmt.Fprintf(c.stderr, "limcheck fuzz: write counterexample: %v\n", err)
+	}
+	var broken *protocol.BrokenError
+	if errors.As(closeErr, &broken) {
+		res.broken = broken
+	}
+	if res.jsonOut {
+		c.fuzzJSON(res)
+	} else {
+		c.printCounterexample(res, pf)
+	}
 	return exitFailed
 }
 
-// printCounterexample prints a found divergence for people.
-func printCounterexample(c cli, rep search.FuzzReport, file string, pf *portFlags, repro string) {
-	f := rep.Found
-	fmt.Fprintf(c.stdout, "DIVERGENCE after %d traces, %d ops (%v): trace %d of seed %d, %d ops, shrunk to %d ops in %d runs (%v)\n",
-		rep.Traces, rep.Ops, f.FoundAfter.Round(time.Millisecond), f.Index, f.Seed, len(f.Original.Ops), len(f.Trace.Ops), f.ShrinkRuns, f.ShrinkTime.Round(time.Millisecond))
-	if !f.Reproduced {
-		fmt.Fprintln(c.stdout, "warning: the trace did not fail again when re-run, so it was not shrunk: the port answers the same ops differently (state leaking between instances, time, randomness?)")
-	}
-	fmt.Fprintf(c.stdout, "clauses: %s\n", strings.Join(f.Case.Clauses, " "))
-	if f.Divergence != nil {
-		fmt.Fprint(c.stdout, divergenceText(f, "port"))
-	} else {
-		fmt.Fprint(c.stdout, indent(conformance.Differ(f.Trace, f.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context, "  "))
-		fmt.Fprintf(c.stdout, "  the port faulted at op %d: %s\n", f.FaultOp, f.Fault)
-	}
-	if f.Run.Stderr != "" {
-		fmt.Fprintln(c.stdout, "port stderr while it ran:")
-		fmt.Fprint(c.stdout, indent(lastLines(f.Run.Stderr, 20), "  | "))
-	}
-	fmt.Fprintf(c.stdout, "wrote %s (add it to a vector set: conformance/vectors/%s/%s.json)\n", file, f.Case.Component, f.Case.ID)
-	portArg := ""
-	if pf.command != "" {
-		portArg = " --port " + shellQuote(pf.command)
-	}
-	fmt.Fprintf(c.stdout, "replay: limcheck replay%s %s\n", portArg, file)
-	fmt.Fprintf(c.stdout, "reproduce: %s\n", repro)
+// fuzzOutcome is how a fuzz run ended, for its text and JSON forms.
+type fuzzOutcome struct {
+	rep        search.FuzzReport
+	file       string                // where the counterexample was written
+	writeErr   error                 // why it could not be
+	broken     *protocol.BrokenError // how the port broke the protocol, outside shrinking
+	incomplete string                // why the run is incomplete (status 4)
+	repro      string
+	jsonOut    bool
 }
 
-// divergenceText renders a counterexample's divergence: its ops up to
-// the diverging one, then the model's and the subject's result there.
-func divergenceText(f *search.Counterexample, name string) string {
-	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
-	return indent(d.Text("model", name), "  ")
+// status is the exit status res calls for.
+func (res *fuzzOutcome) status() int {
+	switch {
+	case res.rep.Found != nil:
+		return exitFailed
+	case res.broken != nil:
+		return exitBroken
+	case res.incomplete != "":
+		return exitIncomplete
+	}
+	return exitOK
 }
 
-// fuzzJSON prints the fuzz result as JSON.
-func (c cli) fuzzJSON(rep search.FuzzReport, file, broken, stderr, repro string, status int) int {
-	type found struct {
-		Seed       uint64           `json:"seed"`
-		Index      int              `json:"index"`
-		Original   int              `json:"original_ops"`
-		ShrinkRuns int              `json:"shrink_runs"`
-		FoundMS    int64            `json:"found_after_ms"`
-		ShrinkMS   int64            `json:"shrink_ms"`
-		File       string           `json:"file"`
-		Case       conformance.Case `json:"case"`
-		Diff       string           `json:"diff,omitempty"`
-		Fault      string           `json:"fault,omitempty"`
-		Stderr     string           `json:"stderr,omitempty"`
-	}
-	out := struct {
-		Traces    int     `json:"traces"`
-		Ops       int     `json:"ops"`
-		Skipped   int     `json:"skipped"`
-		ElapsedMS int64   `json:"elapsed_ms"`
-		OpsPerSec float64 `json:"ops_per_second"`
-		Found     *found  `json:"found,omitempty"`
-		Broken    string  `json:"broken,omitempty"`
-		Stderr    string  `json:"broken_stderr,omitempty"`
-		Reproduce string  `json:"reproduce"`
-	}{rep.Traces, rep.Ops, rep.Skipped, rep.Elapsed.Milliseconds(), float64(rep.Ops) / max(rep.Elapsed.Seconds(), 1e-9), nil, broken, stderr, repro}
-	if f := rep.Found; f != nil {
-		out.Found = &found{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns,
-			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: file, Case: f.Case, Fault: f.Fault, Stderr: f.Run.Stderr}
-		if f.Divergence != nil {
-			out.Found.Diff = f.Divergence.Diff
+// shrinkStopped says why shrinking stopped short, "" when it did not.
+func (res *fuzzOutcome) shrinkStopped() string {
+	f := res.rep.Found
+	var why string
+	switch f.ShrinkStop {
+	case search.ShrinkDone:
+		return ""
+	case search.ShrinkDeadline:
+		why = "the --timeout passed"
+	case search.ShrinkTimeLimit:
+		why = "-shrink-time passed"
+	case search.ShrinkRunLimit:
+		why = "-shrink-runs reached"
+	default:
+		why = clean(f.ShrinkErr.Error())
+		var be *protocol.BrokenError
+		if errors.As(f.ShrinkErr, &be) {
+			why = "the port broke the protocol: " + clean(be.What)
 		}
 	}
-	if err := writeJSON(c.stdout, &out); err != nil {
-		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
+	return fmt.Sprintf("shrinking stopped after %d runs: %s", f.ShrinkRuns, why)
+}
+
+// confirmation says how the counterexample fared alone in a fresh
+// process, "" when it failed there as shrunk.
+func (res *fuzzOutcome) confirmation() string {
+	f := res.rep.Found
+	const leak = "the port keeps state across instances (PROTO-4: open builds a fresh instance)"
+	switch f.Confirmation {
+	case search.ConfirmedOriginal:
+		return fmt.Sprintf("the shrunk trace does not reproduce in a fresh process: %s; the trace as found (%d ops) does, and is the counterexample", leak, len(f.Original.Ops))
+	case search.NotReproducible:
+		return fmt.Sprintf("does not reproduce in a fresh process: %s; neither the shrunk trace nor the trace as found fails alone there, so the one that failed in the run is written, marked NOT REPRODUCIBLE", leak)
+	case search.Unconfirmed:
+		if f.ShrinkStop == search.ShrinkDeadline {
+			return "not confirmed in a fresh process: the --timeout passed"
+		}
+		if f.ConfirmErr != nil {
+			return "not confirmed in a fresh process: " + clean(f.ConfirmErr.Error())
+		}
 	}
-	return status
+	return ""
+}
+
+// shrinkStderr is the stderr of the break that stopped shrinking, if any.
+func (res *fuzzOutcome) shrinkStderr() string {
+	var be *protocol.BrokenError
+	if f := res.rep.Found; f != nil && errors.As(f.ShrinkErr, &be) {
+		return be.Stderr
+	}
+	return ""
 }
 
 // shellQuote quotes s for sh.

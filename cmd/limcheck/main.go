@@ -23,10 +23,11 @@ import (
 //
 // spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol"
 const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-	exitBroken = 3
+	exitOK         = 0
+	exitFailed     = 1
+	exitUsage      = 2
+	exitBroken     = 3
+	exitIncomplete = 4
 )
 
 func main() {
@@ -176,6 +177,7 @@ type portFlags struct {
 	requestTimeout   time.Duration
 	handshakeTimeout time.Duration
 	timeout          time.Duration
+	deadline         time.Time // the end of the whole run: set by the first open, kept by the next
 }
 
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
@@ -200,9 +202,13 @@ func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
 	return false
 }
 
-// open starts the port, or the bundled implementation in process.
+// open starts the port, or the bundled implementation in process. Every
+// port it starts shares the deadline the first one got.
 func (pf *portFlags) open() (*protocol.Port, error) {
-	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: time.Now().Add(pf.timeout)}
+	if pf.deadline.IsZero() {
+		pf.deadline = time.Now().Add(pf.timeout)
+	}
+	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: pf.deadline}
 	if pf.command == "" {
 		return bundled(opt)
 	}

@@ -6,16 +6,23 @@
 // # API
 //
 //   - [Fuzz] runs the search under [FuzzOptions] (a seed, a bound in ops
-//     or time, the components), reporting progress as a [FuzzStatus] and
-//     its end as a [FuzzReport]. [GenFuzzTrace] is trace i of a seed:
-//     a run depends on nothing else, so it is reproducible.
+//     or time, a deadline, the components, a way to start a fresh
+//     runner), reporting progress as a [FuzzStatus] (ops run and ops
+//     skipped apart; [FuzzStatus.Checked]) and its end as a [FuzzReport].
+//     Under a time bound it sizes each call of the runner to the time
+//     left, so a slow port cannot run a whole batch past it.
+//     [GenFuzzTrace] is trace i of a seed: a run depends on nothing else,
+//     so it is reproducible.
 //   - [Shrink] shrinks a failing trace within [ShrinkLimits], re-running
 //     candidates on the Runner; [ErrNotReproduced] when it does not fail
 //     again.
-//   - [Counterexample] is what Fuzz found, as found and as shrunk;
-//     [Counterexample.Report] renders it for people, and its Case is the
-//     vector [TraceCase] makes of a trace: level by [InContract], clauses
-//     by [ClausesOf].
+//   - [Counterexample] is what Fuzz found, as found and as shrunk, never
+//     lost to a break or a limit ([ShrinkStop] says why shrinking
+//     stopped) and confirmed alone on a fresh runner ([Confirmation]); it
+//     keeps at most [MaxText] bytes of each string the implementation
+//     controls. [Counterexample.Report] renders it for people, and its
+//     Case is the vector [TraceCase] makes of a trace: level by
+//     [InContract], clauses by [ClausesOf].
 //
 // # Imports
 //

@@ -39,20 +39,32 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 // was called true on is the one returned. A *protocol.BrokenError from r is
 // returned with the smallest trace reached so far.
 func Shrink(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol.TraceRun) bool, lim ShrinkLimits) (oracle.Trace, int, error) {
+	s := shrinkTrace(r, t, fails, lim)
+	return s.cur, s.runs, s.err
+}
+
+// shrinkTrace is Shrink, returning its state at the end: the smallest
+// failing trace (t when it did not fail again), the runs, the error and
+// why it stopped.
+func shrinkTrace(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol.TraceRun) bool, lim ShrinkLimits) *shrinker {
+	s := &shrinker{r: r, fails: fails, lim: lim, cur: t, tried: map[string]bool{}}
 	want, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
-		return t, 0, fmt.Errorf("search: shrink: the model refuses the trace: %w", err)
+		s.err, s.stop = fmt.Errorf("search: shrink: the model refuses the trace: %w", err), ShrinkBroken
+		return s
 	}
-	s := &shrinker{r: r, fails: fails, lim: lim, open: want.Open, tried: map[string]bool{}}
+	s.open = want.Open
 	run, err := runOne(r, t)
 	s.runs++
 	switch {
 	case err != nil:
-		return t, s.runs, err
+		s.err, s.stop = err, ShrinkBroken
+		return s
 	case !fails(t, run):
-		return t, s.runs, fmt.Errorf("%w (%s)", ErrNotReproduced, r.Name())
+		s.err = fmt.Errorf("%w (%s)", ErrNotReproduced, r.Name())
+		return s
 	}
-	s.cur, s.curRun, s.curWant = t, run, want
+	s.curRun, s.curWant = run, want
 	s.tried[traceKey(t)] = true
 	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.simplifyOps, s.simplifyConfig}
 	for progress := true; progress && !s.done(); {
@@ -63,8 +75,28 @@ func Shrink(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol
 			}
 		}
 	}
-	return s.cur, s.runs, s.err
+	return s
 }
+
+// ShrinkStop is why shrinking stopped.
+type ShrinkStop string
+
+// The reasons shrinking stops.
+const (
+	// ShrinkDone: no candidate made progress; the trace is as small as
+	// Shrink makes it.
+	ShrinkDone ShrinkStop = ""
+	// ShrinkBroken: the runner broke (or returned another error).
+	ShrinkBroken ShrinkStop = "the runner broke"
+	// ShrinkDeadline: the run's deadline (FuzzOptions.Deadline) passed.
+	ShrinkDeadline ShrinkStop = "the deadline passed"
+	// ShrinkTimeLimit: ShrinkLimits.Deadline (FuzzOptions.ShrinkTime)
+	// passed.
+	ShrinkTimeLimit ShrinkStop = "the shrink time passed"
+	// ShrinkRunLimit: ShrinkLimits.Runs (FuzzOptions.ShrinkRuns) were
+	// run.
+	ShrinkRunLimit ShrinkStop = "the shrink runs were reached"
+)
 
 // ShrinkLimits bound a Shrink; it stops at whichever is reached first.
 // The zero value is no bound. Runs is a logical bound: the same port and
@@ -103,14 +135,24 @@ type shrinker struct {
 
 	tried map[string]bool // candidates already judged
 	runs  int
-	err   error // the runner broke
+	err   error      // the runner broke
+	stop  ShrinkStop // why it stopped, once it did
 }
 
 // done reports whether shrinking must stop: the runner broke or a limit
-// was reached.
+// was reached (recorded in s.stop the first time).
 func (s *shrinker) done() bool {
-	return s.err != nil || s.lim.Runs > 0 && s.runs >= s.lim.Runs ||
-		!s.lim.Deadline.IsZero() && !time.Now().Before(s.lim.Deadline)
+	if s.stop == ShrinkDone {
+		switch {
+		case s.err != nil:
+			s.stop = ShrinkBroken
+		case s.lim.Runs > 0 && s.runs >= s.lim.Runs:
+			s.stop = ShrinkRunLimit
+		case !s.lim.Deadline.IsZero() && !time.Now().Before(s.lim.Deadline):
+			s.stop = ShrinkTimeLimit
+		}
+	}
+	return s.stop != ShrinkDone
 }
 
 // try judges cand and makes it the current trace when fails holds.
@@ -130,7 +172,7 @@ func (s *shrinker) try(cand oracle.Trace) bool {
 	run, err := runOne(s.r, cand)
 	s.runs++
 	if err != nil {
-		s.err = err
+		s.err, s.stop = err, ShrinkBroken
 		return false
 	}
 	if !s.fails(cand, run) {

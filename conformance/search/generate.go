@@ -1,0 +1,140 @@
+package search
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// GenFuzzTrace returns trace index of a fuzz run with seed on component c:
+// oracle.GenTrace(c) drawn from a seed mixed from seed and index, so a
+// trace depends on nothing else (not the batch size, not the duration).
+// It panics only if the oracle's generator cannot draw a trace, a bug.
+func GenFuzzTrace(c oracle.Component, seed uint64, index int) oracle.Trace {
+	return oracle.GenTrace(c).Example(int(mix(seed, uint64(index))))
+}
+
+// mix is splitmix64's output function applied to the index-th state of a
+// generator seeded with seed.
+func mix(seed, index uint64) uint64 {
+	z := seed + (index+1)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// genBatch is a batch of generated traces with the model's outcomes.
+type genBatch struct {
+	start  int
+	traces []oracle.Trace   // as generated
+	sent   []oracle.Trace   // as sent: no ops when the model refuses the config
+	want   []oracle.Outcome // the model's outcomes
+	err    error            // a generator or model bug
+	done   chan struct{}    // closed once the fields are set
+}
+
+// cut returns how many of the n traces of b from from to run: up to the
+// one whose ops bring the count to left, or all n when left <= 0 (no
+// bound).
+func (b *genBatch) cut(from, n, left int) int {
+	if left <= 0 {
+		return n
+	}
+	for i, w := range b.want[from : from+n] {
+		left -= len(w.Results)
+		if left <= 0 {
+			return i + 1
+		}
+	}
+	return n
+}
+
+// generator generates batches ahead of the runner on parallel workers and
+// hands them out in order.
+type generator struct {
+	ordered chan *genBatch
+	quit    chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+}
+
+// startGenerator starts generating batches of size traces, trace i of
+// component comps[i%len(comps)].
+func startGenerator(comps []oracle.Component, seed uint64, size int) *generator {
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	g := &generator{ordered: make(chan *genBatch, workers+1), quit: make(chan struct{})}
+	jobs := make(chan *genBatch)
+	g.wg.Add(1 + workers)
+	go func() { // the dispatcher: batches in order, at most cap(ordered) ahead
+		defer g.wg.Done()
+		defer close(jobs)
+		for start := 0; ; start += size {
+			b := &genBatch{start: start, done: make(chan struct{})}
+			select {
+			case g.ordered <- b:
+			case <-g.quit:
+				return
+			}
+			select {
+			case jobs <- b:
+			case <-g.quit:
+				return
+			}
+		}
+	}()
+	for range workers {
+		go func() {
+			defer g.wg.Done()
+			for b := range jobs {
+				b.generate(comps, seed, size)
+				close(b.done)
+			}
+		}()
+	}
+	return g
+}
+
+// next returns the next batch, once generated.
+func (g *generator) next() *genBatch {
+	b := <-g.ordered
+	<-b.done
+	return b
+}
+
+// stop stops the workers and waits for them.
+func (g *generator) stop() {
+	g.once.Do(func() {
+		close(g.quit)
+		g.wg.Wait()
+	})
+}
+
+// generate fills b with size traces from b.start and their outcomes.
+func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.err = fmt.Errorf("search: fuzz: generating trace %d of seed %d: %v (a bug in the oracle's generators)", b.start+len(b.traces), seed, p)
+		}
+	}()
+	b.traces = make([]oracle.Trace, 0, size)
+	b.sent = make([]oracle.Trace, 0, size)
+	b.want = make([]oracle.Outcome, 0, size)
+	for i := b.start; i < b.start+size; i++ {
+		c := comps[i%len(comps)]
+		t := GenFuzzTrace(c, seed, i)
+		want, err := oracle.Run(oracle.Model{}, t)
+		if err != nil {
+			b.err = fmt.Errorf("search: fuzz: the model refuses trace %d of seed %d (a bug in the oracle's generators or the model): %w", i, seed, err)
+			return
+		}
+		sent := t
+		if want.Open != "" {
+			sent.Ops = []oracle.Op{} // a refused config runs no op (VEC-11)
+		}
+		b.traces = append(b.traces, t)
+		b.sent = append(b.sent, sent)
+		b.want = append(b.want, want)
+	}
+}
