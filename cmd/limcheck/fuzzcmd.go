@@ -120,6 +120,10 @@ func (c cli) fuzzCmd(args []string) int {
 		fmt.Fprintf(c.stdout, "reproduce: %s\n", repro)
 		return exitBroken
 	}
+	if errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)) {
+		fmt.Fprintf(c.stdout, "the run's --timeout (%v) passed after %d traces, %d ops\nreproduce: %s\n", pf.timeout, rep.Traces, rep.Ops, repro)
+		return exitIncomplete
+	}
 	if fuzzErr != nil {
 		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", fuzzErr)
 		return exitUsage

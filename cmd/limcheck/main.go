@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,10 +24,11 @@ import (
 //
 // spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol"
 const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-	exitBroken = 3
+	exitOK         = 0
+	exitFailed     = 1
+	exitUsage      = 2
+	exitBroken     = 3
+	exitIncomplete = 4
 )
 
 func main() {
@@ -234,16 +236,29 @@ func specVersion() string {
 }
 
 // portProblem prints why a port could not start and returns the exit
-// status: 3 for a broken handshake, 2 for a command that cannot run.
+// status: 3 for a broken handshake, 4 when --timeout passed first, 2 for
+// a command that cannot run.
 func (c cli) portProblem(pf *portFlags, err error) int {
-	var b *protocol.BrokenError
-	if errors.As(err, &b) {
-		fmt.Fprintf(c.stderr, "limcheck: port %q broke the protocol: %s\n", pf.command, b.What)
-		printStderr(c.stderr, b.Stderr)
+	var (
+		b    *protocol.BrokenError
+		late *protocol.DeadlineError
+	)
+	switch {
+	case errors.As(err, &b):
+		fmt.Fprintf(c.stderr, "limcheck: port %s broke the protocol: %s\n", clean(strconv.Quote(pf.command)), clean(b.What))
+		printStderr(c.stderr, strings.Join(cleanLines(b.Stderr), "\n"))
 		return exitBroken
+	case errors.As(err, &late):
+		fmt.Fprintf(c.stderr, "limcheck: port %s: the run's --timeout (%v) passed before its hello\n", clean(strconv.Quote(pf.command)), pf.timeout)
+		return exitIncomplete
 	}
-	fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
+	fmt.Fprintf(c.stderr, "limcheck: %s\n", clean(err.Error()))
 	return exitUsage
+}
+
+// timedOut says that the run's --timeout passed after done of all cases.
+func (pf *portFlags) timedOut(done, all int) string {
+	return fmt.Sprintf("the run's --timeout (%v) passed after %d of %d cases", pf.timeout, done, all)
 }
 
 // fuzzGCPercent is the GC target of the commands that stream traces (fuzz,

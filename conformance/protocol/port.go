@@ -37,7 +37,9 @@ type PortOptions struct {
 	// RequestTimeout bounds the wait for the oldest unanswered request's
 	// reply; 0 means 10s.
 	RequestTimeout time.Duration
-	// Deadline, if set, bounds the whole conversation.
+	// Deadline, if set, bounds the whole conversation: the handshake, the
+	// requests and the wait for the port's exit. Reaching it is a
+	// *DeadlineError, not a break.
 	Deadline time.Time
 	// Window is the most requests in flight; 0 (or more than 256,
 	// PROTO-7's bound) means 256.
@@ -90,8 +92,9 @@ type exitInfo struct {
 }
 
 // Port is a conversation with a running port (PROTO-1..PROTO-9). It is a
-// Runner. A Port is not safe for concurrent use; once broken it stays
-// broken and every later call returns the same *BrokenError.
+// Runner. A Port is not safe for concurrent use; once broken (or past its
+// deadline) it stays so and every later call returns the same
+// *BrokenError (or *DeadlineError).
 type Port struct {
 	hello   Hello
 	opt     PortOptions
@@ -102,7 +105,7 @@ type Port struct {
 	seq     int64         // the last seq sent
 	nextIn  int64         // the seq the next reply must carry
 	inst    int64         // the last instance number used
-	broken  *BrokenError  // sticky
+	failed  error         // sticky: the *BrokenError or *DeadlineError that stopped the port
 	dead    chan struct{} // closed when the port is killed: the reader stops
 	drained chan struct{} // closed when the port's stderr ended
 	exit    *exitInfo     // how the port ended, once it did
@@ -185,9 +188,9 @@ func (p *Port) lastStderr() string { return p.stderr.last(stderrKeep) }
 //
 // spec PROTO-2: "limcheck refuses a hello with another protocol, a missing or ill-typed field or an unknown component"
 func (p *Port) handshake() error {
-	wait := p.opt.HandshakeTimeout
-	if !p.opt.Deadline.IsZero() {
-		wait = max(min(wait, time.Until(p.opt.Deadline)), 0)
+	wait, late := p.opt.HandshakeTimeout, false
+	if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
+		wait, late = max(time.Until(d), 0), true
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -195,6 +198,9 @@ func (p *Port) handshake() error {
 	select {
 	case ev = <-p.events:
 	case <-timer.C:
+		if late {
+			return p.deadlinePassed(-1, -2, "the handshake")
+		}
 		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait.Round(100*time.Millisecond)))
 	case x := <-p.tr.exited:
 		p.exit = &x
@@ -245,16 +251,32 @@ func (p *Port) handshake() error {
 // the error.
 //
 // spec PROTO-9: "limcheck then kills the port's process group at once"
-func (p *Port) breaks(trace, op int, what string) *BrokenError {
-	if p.broken == nil {
+func (p *Port) breaks(trace, op int, what string) error {
+	if p.failed == nil {
 		p.kill()
-		select { // what a crashing port wrote last is the most useful
-		case <-p.drained:
-		case <-time.After(time.Second):
-		}
-		p.broken = &BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
+		p.waitStderr() // what a crashing port wrote last is the most useful
+		p.failed = &BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
 	}
-	return p.broken
+	return p.failed
+}
+
+// deadlinePassed records that the deadline passed while during waited,
+// kills the port and returns the *DeadlineError.
+func (p *Port) deadlinePassed(trace, op int, during string) error {
+	if p.failed == nil {
+		p.kill()
+		p.failed = &DeadlineError{Deadline: p.opt.Deadline, During: during, Trace: trace, Op: op}
+	}
+	return p.failed
+}
+
+// waitStderr waits a moment for the port's stderr to end: the port was
+// killed, so it ends at once unless a process outside its group holds it.
+func (p *Port) waitStderr() {
+	select {
+	case <-p.drained:
+	case <-time.After(time.Second):
+	}
 }
 
 // Kill stops the port at once (its whole process group), for a caller
@@ -282,27 +304,35 @@ func (p *Port) kill() {
 }
 
 // Close ends the conversation: it closes the port's stdin and waits for
-// the port to exit, killing it after ExitTimeout. It returns a *BrokenError
-// when the port exits with a status other than 0 or must be killed, or the
-// error that broke the port earlier.
+// the port to exit, killing it after ExitTimeout (or at Deadline, when
+// that comes first). It returns a *BrokenError when the port exits with a
+// status other than 0 or must be killed, a *DeadlineError when the
+// deadline cut the wait short, or the error that stopped the port earlier.
 //
 // spec PROTO-8: "When it has no more requests limcheck closes the port's stdin; the port then exits with status 0"
 func (p *Port) Close() error {
-	if p.broken != nil {
+	if p.failed != nil {
 		p.kill()
-		return p.broken
+		return p.failed
 	}
 	if !p.closed {
 		p.closed = true
 		close(p.out)
 	}
 	if p.exit == nil && p.tr.exited != nil {
-		timer := time.NewTimer(p.opt.ExitTimeout)
+		wait, late := p.opt.ExitTimeout, false
+		if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
+			wait, late = max(time.Until(d), 0), true
+		}
+		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		select {
 		case x := <-p.tr.exited:
 			p.exit = &x
 		case <-timer.C:
+			if late {
+				return p.deadlinePassed(-1, -2, "the port's exit")
+			}
 			return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", p.opt.ExitTimeout))
 		}
 	}
@@ -511,8 +541,8 @@ type traceState struct {
 // RunTraces implements Runner: it pipelines every trace's open, ops and
 // close (PROTO-7) and checks every reply's seq (PROTO-9).
 func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
-	if p.broken != nil {
-		return p.broken
+	if p.failed != nil {
+		return p.failed
 	}
 	if p.closed {
 		return errors.New("protocol: RunTraces on a closed port")
@@ -588,7 +618,7 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		case <-grace:
 			return p.exitedEarly(*p.exit, in, ts)
 		case <-deadline:
-			return p.breaks(in.trace, in.op, "the overall deadline passed")
+			return p.deadlinePassed(in.trace, in.op, "the conversation")
 		}
 	}
 	return nil
