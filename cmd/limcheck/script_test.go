@@ -67,6 +67,8 @@ func TestScripts(t *testing.T) {
 			"gone":      cmdGone,
 			"status":    cmdStatus,
 			"validjson": cmdValidJSON,
+			"gonegroup": cmdGoneGroup,
+			"signal":    cmdSignal,
 		},
 	})
 }

@@ -81,14 +81,15 @@ type transport struct {
 	stdin  io.WriteCloser
 	stdout io.Reader
 	stderr io.Reader       // nil: none
-	kill   func()          // stops the port at once; idempotent
+	kill   func()          // stops the port (its whole process group) at once; idempotent
 	exited <-chan exitInfo // receives once when the port ends; nil: never
 }
 
 // exitInfo is how a port ended.
 type exitInfo struct {
-	ok  bool   // exit status 0
-	how string // "exit status 3", "signal: killed"
+	ok   bool   // exit status 0
+	how  string // "exit status 3", "signal: killed"
+	code int    // the exit status, -1 when a signal ended the port
 }
 
 // Port is a conversation with a running port (PROTO-1..PROTO-9). It is a
@@ -279,15 +280,7 @@ func (p *Port) waitStderr() {
 	}
 }
 
-// Kill stops the port at once (its whole process group), for a caller
-// that is itself being stopped; a Port is not safe for concurrent use, but
-// Kill may be called from any goroutine. Later calls return errors.
-func (p *Port) Kill() {
-	if p.tr.kill != nil {
-		p.tr.kill()
-	}
-}
-
+// kill stops the port: its whole process group, its pipes and the writer.
 func (p *Port) kill() {
 	select {
 	case <-p.dead:
@@ -297,28 +290,40 @@ func (p *Port) kill() {
 	if p.tr.kill != nil {
 		p.tr.kill()
 	}
+	p.closeStdin()
+}
+
+// closeStdin makes the writer goroutine close the port's stdin once the
+// requests queued are written.
+func (p *Port) closeStdin() {
 	if !p.closed {
 		p.closed = true
 		close(p.out)
 	}
 }
 
-// Close ends the conversation: it closes the port's stdin and waits for
-// the port to exit, killing it after ExitTimeout (or at Deadline, when
-// that comes first). It returns a *BrokenError when the port exits with a
-// status other than 0 or must be killed, a *DeadlineError when the
-// deadline cut the wait short, or the error that stopped the port earlier.
+// Close ends the conversation: it closes the port's stdin, waits for the
+// port to exit (ExitTimeout, bounded by Deadline), and then kills the
+// port's process group, always, so that no helper it started outlives it.
+// It returns a *BrokenError when the port exits with a status other than
+// 0 or must be killed, a *DeadlineError when the deadline cut the wait
+// short, or the error that stopped the port earlier.
 //
 // spec PROTO-8: "When it has no more requests limcheck closes the port's stdin; the port then exits with status 0"
+// spec PROTO-8: "waits for the exit at most 5 s (less when the overall deadline comes first), then kills the port's process group, always"
 func (p *Port) Close() error {
 	if p.failed != nil {
 		p.kill()
 		return p.failed
 	}
-	if !p.closed {
-		p.closed = true
-		close(p.out)
-	}
+	p.closeStdin()
+	err := p.waitExit()
+	p.kill()
+	return err
+}
+
+// waitExit waits for the port to exit and checks its status.
+func (p *Port) waitExit() error {
 	if p.exit == nil && p.tr.exited != nil {
 		wait, late := p.opt.ExitTimeout, false
 		if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
