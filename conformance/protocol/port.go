@@ -44,8 +44,8 @@ type PortOptions struct {
 	// Window is the most requests in flight; 0 (or more than 256,
 	// PROTO-7's bound) means 256.
 	Window int
-	// ExitTimeout bounds the wait for the port to exit once its stdin is
-	// closed; 0 means 5s.
+	// ExitTimeout bounds the wait, once the port's stdin is closed, for
+	// the port to exit and its stdout to end; 0 means 5s.
 	ExitTimeout time.Duration
 }
 
@@ -202,7 +202,7 @@ func (p *Port) handshake() error {
 		if late {
 			return p.deadlinePassed(-1, -2, "the handshake")
 		}
-		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait.Round(100*time.Millisecond)))
+		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait))
 	case x := <-p.tr.exited:
 		p.exit = &x
 		select { // what it wrote before it exited may still be on its way
@@ -303,11 +303,12 @@ func (p *Port) closeStdin() {
 }
 
 // Close ends the conversation: it closes the port's stdin, waits for the
-// port to exit (ExitTimeout, bounded by Deadline), and then kills the
-// port's process group, always, so that no helper it started outlives it.
-// It returns a *BrokenError when the port exits with a status other than
-// 0 or must be killed, a *DeadlineError when the deadline cut the wait
-// short, or the error that stopped the port earlier.
+// port to exit and its stdout to end (ExitTimeout, bounded by Deadline),
+// and then kills the port's process group, always, so that no helper it
+// started outlives it. It returns a *BrokenError when the port exits with
+// a status other than 0, writes anything after its last reply, or must be
+// killed; a *DeadlineError when the deadline cut the wait short; or the
+// error that stopped the port earlier.
 //
 // spec PROTO-8: "When it has no more requests limcheck closes the port's stdin; the port then exits with status 0"
 // spec PROTO-8: "waits for the exit at most 5 s (less when the overall deadline comes first), then kills the port's process group, always"
@@ -317,34 +318,58 @@ func (p *Port) Close() error {
 		return p.failed
 	}
 	p.closeStdin()
-	err := p.waitExit()
+	err := p.finish()
 	p.kill()
 	return err
 }
 
-// waitExit waits for the port to exit and checks its status.
-func (p *Port) waitExit() error {
-	if p.exit == nil && p.tr.exited != nil {
-		wait, late := p.opt.ExitTimeout, false
-		if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
-			wait, late = max(time.Until(d), 0), true
-		}
-		timer := time.NewTimer(wait)
-		defer timer.Stop()
+// finish waits for the port to exit and for the end of its stdout, and
+// checks that nothing came there after the last reply: the reader reads
+// on past it, at most one line (1 MiB) before this sees it.
+//
+// spec PROTO-9: "writes anything on stdout after its last reply"
+func (p *Port) finish() error {
+	wait, late := p.opt.ExitTimeout, false
+	if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
+		wait, late = max(time.Until(d), 0), true
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	exited := p.tr.exited
+	if p.exit != nil {
+		exited = nil
+	}
+	for eof := false; !eof || exited != nil; {
 		select {
-		case x := <-p.tr.exited:
-			p.exit = &x
-		case <-timer.C:
-			if late {
-				return p.deadlinePassed(-1, -2, "the port's exit")
+		case ev := <-p.events:
+			if !errors.Is(ev.err, io.EOF) {
+				return p.breaks(-1, -2, "wrote after its last reply: "+p.eventText(ev))
 			}
-			return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", p.opt.ExitTimeout))
+			eof = true
+		case x := <-exited:
+			p.exit, exited = &x, nil
+		case <-timer.C:
+			switch {
+			case late:
+				return p.deadlinePassed(-1, -2, "the port's exit")
+			case exited != nil:
+				return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", wait))
+			}
+			return p.breaks(-1, -2, fmt.Sprintf("exited, but its stdout was still open %v after its stdin was closed (a process outside its group holds it?)", wait))
 		}
 	}
 	if p.exit != nil && !p.exit.ok {
 		return p.breaks(-1, -2, "exited with "+p.exit.how+" after its last reply")
 	}
 	return nil
+}
+
+// eventText describes what the port wrote on stdout when no reply was due.
+func (p *Port) eventText(ev event) string {
+	if ev.err != nil {
+		return ev.err.Error()
+	}
+	return fmt.Sprintf("stdout line %d is a reply with seq %d, %s", ev.line, ev.rep.seq, p.seqWhich(ev.rep.seq))
 }
 
 // write is the writer goroutine: it writes request chunks, flushing when
@@ -540,6 +565,7 @@ type pending struct{ trace, op int }
 type traceState struct {
 	run    TraceRun
 	dead   bool // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
+	open   bool // open's result was {}: the instance is open until its close
 	stderr int64
 }
 
@@ -606,6 +632,9 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 			resetTimer(timer, p.opt.RequestTimeout)
 			st := &states[in.trace]
 			if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
+				if why := closeProblem(ev.rep); st.open && why != "" {
+					return p.breaks(in.trace, in.op, why)
+				}
 				st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
 				each(in.trace, st.run)
 				done++
@@ -641,6 +670,7 @@ func (st *traceState) take(op int, r reply) {
 	case op == -1:
 		switch r.result {
 		case oracle.Result{}:
+			st.open = true
 		case oracle.Result{Error: oracle.ErrConfig}:
 			st.run.Outcome.Open, st.dead = oracle.ErrConfig, true
 		default:
@@ -649,6 +679,22 @@ func (st *traceState) take(op int, r reply) {
 	default:
 		st.run.Outcome.Results = append(st.run.Outcome.Results, r.result)
 	}
+}
+
+// closeProblem says what is wrong with a reply to the close of an open
+// instance, or "" when it is the result {}.
+//
+// spec PROTO-5: "close forgets the instance; its result is {}"
+func closeProblem(r reply) string {
+	switch {
+	case r.kind == replySkipped:
+		return "skipped the close of an open instance (" + quoteLine([]byte(r.text)) + "); a close's result is {}"
+	case r.kind == replyFault:
+		return "faulted on the close of an open instance (" + quoteLine([]byte(r.text)) + "); a close's result is {}"
+	case r.badJSON != nil || r.result != oracle.Result{}:
+		return "answered the close of an open instance with a result other than {}"
+	}
+	return ""
 }
 
 func opName(op int) string {
@@ -671,13 +717,19 @@ func describe(t oracle.Trace, op int) string {
 
 // seqProblem explains a reply whose seq is not the next one expected.
 func (p *Port) seqProblem(got int64, t oracle.Trace, in pending) string {
-	switch {
-	case got < p.nextIn:
-		return fmt.Sprintf("reply with seq %d, already answered (want %d, the reply to %s)", got, p.nextIn, describe(t, in.op))
-	case got <= p.seq:
+	if got >= p.nextIn && got <= p.seq {
 		return fmt.Sprintf("reply with seq %d out of order (want %d, the reply to %s, first)", got, p.nextIn, describe(t, in.op))
 	}
-	return fmt.Sprintf("reply with seq %d, which no request has (want %d, the reply to %s)", got, p.nextIn, describe(t, in.op))
+	return fmt.Sprintf("reply with seq %d, %s (want %d, the reply to %s)", got, p.seqWhich(got), p.nextIn, describe(t, in.op))
+}
+
+// seqWhich says what a seq that no reply is due for is: one already
+// answered, or one no request has (0, negative, or beyond the last sent).
+func (p *Port) seqWhich(seq int64) string {
+	if seq >= 1 && seq < p.nextIn {
+		return "already answered"
+	}
+	return "which no request has"
 }
 
 // streamEnded diagnoses the end of stdout or a bad line.
