@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -50,4 +51,34 @@ func killAllChild() {
 	}
 	_, err := StartPort("exec sleep 3600", PortOptions{HandshakeTimeout: time.Hour})
 	fmt.Printf("after KillAll: %v\n", err)
+}
+
+// TestShellCommandExecsOneSimpleCommand: PROTO-1: a command that is one
+// simple command naming a program on PATH runs as exec, so that no shell
+// holds the port's pipes; anything else runs as given.
+func TestShellCommandExecsOneSimpleCommand(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "port")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]string{
+		"sh driver.sh":                    "exec sh driver.sh",
+		script + " --flag 2>log":          "exec " + script + " --flag 2>log",
+		"  sh   x":                        "exec   sh   x",
+		"no-such-program-anywhere x":      "no-such-program-anywhere x",      // sh says not found
+		"cd dir && sh driver.sh":          "cd dir && sh driver.sh",          // a list
+		"sh a | sh b":                     "sh a | sh b",                     // a pipeline
+		"MUTANT=x sh driver.sh":           "MUTANT=x sh driver.sh",           // an assignment first
+		"'sh' x":                          "'sh' x",                          // quoted
+		"if true; then sh x; fi":          "if true; then sh x; fi",          // a compound command
+		"sh x\nsh y":                      "sh x\nsh y",                      // two lines
+		"$(echo sh) x":                    "$(echo sh) x",                    // a substitution
+		"while":                           "while",                           // a reserved word
+		filepath.Join(dir, "nonexistent"): filepath.Join(dir, "nonexistent"), // sh says not found
+	} {
+		if got := shellCommand(cmd); got != want {
+			t.Errorf("shellCommand(%q) = %q, want %q", cmd, got, want)
+		}
+	}
 }

@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -83,7 +87,7 @@ func startProc(command string) (*proc, error) {
 		closeAll(stdinW, stdoutR, stderrR)
 		return nil, errors.New("protocol: start port: KillAll was called: this program is stopping")
 	}
-	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", command}, &syscall.ProcAttr{
+	pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", shellCommand(command)}, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{stdinR.Fd(), stdoutW.Fd(), stderrW.Fd()},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
@@ -161,4 +165,30 @@ func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		f.Close()
 	}
+}
+
+// plainWord is a word sh takes as it is: no quoting, expansion or
+// assignment.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./+@%:,-]+$`)
+
+// reserved are sh's reserved words that plainWord matches.
+var reserved = []string{"case", "do", "done", "elif", "else", "esac", "fi", "for", "if", "in", "then", "until", "while"}
+
+// shellCommand is what sh -c runs for command: "exec " + command when
+// command is one simple command whose first word is a program on PATH
+// (python3 driver.py), so that the shell gives way to the port rather
+// than wait for it holding the port's pipes; otherwise command itself. A
+// port that closes its stdout then ends its stdout at once; with the
+// shell still holding it, it would look hung.
+//
+// spec PROTO-1: "a command that is one simple command naming a program runs as exec <command>"
+func shellCommand(command string) string {
+	words := strings.Fields(command)
+	if len(words) == 0 || strings.ContainsAny(command, ";&|()`\n") || !plainWord.MatchString(words[0]) || slices.Contains(reserved, words[0]) {
+		return command
+	}
+	if _, err := exec.LookPath(words[0]); err != nil {
+		return command
+	}
+	return "exec " + command
 }
