@@ -269,6 +269,7 @@ func (c cli) portProblem(pf *portFlags, err error) int {
 	var (
 		b    *protocol.BrokenError
 		late *protocol.DeadlineError
+		bad  *protocol.StartError
 	)
 	switch {
 	case errors.As(err, &b):
@@ -278,6 +279,9 @@ func (c cli) portProblem(pf *portFlags, err error) int {
 	case errors.As(err, &late):
 		fmt.Fprintf(c.stderr, "limcheck: port %s: the run's --timeout (%v) passed before its hello\n", clean(strconv.Quote(pf.command)), pf.timeout)
 		return exitIncomplete
+	case errors.As(err, &bad):
+		fmt.Fprintf(c.stderr, "limcheck: the port command %s cannot run: %s\n", clean(shellQuote(pf.command)), clean(bad.Why))
+		return exitUsage
 	}
 	fmt.Fprintf(c.stderr, "limcheck: %s\n", clean(err.Error()))
 	return exitUsage

@@ -19,7 +19,8 @@
 //   - A port that breaks the protocol (PROTO-9) returns a [*BrokenError]
 //     (errors.Is [ErrBroken]) naming the trace and op in flight; a port
 //     whose PortOptions.Deadline passed, a [*DeadlineError] (errors.Is
-//     [ErrDeadline]), which is no break.
+//     [ErrDeadline]), which is no break; a command that cannot run at
+//     all, a [*StartError].
 //   - [Serve] makes any oracle.Subject a port on a reader and a writer.
 //   - [RunCases] runs conformance cases on a Runner, pipelined: a
 //     [CaseResult] each, with the verdicts [Broken] and [NotRun] beside

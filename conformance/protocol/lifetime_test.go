@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +81,29 @@ func TestShellCommandExecsOneSimpleCommand(t *testing.T) {
 		if got := shellCommand(cmd); got != want {
 			t.Errorf("shellCommand(%q) = %q, want %q", cmd, got, want)
 		}
+	}
+}
+
+// TestStartPortOfACommandThatCannotRun: sh's 127 (not found) and 126
+// (cannot execute) before any output are a *StartError naming the
+// shell's reason, not a break.
+func TestStartPortOfACommandThatCannotRun(t *testing.T) {
+	noexec := filepath.Join(t.TempDir(), "port.sh")
+	if err := os.WriteFile(noexec, []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]string{
+		"no-such-port-command-anywhere": "no-such-port-command-anywhere: not found",
+		noexec:                          "Permission denied",
+	} {
+		_, err := StartPort(cmd, waits(PortOptions{}))
+		var se *StartError
+		if !errors.As(err, &se) || errors.Is(err, ErrBroken) || se.Command != cmd || !strings.HasSuffix(se.Why, want) {
+			t.Errorf("StartPort(%q) = %v, want a *StartError ending %q", cmd, err, want)
+		}
+	}
+	_, err := StartPort("echo not a hello; exit 127", waits(PortOptions{}))
+	if !errors.Is(err, ErrBroken) {
+		t.Errorf("a port that wrote something, then exited 127: %v, want a break", err)
 	}
 }

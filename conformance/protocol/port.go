@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/limcheck/limcheck/oracle"
@@ -78,11 +79,12 @@ func (o PortOptions) withDefaults() PortOptions {
 // transport is the port's end of the conversation: a process's pipes, or
 // an in-process Serve's.
 type transport struct {
-	stdin  io.WriteCloser
-	stdout io.Reader
-	stderr io.Reader       // nil: none
-	kill   func()          // stops the port (its whole process group) at once; idempotent
-	exited <-chan exitInfo // receives once when the port ends; nil: never
+	stdin   io.WriteCloser
+	stdout  io.Reader
+	stderr  io.Reader       // nil: none
+	kill    func()          // stops the port (its whole process group) at once; idempotent
+	exited  <-chan exitInfo // receives once when the port ends; nil: never
+	command string          // the command a process port runs; "" in process
 }
 
 // exitInfo is how a port ended.
@@ -185,7 +187,8 @@ func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.he
 // lastStderr returns the last bytes the port wrote on stderr.
 func (p *Port) lastStderr() string { return p.stderr.last(stderrKeep) }
 
-// handshake reads and checks the hello.
+// handshake reads and checks the hello. A command that cannot run (sh
+// exits 127 or 126 before any output) is a *StartError.
 //
 // spec PROTO-2: "limcheck refuses a hello with another protocol, a missing or ill-typed field or an unknown component"
 func (p *Port) handshake() error {
@@ -222,6 +225,9 @@ func (p *Port) handshake() error {
 			case <-time.After(500 * time.Millisecond):
 			}
 		}
+		if p.exit != nil && (p.exit.code == 126 || p.exit.code == 127) && p.tr.command != "" {
+			return p.cannotRun()
+		}
 		if p.exit != nil {
 			return p.breaks(-1, -2, "exited before its hello ("+p.exit.how+")")
 		}
@@ -246,6 +252,23 @@ func (p *Port) handshake() error {
 	}
 	p.hello = h
 	return nil
+}
+
+// cannotRun is the *StartError of a command sh could not find or run:
+// its last line on stderr says why.
+func (p *Port) cannotRun() error {
+	p.kill()
+	p.waitStderr()
+	why := strings.TrimSpace(p.stderr.last(4 << 10))
+	if i := strings.LastIndexByte(why, '\n'); i >= 0 {
+		why = why[i+1:]
+	}
+	if why == "" {
+		why = "sh " + p.exit.how + " before any output"
+	}
+	err := &StartError{Command: p.tr.command, Why: why}
+	p.failed = err
+	return err
 }
 
 // breaks records that the port broke the protocol, kills it and returns

@@ -17,8 +17,9 @@ import (
 // StartPort starts command as a port (`sh -c command`, in its own process
 // group) and reads its hello. A port that breaks the handshake is killed
 // and the error is a *BrokenError; past opt.Deadline, a *DeadlineError; a
-// command that cannot start is another error. From the moment the process
-// starts until its whole group is killed, KillAll reaches it.
+// command that cannot run (sh cannot start, or cannot find or execute the
+// command) is a *StartError. From the moment the process starts until its
+// whole group is killed, KillAll reaches it.
 //
 // spec PROTO-1: "limcheck starts the port as sh -c '<command>' in its own process group"
 func StartPort(command string, opt PortOptions) (*Port, error) {
@@ -29,7 +30,7 @@ func StartPort(command string, opt PortOptions) (*Port, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := transport{stdin: pr.stdin, stdout: pr.stdout, stderr: pr.stderr, kill: pr.kill, exited: pr.exited}
+	tr := transport{stdin: pr.stdin, stdout: pr.stdout, stderr: pr.stderr, kill: pr.kill, exited: pr.exited, command: command}
 	return newPort(tr, opt)
 }
 
@@ -94,7 +95,7 @@ func startProc(command string) (*proc, error) {
 	})
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
-		return nil, fmt.Errorf("protocol: start port %q: %w", command, err)
+		return nil, &StartError{Command: command, Why: "/bin/sh: " + err.Error()}
 	}
 	p := &proc{pid: pid, stdin: stdinW, stdout: stdoutR, stderr: stderrR, exited: make(chan exitInfo, 1)}
 	if live.procs == nil {
