@@ -216,7 +216,7 @@ type portFlags struct {
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
 	fs.DurationVar(&pf.requestTimeout, "request-timeout", 10*time.Second, "the longest wait for one reply before the port counts as hung")
-	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", 10*time.Second, "the longest wait for the port's hello")
+	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", time.Minute, "the longest wait for the port's hello")
 	fs.DurationVar(&pf.timeout, "timeout", overall, "the longest the whole run may take")
 }
 

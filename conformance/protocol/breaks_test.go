@@ -21,6 +21,9 @@ func TestHandshakeTimeoutIsSaidAsGiven(t *testing.T) {
 			t.Errorf("HandshakeTimeout %v: %v, want %q", d, err, want)
 		}
 	}
+	if got := (PortOptions{}).withDefaults().HandshakeTimeout; got != time.Minute {
+		t.Errorf("the default handshake timeout is %v, want 1m0s (PROTO-9)", got)
+	}
 }
 
 // TestOutputAfterTheLastReplyBreaks: PROTO-9: once every reply came,

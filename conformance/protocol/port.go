@@ -33,7 +33,9 @@ type Hello struct {
 
 // PortOptions bound a port's run. The zero value takes every default.
 type PortOptions struct {
-	// HandshakeTimeout bounds the wait for the hello; 0 means 10s.
+	// HandshakeTimeout bounds the wait for the hello; 0 means 60s (a JVM,
+	// npm run or a version manager's shim on a busy machine can take more
+	// than 10s to start; a longer wait costs a healthy port nothing).
 	HandshakeTimeout time.Duration
 	// RequestTimeout bounds the wait for the oldest unanswered request's
 	// reply; 0 means 10s.
@@ -62,7 +64,7 @@ const (
 
 func (o PortOptions) withDefaults() PortOptions {
 	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = 10 * time.Second
+		o.HandshakeTimeout = 60 * time.Second
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 10 * time.Second
