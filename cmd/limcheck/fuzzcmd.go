@@ -119,7 +119,9 @@ func (c cli) fuzzCmd(args []string) int {
 			closeErr = nil // the break shrinking reports
 		}
 		return c.fuzzFound(&res, *out, &pf, closeErr)
-	case rep.TimedOut: // a port the deadline stopped says so again as it closes
+	case rep.TimedOut || errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)):
+		// a budget that ran out, not a break (a port the deadline stopped
+		// says so again as it closes)
 		res.incomplete = fmt.Sprintf("the --timeout (%v) passed", pf.timeout)
 	case errors.As(fuzzErr, &broken) || (fuzzErr == nil && errors.As(closeErr, &broken)):
 		res.broken = broken

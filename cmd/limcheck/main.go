@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,34 +32,66 @@ const (
 )
 
 func main() {
-	stopPortsOnSignal()
-	os.Exit(cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, tty: isTerminal(os.Stderr)}.main(os.Args[1:]))
+	stopOnSignals()
+	status := cli{stdin: os.Stdin, stdout: pipeGuard{os.Stdout}, stderr: pipeGuard{os.Stderr}, tty: isTerminal(os.Stderr)}.main(os.Args[1:])
+	protocol.KillAll() // whatever a path left running
+	os.Exit(status)
 }
 
-// livePorts are the ports this process started, killed if it is
-// interrupted: each runs in its own process group (PROTO-1), so the
-// terminal's interrupt does not reach it, and a hung one would outlive
-// limcheck.
-var livePorts struct {
-	sync.Mutex
-	ports []*protocol.Port
-}
-
-// stopPortsOnSignal kills every live port and exits 130 on an interrupt
-// or a termination request.
-func stopPortsOnSignal() {
+// stopOnSignals makes every signal that ends limcheck (SIGHUP, SIGINT,
+// SIGQUIT, SIGTERM) stop it through stop. SIGPIPE is caught too, so that
+// a write to limcheck's own closed stdout or stderr fails (pipeGuard
+// stops limcheck then) rather than kill it outright; one that comes from
+// a port's closed stdin is the protocol's news, and is ignored here.
+func stopOnSignals() {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE)
 	go func() {
-		sig := <-ch
-		livePorts.Lock()
-		for _, p := range livePorts.ports {
-			p.Kill()
+		for sig := range ch {
+			if sig != syscall.SIGPIPE {
+				stop(sig.(syscall.Signal))
+			}
 		}
-		livePorts.Unlock()
-		fmt.Fprintf(os.Stderr, "\nlimcheck: %v: stopped the port\n", sig)
-		os.Exit(130)
 	}()
+}
+
+// stopping is held by the goroutine that stops limcheck, for good.
+var stopping sync.Mutex
+
+// stop ends limcheck on sig: it kills the process group of every port it
+// started (each runs in its own, PROTO-1, so a terminal's signals never
+// reach it, and a hung one would outlive limcheck), says so, and exits
+// with 128 + the signal's number, as a shell reports a process the signal
+// killed; a closed output with no port to stop (limcheck coverage | head)
+// ends it silently, as SIGPIPE does. It never returns.
+func stop(sig syscall.Signal) {
+	stopping.Lock()
+	msg := fmt.Sprintf("\nlimcheck: %v", sig)
+	switch n := protocol.KillAll(); {
+	case n == 1:
+		msg += ": stopped the port"
+	case n > 1:
+		msg += fmt.Sprintf(": stopped %d ports", n)
+	case sig == syscall.SIGPIPE:
+		msg = ""
+	}
+	if msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	os.Exit(128 + int(sig))
+}
+
+// pipeGuard is limcheck's own stdout or stderr: a write that fails
+// because its reader is gone (limcheck run | head -1) stops limcheck as
+// SIGPIPE would, once the ports are killed.
+type pipeGuard struct{ f *os.File }
+
+func (g pipeGuard) Write(b []byte) (int, error) {
+	n, err := g.f.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		stop(syscall.SIGPIPE)
+	}
+	return n, err
 }
 
 // run is main without the process, for tests: no stdin, no terminal.
@@ -97,7 +130,8 @@ Exit status (run, fuzz, replay and the default):
   2  usage or input error: a bad flag, an unreadable or malformed vector
   3  the port broke the protocol: bad hello, crash, hang, non-JSON output,
      replies out of order or with an unknown seq, early exit
-An interrupt (or SIGTERM) kills the port's process group and exits 130.
+A signal that ends limcheck (SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM) kills
+every port's process group and exits with 128 + its number (130 for SIGINT).
 `
 
 func (c cli) main(args []string) int {
@@ -183,7 +217,7 @@ type portFlags struct {
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
 	fs.DurationVar(&pf.requestTimeout, "request-timeout", 10*time.Second, "the longest wait for one reply before the port counts as hung")
-	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", 10*time.Second, "the longest wait for the port's hello")
+	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", time.Minute, "the longest wait for the port's hello")
 	fs.DurationVar(&pf.timeout, "timeout", overall, "the longest the whole run may take")
 }
 
@@ -212,13 +246,7 @@ func (pf *portFlags) open() (*protocol.Port, error) {
 	if pf.command == "" {
 		return bundled(opt)
 	}
-	p, err := protocol.StartPort(pf.command, opt)
-	if err == nil {
-		livePorts.Lock()
-		livePorts.ports = append(livePorts.ports, p)
-		livePorts.Unlock()
-	}
-	return p, err
+	return protocol.StartPort(pf.command, opt) // KillAll reaches it from its start
 }
 
 // bundled is the project's impl/ served in process through the protocol.
@@ -240,16 +268,33 @@ func specVersion() string {
 }
 
 // portProblem prints why a port could not start and returns the exit
-// status: 3 for a broken handshake, 2 for a command that cannot run.
+// status: 3 for a broken handshake, 4 when --timeout passed first, 2 for
+// a command that cannot run.
 func (c cli) portProblem(pf *portFlags, err error) int {
-	var b *protocol.BrokenError
-	if errors.As(err, &b) {
-		fmt.Fprintf(c.stderr, "limcheck: port %q broke the protocol: %s\n", pf.command, b.What)
-		printStderr(c.stderr, b.Stderr)
+	var (
+		b    *protocol.BrokenError
+		late *protocol.DeadlineError
+		bad  *protocol.StartError
+	)
+	switch {
+	case errors.As(err, &b):
+		fmt.Fprintf(c.stderr, "limcheck: port %s broke the protocol: %s\n", clean(strconv.Quote(pf.command)), clean(b.What))
+		printStderr(c.stderr, strings.Join(cleanLines(b.Stderr), "\n"))
 		return exitBroken
+	case errors.As(err, &late):
+		fmt.Fprintf(c.stderr, "limcheck: port %s: the run's --timeout (%v) passed before its hello\n", clean(strconv.Quote(pf.command)), pf.timeout)
+		return exitIncomplete
+	case errors.As(err, &bad):
+		fmt.Fprintf(c.stderr, "limcheck: the port command %s cannot run: %s\n", clean(shellQuote(pf.command)), clean(bad.Why))
+		return exitUsage
 	}
-	fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
+	fmt.Fprintf(c.stderr, "limcheck: %s\n", clean(err.Error()))
 	return exitUsage
+}
+
+// timedOut says that the run's --timeout passed after done of all cases.
+func (pf *portFlags) timedOut(done, all int) string {
+	return fmt.Sprintf("the run's --timeout (%v) passed after %d of %d cases", pf.timeout, done, all)
 }
 
 // fuzzGCPercent is the GC target of the commands that stream traces (fuzz,

@@ -33,6 +33,7 @@ type report struct {
 	Summary      summary        `json:"summary"`
 	Broken       string         `json:"broken,omitempty"` // how the port broke the protocol
 	BrokenStderr string         `json:"broken_stderr,omitempty"`
+	Incomplete   string         `json:"incomplete,omitempty"` // why the run stopped before it finished: the run's --timeout passed
 	Cases        []caseReport   `json:"cases"`
 	Elapsed      time.Duration  `json:"-"`
 }
@@ -136,6 +137,8 @@ func (rep *report) status() int {
 		return exitBroken
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
 		return exitFailed
+	case rep.Incomplete != "":
+		return exitIncomplete
 	}
 	return exitOK
 }
@@ -196,7 +199,10 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 		}
 	}
 	if notRun > 0 {
-		fmt.Fprintf(w, "NOT RUN %d cases: the port broke the protocol before them\n", notRun)
+		fmt.Fprintf(w, "NOT RUN %d cases: %s before them\n", notRun, rep.stopper())
+	}
+	if rep.Incomplete != "" {
+		fmt.Fprintln(w, rep.Incomplete)
 	}
 	if rep.Broken != "" {
 		fmt.Fprintf(w, "the port broke the protocol: %s\n", rep.Broken)
@@ -205,6 +211,14 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 		}
 	}
 	fmt.Fprintln(w, rep.closing())
+}
+
+// stopper names what stopped the run before its NOT RUN cases.
+func (rep *report) stopper() string {
+	if rep.Incomplete != "" {
+		return "the run's --timeout passed"
+	}
+	return "the port broke the protocol"
 }
 
 // printStderr prints a port's stderr, its last lines, under a heading.
@@ -282,7 +296,7 @@ func writeJUnit(file string, rep *report) error {
 			jc.Error = &junitText{Message: c.Why, Body: body}
 			set.Errors++
 		case vNotRun:
-			jc.Skipped = &junitText{Message: "not run: the port broke the protocol before this case"}
+			jc.Skipped = &junitText{Message: "not run: " + rep.stopper() + " before this case"}
 			set.Skipped++
 		case vSkip, vXFail:
 			jc.Skipped = &junitText{Message: strings.ToLower(c.Verdict) + ": " + c.Why}

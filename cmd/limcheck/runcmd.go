@@ -113,14 +113,21 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	}
 	start := time.Now()
 	port, err := pf.open()
-	var broken *protocol.BrokenError
-	if errors.As(err, &broken) { // the handshake broke: every case is not run
+	var (
+		broken *protocol.BrokenError
+		late   *protocol.DeadlineError
+	)
+	if errors.As(err, &broken) || errors.As(err, &late) { // no hello: every case is not run
 		results := make([]protocol.CaseResult, len(selected))
 		for i, cs := range selected {
 			results[i] = protocol.CaseResult{Case: cs, Verdict: protocol.NotRun}
 		}
 		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
-		rep.Broken, rep.BrokenStderr = "handshake: "+broken.What, broken.Stderr
+		if broken != nil {
+			rep.Broken, rep.BrokenStderr = "handshake: "+broken.What, broken.Stderr
+		} else {
+			rep.Incomplete = pf.timedOut(0, len(selected)) + ", waiting for the port's hello"
+		}
 		c.portProblem(pf, err)
 		return c.emit(cmd, rf, rep)
 	}
@@ -130,14 +137,18 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	results, runErr := protocol.RunCases(port, selected)
 	closeErr := port.Close()
 	rep := newReport(port.Hello(), results, expected, time.Since(start))
-	switch {
+	switch done := len(selected) - rep.Summary.NotRun; {
 	case errors.As(runErr, &broken):
 		rep.Broken = broken.What
+	case errors.As(runErr, &late):
+		rep.Incomplete = pf.timedOut(done, len(selected))
 	case runErr != nil:
 		rep.Broken = runErr.Error()
 	case errors.As(closeErr, &broken):
 		rep.Broken = broken.What
 		rep.BrokenStderr = broken.Stderr
+	case errors.As(closeErr, &late):
+		rep.Incomplete = pf.timedOut(done, len(selected)) + ", waiting for the port to exit"
 	}
 	return c.emit(cmd, rf, rep)
 }

@@ -68,6 +68,8 @@ func TestScripts(t *testing.T) {
 			"status":    cmdStatus,
 			"validjson": cmdValidJSON,
 			"allgone":   cmdAllGone,
+			"gonegroup": cmdGoneGroup,
+			"signal":    cmdSignal,
 		},
 	})
 }

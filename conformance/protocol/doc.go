@@ -12,10 +12,15 @@
 //   - [StartPort] starts a port process (sh -c, its own process group) and
 //     [ServePipe] an in-process [Serve] behind a [Port]; [PortOptions]
 //     bound the conversation. [Port.Hello] is the port's handshake
-//     ([Hello]; [Protocol] is the version spoken), [Port.Close] ends it,
-//     [Port.Kill] stops the port at once.
+//     ([Hello]; [Protocol] is the version spoken), [Port.Close] ends it
+//     and kills the port's process group. [KillAll] kills every port
+//     process group StartPort started, from the moment each starts, for
+//     a program that is being stopped.
 //   - A port that breaks the protocol (PROTO-9) returns a [*BrokenError]
-//     (errors.Is [ErrBroken]) naming the trace and op in flight.
+//     (errors.Is [ErrBroken]) naming the trace and op in flight; a port
+//     whose PortOptions.Deadline passed, a [*DeadlineError] (errors.Is
+//     [ErrDeadline]), which is no break; a command that cannot run at
+//     all, a [*StartError].
 //   - [Serve] makes any oracle.Subject a port on a reader and a writer.
 //   - [RunCases] runs conformance cases on a Runner, pipelined: a
 //     [CaseResult] each, with the verdicts [Broken] and [NotRun] beside

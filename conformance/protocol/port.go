@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/limcheck/limcheck/oracle"
@@ -32,18 +33,22 @@ type Hello struct {
 
 // PortOptions bound a port's run. The zero value takes every default.
 type PortOptions struct {
-	// HandshakeTimeout bounds the wait for the hello; 0 means 10s.
+	// HandshakeTimeout bounds the wait for the hello; 0 means 60s (a JVM,
+	// npm run or a version manager's shim on a busy machine can take more
+	// than 10s to start; a longer wait costs a healthy port nothing).
 	HandshakeTimeout time.Duration
 	// RequestTimeout bounds the wait for the oldest unanswered request's
 	// reply; 0 means 10s.
 	RequestTimeout time.Duration
-	// Deadline, if set, bounds the whole conversation.
+	// Deadline, if set, bounds the whole conversation: the handshake, the
+	// requests and the wait for the port's exit. Reaching it is a
+	// *DeadlineError, not a break.
 	Deadline time.Time
 	// Window is the most requests in flight; 0 (or more than 256,
 	// PROTO-7's bound) means 256.
 	Window int
-	// ExitTimeout bounds the wait for the port to exit once its stdin is
-	// closed; 0 means 5s.
+	// ExitTimeout bounds the wait, once the port's stdin is closed, for
+	// the port to exit and its stdout to end; 0 means 5s.
 	ExitTimeout time.Duration
 }
 
@@ -59,7 +64,7 @@ const (
 
 func (o PortOptions) withDefaults() PortOptions {
 	if o.HandshakeTimeout <= 0 {
-		o.HandshakeTimeout = 10 * time.Second
+		o.HandshakeTimeout = 60 * time.Second
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 10 * time.Second
@@ -76,22 +81,25 @@ func (o PortOptions) withDefaults() PortOptions {
 // transport is the port's end of the conversation: a process's pipes, or
 // an in-process Serve's.
 type transport struct {
-	stdin  io.WriteCloser
-	stdout io.Reader
-	stderr io.Reader       // nil: none
-	kill   func()          // stops the port at once; idempotent
-	exited <-chan exitInfo // receives once when the port ends; nil: never
+	stdin   io.WriteCloser
+	stdout  io.Reader
+	stderr  io.Reader       // nil: none
+	kill    func()          // stops the port (its whole process group) at once; idempotent
+	exited  <-chan exitInfo // receives once when the port ends; nil: never
+	command string          // the command a process port runs; "" in process
 }
 
 // exitInfo is how a port ended.
 type exitInfo struct {
-	ok  bool   // exit status 0
-	how string // "exit status 3", "signal: killed"
+	ok   bool   // exit status 0
+	how  string // "exit status 3", "signal: killed"
+	code int    // the exit status, -1 when a signal ended the port
 }
 
 // Port is a conversation with a running port (PROTO-1..PROTO-9). It is a
-// Runner. A Port is not safe for concurrent use; once broken it stays
-// broken and every later call returns the same *BrokenError.
+// Runner. A Port is not safe for concurrent use; once broken (or past its
+// deadline) it stays so and every later call returns the same
+// *BrokenError (or *DeadlineError).
 type Port struct {
 	hello   Hello
 	opt     PortOptions
@@ -102,7 +110,7 @@ type Port struct {
 	seq     int64         // the last seq sent
 	nextIn  int64         // the seq the next reply must carry
 	inst    int64         // the last instance number used
-	broken  *BrokenError  // sticky
+	failed  error         // sticky: the *BrokenError or *DeadlineError that stopped the port
 	dead    chan struct{} // closed when the port is killed: the reader stops
 	drained chan struct{} // closed when the port's stderr ended
 	exit    *exitInfo     // how the port ended, once it did
@@ -181,13 +189,14 @@ func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.he
 // lastStderr returns the last bytes the port wrote on stderr.
 func (p *Port) lastStderr() string { return p.stderr.last(stderrKeep) }
 
-// handshake reads and checks the hello.
+// handshake reads and checks the hello. A command that cannot run (sh
+// exits 127 or 126 before any output) is a *StartError.
 //
 // spec PROTO-2: "limcheck refuses a hello with another protocol, a missing or ill-typed field or an unknown component"
 func (p *Port) handshake() error {
-	wait := p.opt.HandshakeTimeout
-	if !p.opt.Deadline.IsZero() {
-		wait = max(min(wait, time.Until(p.opt.Deadline)), 0)
+	wait, late := p.opt.HandshakeTimeout, false
+	if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
+		wait, late = max(time.Until(d), 0), true
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -195,7 +204,10 @@ func (p *Port) handshake() error {
 	select {
 	case ev = <-p.events:
 	case <-timer.C:
-		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait.Round(100*time.Millisecond)))
+		if late {
+			return p.deadlinePassed(-1, -2, "the handshake")
+		}
+		return p.breaks(-1, -2, fmt.Sprintf("no hello within %v", wait))
 	case x := <-p.tr.exited:
 		p.exit = &x
 		select { // what it wrote before it exited may still be on its way
@@ -214,6 +226,9 @@ func (p *Port) handshake() error {
 				p.exit = &x
 			case <-time.After(500 * time.Millisecond):
 			}
+		}
+		if p.exit != nil && (p.exit.code == 126 || p.exit.code == 127) && p.tr.command != "" {
+			return p.cannotRun()
 		}
 		if p.exit != nil {
 			return p.breaks(-1, -2, "exited before its hello ("+p.exit.how+")")
@@ -241,31 +256,56 @@ func (p *Port) handshake() error {
 	return nil
 }
 
+// cannotRun is the *StartError of a command sh could not find or run:
+// its last line on stderr says why.
+func (p *Port) cannotRun() error {
+	p.kill()
+	p.waitStderr()
+	why := strings.TrimSpace(p.stderr.last(4 << 10))
+	if i := strings.LastIndexByte(why, '\n'); i >= 0 {
+		why = why[i+1:]
+	}
+	if why == "" {
+		why = "sh " + p.exit.how + " before any output"
+	}
+	err := &StartError{Command: p.tr.command, Why: why}
+	p.failed = err
+	return err
+}
+
 // breaks records that the port broke the protocol, kills it and returns
 // the error.
 //
 // spec PROTO-9: "limcheck then kills the port's process group at once"
-func (p *Port) breaks(trace, op int, what string) *BrokenError {
-	if p.broken == nil {
+func (p *Port) breaks(trace, op int, what string) error {
+	if p.failed == nil {
 		p.kill()
-		select { // what a crashing port wrote last is the most useful
-		case <-p.drained:
-		case <-time.After(time.Second):
-		}
-		p.broken = &BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
+		p.waitStderr() // what a crashing port wrote last is the most useful
+		p.failed = &BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
 	}
-	return p.broken
+	return p.failed
 }
 
-// Kill stops the port at once (its whole process group), for a caller
-// that is itself being stopped; a Port is not safe for concurrent use, but
-// Kill may be called from any goroutine. Later calls return errors.
-func (p *Port) Kill() {
-	if p.tr.kill != nil {
-		p.tr.kill()
+// deadlinePassed records that the deadline passed while during waited,
+// kills the port and returns the *DeadlineError.
+func (p *Port) deadlinePassed(trace, op int, during string) error {
+	if p.failed == nil {
+		p.kill()
+		p.failed = &DeadlineError{Deadline: p.opt.Deadline, During: during, Trace: trace, Op: op}
+	}
+	return p.failed
+}
+
+// waitStderr waits a moment for the port's stderr to end: the port was
+// killed, so it ends at once unless a process outside its group holds it.
+func (p *Port) waitStderr() {
+	select {
+	case <-p.drained:
+	case <-time.After(time.Second):
 	}
 }
 
+// kill stops the port: its whole process group, its pipes and the writer.
 func (p *Port) kill() {
 	select {
 	case <-p.dead:
@@ -275,41 +315,86 @@ func (p *Port) kill() {
 	if p.tr.kill != nil {
 		p.tr.kill()
 	}
+	p.closeStdin()
+}
+
+// closeStdin makes the writer goroutine close the port's stdin once the
+// requests queued are written.
+func (p *Port) closeStdin() {
 	if !p.closed {
 		p.closed = true
 		close(p.out)
 	}
 }
 
-// Close ends the conversation: it closes the port's stdin and waits for
-// the port to exit, killing it after ExitTimeout. It returns a *BrokenError
-// when the port exits with a status other than 0 or must be killed, or the
-// error that broke the port earlier.
+// Close ends the conversation: it closes the port's stdin, waits for the
+// port to exit and its stdout to end (ExitTimeout, bounded by Deadline),
+// and then kills the port's process group, always, so that no helper it
+// started outlives it. It returns a *BrokenError when the port exits with
+// a status other than 0, writes anything after its last reply, or must be
+// killed; a *DeadlineError when the deadline cut the wait short; or the
+// error that stopped the port earlier.
 //
 // spec PROTO-8: "When it has no more requests limcheck closes the port's stdin; the port then exits with status 0"
+// spec PROTO-8: "waits for the exit at most 5 s (less when the overall deadline comes first), then kills the port's process group, always"
 func (p *Port) Close() error {
-	if p.broken != nil {
+	if p.failed != nil {
 		p.kill()
-		return p.broken
+		return p.failed
 	}
-	if !p.closed {
-		p.closed = true
-		close(p.out)
+	p.closeStdin()
+	err := p.finish()
+	p.kill()
+	return err
+}
+
+// finish waits for the port to exit and for the end of its stdout, and
+// checks that nothing came there after the last reply: the reader reads
+// on past it, at most one line (1 MiB) before this sees it.
+//
+// spec PROTO-9: "writes anything on stdout after its last reply"
+func (p *Port) finish() error {
+	wait, late := p.opt.ExitTimeout, false
+	if d := p.opt.Deadline; !d.IsZero() && time.Until(d) < wait {
+		wait, late = max(time.Until(d), 0), true
 	}
-	if p.exit == nil && p.tr.exited != nil {
-		timer := time.NewTimer(p.opt.ExitTimeout)
-		defer timer.Stop()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	exited := p.tr.exited
+	if p.exit != nil {
+		exited = nil
+	}
+	for eof := false; !eof || exited != nil; {
 		select {
-		case x := <-p.tr.exited:
-			p.exit = &x
+		case ev := <-p.events:
+			if !errors.Is(ev.err, io.EOF) {
+				return p.breaks(-1, -2, "wrote after its last reply: "+p.eventText(ev))
+			}
+			eof = true
+		case x := <-exited:
+			p.exit, exited = &x, nil
 		case <-timer.C:
-			return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", p.opt.ExitTimeout))
+			switch {
+			case late:
+				return p.deadlinePassed(-1, -2, "the port's exit")
+			case exited != nil:
+				return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", wait))
+			}
+			return p.breaks(-1, -2, fmt.Sprintf("exited, but its stdout was still open %v after its stdin was closed (a process outside its group holds it?)", wait))
 		}
 	}
 	if p.exit != nil && !p.exit.ok {
 		return p.breaks(-1, -2, "exited with "+p.exit.how+" after its last reply")
 	}
 	return nil
+}
+
+// eventText describes what the port wrote on stdout when no reply was due.
+func (p *Port) eventText(ev event) string {
+	if ev.err != nil {
+		return ev.err.Error()
+	}
+	return fmt.Sprintf("stdout line %d is a reply with seq %d, %s", ev.line, ev.rep.seq, p.seqWhich(ev.rep.seq))
 }
 
 // write is the writer goroutine: it writes request chunks, flushing when
@@ -505,14 +590,15 @@ type pending struct{ trace, op int }
 type traceState struct {
 	run    TraceRun
 	dead   bool // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
+	open   bool // open's result was {}: the instance is open until its close
 	stderr int64
 }
 
 // RunTraces implements Runner: it pipelines every trace's open, ops and
 // close (PROTO-7) and checks every reply's seq (PROTO-9).
 func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
-	if p.broken != nil {
-		return p.broken
+	if p.failed != nil {
+		return p.failed
 	}
 	if p.closed {
 		return errors.New("protocol: RunTraces on a closed port")
@@ -571,6 +657,9 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 			resetTimer(timer, p.opt.RequestTimeout)
 			st := &states[in.trace]
 			if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
+				if why := closeProblem(ev.rep); st.open && why != "" {
+					return p.breaks(in.trace, in.op, why)
+				}
 				st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
 				each(in.trace, st.run)
 				done++
@@ -588,7 +677,7 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		case <-grace:
 			return p.exitedEarly(*p.exit, in, ts)
 		case <-deadline:
-			return p.breaks(in.trace, in.op, "the overall deadline passed")
+			return p.deadlinePassed(in.trace, in.op, "the conversation")
 		}
 	}
 	return nil
@@ -606,6 +695,7 @@ func (st *traceState) take(op int, r reply) {
 	case op == -1:
 		switch r.result {
 		case oracle.Result{}:
+			st.open = true
 		case oracle.Result{Error: oracle.ErrConfig}:
 			st.run.Outcome.Open, st.dead = oracle.ErrConfig, true
 		default:
@@ -614,6 +704,22 @@ func (st *traceState) take(op int, r reply) {
 	default:
 		st.run.Outcome.Results = append(st.run.Outcome.Results, r.result)
 	}
+}
+
+// closeProblem says what is wrong with a reply to the close of an open
+// instance, or "" when it is the result {}.
+//
+// spec PROTO-5: "close forgets the instance; its result is {}"
+func closeProblem(r reply) string {
+	switch {
+	case r.kind == replySkipped:
+		return "skipped the close of an open instance (" + quoteLine([]byte(r.text)) + "); a close's result is {}"
+	case r.kind == replyFault:
+		return "faulted on the close of an open instance (" + quoteLine([]byte(r.text)) + "); a close's result is {}"
+	case r.badJSON != nil || r.result != oracle.Result{}:
+		return "answered the close of an open instance with a result other than {}"
+	}
+	return ""
 }
 
 func opName(op int) string {
@@ -636,13 +742,19 @@ func describe(t oracle.Trace, op int) string {
 
 // seqProblem explains a reply whose seq is not the next one expected.
 func (p *Port) seqProblem(got int64, t oracle.Trace, in pending) string {
-	switch {
-	case got < p.nextIn:
-		return fmt.Sprintf("reply with seq %d, already answered (want %d, the reply to %s)", got, p.nextIn, describe(t, in.op))
-	case got <= p.seq:
+	if got >= p.nextIn && got <= p.seq {
 		return fmt.Sprintf("reply with seq %d out of order (want %d, the reply to %s, first)", got, p.nextIn, describe(t, in.op))
 	}
-	return fmt.Sprintf("reply with seq %d, which no request has (want %d, the reply to %s)", got, p.nextIn, describe(t, in.op))
+	return fmt.Sprintf("reply with seq %d, %s (want %d, the reply to %s)", got, p.seqWhich(got), p.nextIn, describe(t, in.op))
+}
+
+// seqWhich says what a seq that no reply is due for is: one already
+// answered, or one no request has (0, negative, or beyond the last sent).
+func (p *Port) seqWhich(seq int64) string {
+	if seq >= 1 && seq < p.nextIn {
+		return "already answered"
+	}
+	return "which no request has"
 }
 
 // streamEnded diagnoses the end of stdout or a bad line.

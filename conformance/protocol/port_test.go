@@ -170,6 +170,18 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 			}
 			return string(rep) + "\n", false
 		}, "reply with seq 1, already answered", ""},
+		{"seq 0", func(n int, line string, rep []byte) (string, bool) {
+			if n == breakAt {
+				return `{"seq":0,"result":{}}` + "\n", false
+			}
+			return string(rep) + "\n", false
+		}, "reply with seq 0, which no request has", ""}, // never sent, so never answered
+		{"negative seq", func(n int, line string, rep []byte) (string, bool) {
+			if n == breakAt {
+				return `{"seq":-3,"result":{}}` + "\n", false
+			}
+			return string(rep) + "\n", false
+		}, "reply with seq -3, which no request has", ""},
 		{"two kinds", func(n int, line string, rep []byte) (string, bool) {
 			if n == breakAt {
 				return fmt.Sprintf(`{"seq":%d,"result":{},"fault":"x"}`+"\n", seqOf(line)), false

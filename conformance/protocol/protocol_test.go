@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "killall":
+		killAllChild()
+		os.Exit(0)
 	case "exit3":
 		fmt.Fprintln(os.Stderr, "test port: will exit 3 at the end")
 		Serve(os.Stdin, os.Stdout, oracle.Model{}, Hello{Name: "test-port"}) //nolint:errcheck // exits 3 anyway

@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -18,7 +19,8 @@ type Runner interface {
 	// RunTraces runs ts in order, each on a fresh instance, and calls
 	// each(i, run) for every trace i, in order, as its run completes. It
 	// returns a *BrokenError when the implementation broke (for a port,
-	// PROTO-9); the trace in flight and those after it get no call.
+	// PROTO-9), or a *DeadlineError when a port's deadline passed; the
+	// trace in flight and those after it get no call.
 	RunTraces(ts []oracle.Trace, each func(i int, run TraceRun)) error
 }
 
@@ -56,6 +58,40 @@ func (e *BrokenError) Error() string { return "port broke the protocol: " + e.Wh
 
 // Unwrap makes errors.Is(err, ErrBroken) hold.
 func (e *BrokenError) Unwrap() error { return ErrBroken }
+
+// ErrDeadline is wrapped by every *DeadlineError.
+var ErrDeadline = errors.New("protocol: the deadline passed")
+
+// DeadlineError says that PortOptions.Deadline, the caller's budget for
+// the whole conversation, passed before the conversation ended. It is not
+// a *BrokenError: the budget ran out, which a healthy port that is merely
+// slow can cause. The port is stopped (its process group killed) and
+// stays unusable; Trace and Op name what was in flight, as a BrokenError's
+// do.
+type DeadlineError struct {
+	Deadline time.Time
+	During   string // what was waiting: "the handshake", "the conversation", "the port's exit"
+	Trace    int    // the index of the trace in flight in its RunTraces call, or -1
+	Op       int    // the op in flight within that trace, -1 for open, -2 for none known
+}
+
+func (e *DeadlineError) Error() string { return "protocol: the deadline passed during " + e.During }
+
+// Unwrap makes errors.Is(err, ErrDeadline) hold.
+func (e *DeadlineError) Unwrap() error { return ErrDeadline }
+
+// StartError says that a port's command cannot run at all: sh could not
+// start, or it ended with status 127 (not found) or 126 (cannot execute)
+// before the port wrote anything on stdout. The command is at fault, not
+// a port: it is not a *BrokenError.
+type StartError struct {
+	Command string
+	Why     string // the shell's last line on stderr ("sh: 1: x: not found"), or the start error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("protocol: the port command %q cannot run: %s", e.Command, e.Why)
+}
 
 // SubjectRunner runs traces on a Go oracle.Subject in process: an error
 // wrapping oracle.ErrUnsupported is a skip, any other error a fault. It

@@ -171,7 +171,7 @@ func ServePipe(s oracle.Subject, hello Hello, opt PortOptions) (*Port, error) {
 		err := Serve(reqR, repW, s, hello)
 		x := exitInfo{ok: err == nil, how: "exit status 0"}
 		if err != nil {
-			x.how = err.Error()
+			x.how, x.code = err.Error(), -1
 		}
 		repW.CloseWithError(io.EOF)
 		reqR.CloseWithError(io.ErrClosedPipe)

@@ -37,6 +37,8 @@ type CaseResult struct {
 // case, in the order of cases. A case of a component r does not implement
 // is skipped without a request. When r breaks, the case in flight is
 // Broken, every later case NotRun, and the *BrokenError is returned too.
+// When a port's deadline passes, the case in flight and every later case
+// are NotRun, and the *DeadlineError is returned too.
 //
 // spec VEC-12: "A subject that does not implement a case's component ... skips it"
 // spec PROTO-9: "reports the case in flight as broken ... reports every case not finished as not run"
@@ -57,6 +59,14 @@ func RunCases(r Runner, cases []conformance.Case) ([]CaseResult, error) {
 		res := &results[index[i]]
 		*res = judge(res.Case, traces[i], run)
 	})
+	var late *DeadlineError
+	if errors.As(err, &late) {
+		for i := range results {
+			if results[i].Verdict == NotRun {
+				results[i].Why = "not run: the deadline passed before it finished"
+			}
+		}
+	}
 	var broken *BrokenError
 	if errors.As(err, &broken) && broken.Trace >= 0 && broken.Trace < len(index) {
 		res := &results[index[broken.Trace]]

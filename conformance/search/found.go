@@ -187,9 +187,9 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 // passed, names a limit or a break it caused.
 func (c *Counterexample) stopped(opt FuzzOptions, stop ShrinkStop, err error) {
 	c.ShrinkStop, c.ShrinkErr = stop, err
-	if stop != ShrinkDone && opt.pastDeadline(time.Now()) {
-		// TODO(protocol.ErrDeadline): tell the port's deadline from a
-		// break by errors.Is(err, protocol.ErrDeadline), not the clock.
+	if stop != ShrinkDone && (errors.Is(err, protocol.ErrDeadline) || opt.pastDeadline(time.Now())) {
+		// the port's deadline (or, for a runner that does not tell it
+		// from a break, the run's clock)
 		c.ShrinkStop = ShrinkDeadline
 	}
 }

@@ -153,9 +153,9 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 			return rep, err
 		}
 		switch {
-		case err != nil && opt.pastDeadline(time.Now()):
-			// TODO(protocol.ErrDeadline): once the port tells its overall
-			// deadline from a break, test errors.Is(err, protocol.ErrDeadline).
+		case errors.Is(err, protocol.ErrDeadline) || err != nil && opt.pastDeadline(time.Now()):
+			// the port's own deadline, or a runner that does not tell its
+			// deadline from a break, stopped by the run's
 			rep.TimedOut = true
 			return rep, nil
 		case err != nil:
