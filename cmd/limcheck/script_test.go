@@ -35,8 +35,10 @@ func TestMain(m *testing.M) {
 // and LONG, the generous handshake/request and whole-run time limits every
 // run against a port passes (a minute and ten, times
 // LIMCHECK_TEST_SLOWDOWN), so that a healthy port on a busy machine never
-// counts as hung. A script that checks hang detection sets its own short
-// limit for the wait it means to exhaust.
+// counts as hung; and BUDGET (15 s, scaled), a whole-run --timeout that a
+// script means to run out while a port hangs, after work a busy machine
+// must still have time for. A script that checks hang detection sets its
+// own short limit for the wait it means to exhaust.
 func TestScripts(t *testing.T) {
 	all, err := conformance.Load(conformance.Vectors)
 	if err != nil {
@@ -57,6 +59,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NCORE", strconv.Itoa(core))
 			env.Setenv("WAIT", slowdown.Scale(time.Minute).String())
 			env.Setenv("LONG", slowdown.Scale(10*time.Minute).String())
+			env.Setenv("BUDGET", slowdown.Scale(15*time.Second).String())
 			// Under -race every process sleeps 1s at exit by default; the
 			// scripts start hundreds of them (limcheck and its ports).
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
