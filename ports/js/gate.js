@@ -5,10 +5,15 @@ const { cfgValid, limAcq, limBktNew, limCfg, limIpKey, limRel, limResp503, limTa
 const mutants = require('./mutants');
 
 const NANOS_PER_SECOND = 1000000000n;
+const MAX_INT32 = (1n << 31n) - 1n;
 
 // GATE-12: exact ceiling, at least 1, saturated at MaxInt64.
-const retryAfterSecs = (retry, tickNanos) => bmin(bmax(1n, mutants.active('retry_after_floor')
-  ? floorDiv(retry * tickNanos, NANOS_PER_SECOND) : ceilDiv(retry * tickNanos, NANOS_PER_SECOND)), MAX_INT64);
+function retryAfterSecs(retry, tickNanos) {
+  let s = ceilDiv(retry * tickNanos, NANOS_PER_SECOND);
+  if (mutants.active('retry_after_floor')) s = floorDiv(retry * tickNanos, NANOS_PER_SECOND);
+  if (mutants.active('retry_after_mul_wraps')) s = ceilDiv(BigInt.asIntN(64, retry * tickNanos), NANOS_PER_SECOND);
+  return bmin(bmax(1n, s), mutants.active('retry_after_int32') ? MAX_INT32 : MAX_INT64);
+}
 
 class Gate {
   constructor(cap, refil, ivl, maxif, slots, tickNanos) {
@@ -20,7 +25,10 @@ class Gate {
     this.buckets = new Map(); // slot (as decimal string) -> bucket; absent = untouched (sparse)
   }
 
-  slotOf(ip) { return limIpKey(ip) % this.slots; } // GATE-3
+  slotOf(ip) { // GATE-3
+    if (mutants.active('slot_bitmask')) return limIpKey(ip) & (this.slots - 1n);
+    return limIpKey(ip) % this.slots;
+  }
 
   admit(ip, now) {
     const slot = this.slotOf(ip);
@@ -53,7 +61,7 @@ class Gate {
   }
 
   static shed(slot) { // GATE-9
-    return { verdict: 'shed', slot, retry: 0n, retry_after: 1n, response: limResp503(1n) };
+    return { verdict: 'shed', slot, retry: 0n, retry_after: 1n, response: limResp503(mutants.active('shed_retry_after_zero') ? 0n : 1n) };
   }
 
   limited(slot, r) { // GATE-8

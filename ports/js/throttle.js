@@ -1,38 +1,48 @@
 'use strict';
 // Component throttle: seed 003's failure counter with bans (spec.md THR-1..THR-17), its
 // store's seven operations (STORE-1..STORE-9) and fault injection (STORE-10).
-const { MAX_UINT64, ConfigError, OpError, StoreError, arg, parseBytes, uint64, bmax, bmin } = require('./wire');
+const { MAX_INT64, MAX_UINT64, ConfigError, OpError, StoreError, arg, parseBytes, uint64, bmax, bmin } = require('./wire');
 const mutants = require('./mutants');
 
 const DEFAULT_CONFIG = { threshold: 5n, window_secs: 900n, ban_secs: 900n }; // THR-2
 
 // THR-4: a stamp t counts at now iff t + window > now (exact, no upper bound).
-const inWindow = (t, now, window) => (mutants.active('window_inclusive') ? t + window >= now : t + window > now);
+function inWindow(t, now, window) {
+  if (mutants.active('window_inclusive')) return t + window >= now;
+  if (mutants.active('window_short')) return t + window > now + 1n;
+  if (mutants.active('window_upper_bound')) return t <= now && now < t + window;
+  return t + window > now;
+}
+
+// STORE-9: purge keeps what count still sees.
+const keptByPurge = (t, now, window) => (mutants.active('purge_window_inclusive') ? t + window >= now : inWindow(t, now, window));
 
 const hexKey = (key) => Buffer.from(key).toString('hex'); // a Map key for a byte string
+const storeKey = (key) => hexKey(mutants.active('key_cut_4') ? Buffer.from(key).subarray(0, 4) : key);
 
 // Every stamp of every key; a key maps to { stamps: [BigInt], until: BigInt }.
 class ExactStore {
   constructor() { this.keys = new Map(); }
 
   entry(key) {
-    const k = hexKey(key);
+    const k = storeKey(key);
     if (!this.keys.has(k)) this.keys.set(k, { stamps: [], until: 0n });
     return this.keys.get(k);
   }
 
   banUntil(key) { // STORE-2
-    const e = this.keys.get(hexKey(key));
+    const e = this.keys.get(storeKey(key));
     return e ? e.until : 0n;
   }
 
   count(key, now, window) { // STORE-3 (THR-4)
-    const e = this.keys.get(hexKey(key));
+    const e = this.keys.get(storeKey(key));
     return e ? BigInt(e.stamps.filter((t) => inWindow(t, now, window)).length) : 0n;
   }
 
   addFailure(key, now, window) { // STORE-4
-    this.entry(key).stamps.push(now);
+    const { stamps } = this.entry(key);
+    if (!(mutants.active('stamps_dedup_same_second') && stamps.includes(now))) stamps.push(now);
     return this.count(key, now, window);
   }
 
@@ -43,22 +53,24 @@ class ExactStore {
   }
 
   clearFailures(key) { // STORE-6
-    const e = this.keys.get(hexKey(key));
+    const e = this.keys.get(storeKey(key));
     if (e) e.stamps = [];
   }
 
-  clear(key) { this.keys.delete(hexKey(key)); } // STORE-7
+  clear(key) { this.keys.delete(storeKey(key)); } // STORE-7
 
-  static tracked(e) { return e.stamps.length > 0 || e.until > 0n; } // STORE-8
+  static tracked(e) { // STORE-8
+    return e.stamps.length > 0 || (e.until > 0n && !mutants.active('purge_drops_bans'));
+  }
 
   purge(now, window) { // STORE-9
     let n = 0n;
     for (const [k, e] of [...this.keys]) {
       const before = ExactStore.tracked(e);
-      const kept = e.stamps.filter((t) => inWindow(t, now, window));
+      const kept = e.stamps.filter((t) => keptByPurge(t, now, window));
       if (mutants.active('purge_counts_stamps')) n += BigInt(e.stamps.length - kept.length);
       e.stamps = kept;
-      if (e.until <= now) e.until = 0n;
+      if (e.until < now || (e.until === now && !mutants.active('purge_ban_strict'))) e.until = 0n;
       if (!ExactStore.tracked(e)) {
         this.keys.delete(k);
         if (before && !mutants.active('purge_counts_stamps')) n += 1n;
@@ -85,13 +97,23 @@ class FaultStore {
     }
   }
 
-  banUntil(key) { this.fail('ban_until', key); return this.inner.banUntil(key); }
-  count(key, now, window) { this.fail('count', key); return this.inner.count(key, now, window); }
-  addFailure(key, now, window) { this.fail('add_failure', key); return this.inner.addFailure(key, now, window); }
-  ban(key, until) { this.fail('ban', key); return this.inner.ban(key, until); }
-  clearFailures(key) { this.fail('clear_failures', key); return this.inner.clearFailures(key); }
-  clear(key) { this.fail('clear', key); return this.inner.clear(key); }
-  purge(now, window) { this.fail('purge', null); return this.inner.purge(now, window); }
+  run(op, key, f) {
+    if (mutants.active('fault_after_effect')) {
+      const r = f();
+      this.fail(op, key);
+      return r;
+    }
+    this.fail(op, key);
+    return f();
+  }
+
+  banUntil(key) { return this.run('ban_until', key, () => this.inner.banUntil(key)); }
+  count(key, now, window) { return this.run('count', key, () => this.inner.count(key, now, window)); }
+  addFailure(key, now, window) { return this.run('add_failure', key, () => this.inner.addFailure(key, now, window)); }
+  ban(key, until) { return this.run('ban', key, () => this.inner.ban(key, until)); }
+  clearFailures(key) { return this.run('clear_failures', key, () => this.inner.clearFailures(key)); }
+  clear(key) { return this.run('clear', key, () => this.inner.clear(key)); }
+  purge(now, window) { return this.run('purge', null, () => this.inner.purge(now, window)); }
 }
 
 const allow = (remaining) => ({ verdict: 'allow', remaining });
@@ -105,50 +127,91 @@ class Throttle {
     this.threshold = threshold;
     this.windowSecs = windowSecs;
     this.banSecs = banSecs;
+    if (mutants.active('threshold_uint8')) this.threshold = BigInt.asUintN(8, threshold);
+    if (mutants.active('ban_secs_uint32')) this.banSecs = BigInt.asUintN(32, banSecs);
+    if (mutants.active('window_uint32')) this.windowSecs = BigInt.asUintN(32, windowSecs);
   }
 
   check(key, now) {
+    if (key.length === 0 && mutants.active('empty_key_ignored')) return allow(this.threshold);
     let until;
     try { until = this.store.banUntil(key); } catch (e) { if (e instanceof StoreError) return this.unavailable(now); throw e; } // THR-7
-    if (now < until || (now === until && mutants.active('ban_until_inclusive'))) return banned(until); // THR-5
+    if (now < until || (now === until && mutants.active('ban_until_inclusive'))) { // THR-5
+      if (!(now + 1n === until && mutants.active('ban_ends_early'))) return banned(until);
+    }
     let n;
     try { n = this.store.count(key, now, this.windowSecs); } catch (e) { if (e instanceof StoreError) return this.unavailable(now); throw e; } // THR-8
+    if (mutants.active('remaining_wraps')) return allow(BigInt.asUintN(64, this.threshold - n));
     return allow(this.threshold - bmin(n, this.threshold));
   }
 
   unavailable(now) {
     if (mutants.active('fault_fail_closed')) return banned(bmin(now + this.banSecs, MAX_UINT64));
+    if (mutants.active('fault_fail_open')) return allow(this.threshold);
     return UNAVAILABLE;
   }
 
   checkAny(keys, now) {
+    if (mutants.active('check_any_drops_repeats')) {
+      const hex = keys.map(hexKey);
+      keys = keys.filter((k, i) => hex.indexOf(hex[i]) === hex.lastIndexOf(hex[i]));
+    }
     if (keys.length === 0) return allow(mutants.active('check_any_empty_full') ? this.threshold : 0n); // THR-9
+    if (mutants.active('check_any_first_key_only')) keys = keys.slice(0, 1);
+    if (mutants.active('check_any_last_key_wins')) return this.check(keys[keys.length - 1], now);
     const rs = keys.map((k) => this.check(k, now)); // THR-10
+    if (mutants.active('check_any_first_allow')) {
+      const a = rs.find((r) => r.verdict === 'allow');
+      if (a) return a;
+    }
+    const unavailable = rs.some((r) => r.verdict === 'unavailable');
+    if (unavailable && mutants.active('check_any_unavailable_first')) return UNAVAILABLE;
     const bans = rs.filter((r) => r.verdict === 'banned');
     if (bans.length) return banned(mutants.active('check_any_first_ban') ? bans[0].until : bans.map((r) => r.until).reduce(bmax));
-    if (rs.some((r) => r.verdict === 'unavailable')) return UNAVAILABLE;
-    return allow(rs.map((r) => r.remaining).reduce(bmin));
+    if (unavailable) return UNAVAILABLE;
+    return allow(rs.map((r) => r.remaining).reduce(mutants.active('check_any_max_remaining') ? bmax : bmin));
   }
 
   // allow/banned, or throws StoreError (THR-11..THR-13).
   recordFailure(key, now) {
+    if (key.length === 0 && mutants.active('empty_key_ignored')) return allow(this.threshold);
     if (mutants.active('record_failure_checks_ban')) {
       const u = this.store.banUntil(key);
       if (now < u) return banned(u);
     }
     const n = this.store.addFailure(key, now, this.windowSecs);
-    if (n < this.threshold || (n === this.threshold && mutants.active('threshold_off_by_one'))) return allow(this.threshold - n); // THR-12
+    if (n < this.threshold || (n === this.threshold && mutants.active('threshold_off_by_one'))) { // THR-12
+      if (!(n + 1n === this.threshold && mutants.active('threshold_early'))) return allow(this.threshold - n);
+    }
     let until = bmin(now + this.banSecs, MAX_UINT64); // THR-3
     if (mutants.active('ban_until_wraps')) until = (now + this.banSecs) & MAX_UINT64;
-    return banned(this.store.ban(key, until)); // THR-13
+    if (mutants.active('ban_until_int64')) until = bmin(now + this.banSecs, MAX_INT64);
+    try {
+      return banned(this.store.ban(key, until)); // THR-13
+    } catch (e) {
+      if (e instanceof StoreError && mutants.active('ban_error_swallowed')) return banned(until);
+      throw e;
+    }
   }
 
   recordSuccess(key) { // THR-14
     if (mutants.active('success_lifts_ban')) this.store.clear(key);
-    else this.store.clearFailures(key);
+    else if (!mutants.active('success_noop')) this.store.clearFailures(key);
   }
-  reset(key) { this.store.clear(key); } // THR-15
-  purgeExpired(now) { return this.store.purge(now, this.windowSecs); } // THR-16
+
+  reset(key) { // THR-15
+    if (mutants.active('reset_keeps_ban')) this.store.clearFailures(key);
+    else this.store.clear(key);
+  }
+
+  purgeExpired(now) { // THR-16
+    try {
+      return this.store.purge(now, this.windowSecs);
+    } catch (e) {
+      if (e instanceof StoreError && mutants.active('purge_error_zero')) return 0n;
+      throw e;
+    }
+  }
 }
 
 const str = (r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'verdict' ? v : v.toString()]));

@@ -1,6 +1,7 @@
 'use strict';
 // The JSON form of values (spec.md VEC-6, VEC-7) and the errors the ports share.
 // Every 64-bit value is a BigInt; every byte string a Buffer.
+const mutants = require('./mutants');
 
 const MIN_INT64 = -(1n << 63n);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -34,6 +35,7 @@ function parseBytes(v, what = 'bytes') {
     return Buffer.from(v, 'utf8');
   }
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.hex === 'string' && HEX_RE.test(v.hex)) {
+    if (mutants.active('key_hex_as_text')) return Buffer.from(v.hex, 'latin1');
     return Buffer.from(v.hex, 'hex');
   }
   throw new OpError(`${what}: not a byte string: ${JSON.stringify(v)}`);

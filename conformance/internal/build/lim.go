@@ -128,6 +128,7 @@ func limOverflow() []Draft {
 		limCase("take", "steps * refil overflows int64 and still clamps to cap (DEC-1 inside)", on("LIM-1", "LIM-10", "DEC-1"), take(bk(0, minI), lc(10, maxI, 1, 1), maxI, 1)),
 		limCase("take", "steps * ivl reaches MaxInt64 exactly: last moves to MaxInt64 (DEC-1 outside)", on("LIM-1", "LIM-9", "DEC-1"), take(bk(0, 0), lc(1, 1, 1, 1), maxI, 1)),
 		limCase("take", "a take at tick 0 from last 0 uses neither domain end (DEC-28 outside)", on("LIM-9", "DEC-28"), take(bk(1, 0), lc(1, 1, 1, 1), 0, 1)),
+		limCase("take", "a retry past 2^53 is exact: ceil((2^53 + 1) / 4) = 2^51 + 1, which float64 arithmetic rounds to 2^51 (DEC-9 inside)", on("LIM-1", "LIM-12", "DEC-9"), take(bk(0, 0), lc(1, 4, 1<<53+1, 1), 0, 1)),
 	}
 }
 

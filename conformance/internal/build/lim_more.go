@@ -57,6 +57,7 @@ func limKey() []Draft {
 		limCase("key", "lim_ip_key of the empty string is 0", on("LIM-16"), ipKey("")),
 		limCase("key", "lim_ip_key(\"a\") = 97: an ASCII byte is its code (DEC-11 outside)", on("LIM-16", "DEC-11"), ipKey("a")),
 		limCase("key", "lim_ip_key of an IPv4 address", on("LIM-16"), ipKey("10.0.0.1")),
+		limCase("key", "lim_ip_key hashes whitespace like any byte, never trimmed: \"\\n\" is 10, \" a\\t\" is not \"a\"", on("LIM-16"), ipKey("\n"), ipKey(" a\t")),
 		limCase("key", "lim_ip_key of a full IPv6 address", on("LIM-16"), ipKey("2001:db8:85a3::8a2e:370:7334")),
 		limCase("key", "lim_ip_key of non-ASCII text hashes its UTF-8 bytes, not its code points (DEC-11 inside)", on("LIM-16", "DEC-11"), ipKey("é")),
 		limCase("key", "lim_ip_key of invalid UTF-8 hashes the raw bytes ff fe, carried as hex (DEC-11 inside)", on("LIM-16", "DEC-11", "VEC-7"), ipKey("\xff\xfe")),

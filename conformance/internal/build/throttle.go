@@ -17,6 +17,8 @@ func throttleConfig() []Draft {
 			fail("k", 0), check("k", 0), check("k", 1)),
 		thrCase("config", tcfg(1, maxU, maxU), "window_secs and ban_secs MaxUint64 open; a failure at 0 bans until MaxUint64", on("THR-1", "THR-3", "VEC-6"),
 			fail("k", 0), check("k", maxU-1), check("k", maxU)),
+		thrCase("config", tcfg(256, 900, 900), "threshold 256 opens and is kept whole: an untracked key allows 256, one failure leaves 255 (DEC-22 outside)", on("THR-1", "THR-8", "THR-12", "DEC-22"),
+			check("k", 0), fail("k", 0)),
 		thrCase("config", tcfg(5, 900, 900), "the default config {5, 900, 900}: four failures leave allow 1, the fifth bans until now + 900", on("THR-2", "THR-12", "THR-13"),
 			seq(fails("ip:192.0.2.1", 0, 1, 2, 3), ops(fail("ip:192.0.2.1", 4), check("ip:192.0.2.1", 903), check("ip:192.0.2.1", 904)))...),
 	}
@@ -107,5 +109,7 @@ func throttleRecord() []Draft {
 			reset("k"), check("k", 0)),
 		thrCase("record", c, "the add_failure count includes the new stamp: the first failure leaves threshold - 1", on("STORE-4", "THR-12"),
 			fail("k", 0)),
+		thrCase("record", c, "two failures in the same second are two stamps: the second one bans", on("STORE-4", "STORE-3", "THR-12", "THR-13"),
+			fail("k", 0), fail("k", 0)),
 	}
 }

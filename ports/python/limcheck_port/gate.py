@@ -1,17 +1,20 @@
 """Component gate: the composition layer (spec.md GATE-1..GATE-12)."""
 
 from . import mutants
-from .lim import cfg_valid, lim_acq, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
+from .lim import cfg_valid, lim_acq, wrap, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
 from .wire import MAX_INT64, ConfigError, OpError, arg, emit_bytes, int64, parse_bytes
 
 NANOS_PER_SECOND = 10 ** 9
+MAX_INT32 = (1 << 31) - 1
 
 
 def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, saturated
     s = -(-(retry * tick_nanos) // NANOS_PER_SECOND)
     if mutants.active("retry_after_floor"):
         s = retry * tick_nanos // NANOS_PER_SECOND
-    return min(max(1, s), MAX_INT64)
+    if mutants.active("retry_after_mul_wraps"):
+        s = -(-wrap(retry * tick_nanos, 64) // NANOS_PER_SECOND)
+    return min(max(1, s), MAX_INT32 if mutants.active("retry_after_int32") else MAX_INT64)
 
 
 class Gate:
@@ -25,6 +28,8 @@ class Gate:
         self.buckets = {}  # slot -> bucket; absent = untouched (sparse: slots may be huge)
 
     def slot_of(self, ip):  # GATE-3
+        if mutants.active("slot_bitmask"):
+            return lim_ip_key(ip) & (self.slots - 1)
         return lim_ip_key(ip) % self.slots
 
     def admit(self, ip, now):
@@ -63,7 +68,7 @@ class Gate:
     @staticmethod
     def _shed(slot):  # GATE-9
         return {"verdict": "shed", "slot": slot, "retry": 0, "retry_after": 1,
-                "response": lim_resp_503(1)}
+                "response": lim_resp_503(0 if mutants.active("shed_retry_after_zero") else 1)}
 
     def _limited(self, slot, r):
         ra = retry_after_secs(r["retry"], self.tick_nanos)  # GATE-8

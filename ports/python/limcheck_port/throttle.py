@@ -2,7 +2,7 @@
 its store's seven operations (STORE-1..STORE-9) and fault injection (STORE-10)."""
 
 from . import mutants
-from .wire import MAX_UINT64, ConfigError, OpError, StoreError, arg, parse_bytes, uint64
+from .wire import MAX_INT64, MAX_UINT64, ConfigError, OpError, StoreError, arg, parse_bytes, uint64
 
 DEFAULT_CONFIG = {"threshold": 5, "window_secs": 900, "ban_secs": 900}  # THR-2
 
@@ -10,7 +10,21 @@ DEFAULT_CONFIG = {"threshold": 5, "window_secs": 900, "ban_secs": 900}  # THR-2
 def in_window(t, now, window):  # THR-4: exact, no upper bound
     if mutants.active("window_inclusive"):
         return t + window >= now
+    if mutants.active("window_short"):
+        return t + window > now + 1
+    if mutants.active("window_upper_bound"):
+        return t <= now < t + window
     return t + window > now
+
+
+def kept_by_purge(t, now, window):  # STORE-9: purge keeps what count still sees
+    if mutants.active("purge_window_inclusive"):
+        return t + window >= now
+    return in_window(t, now, window)
+
+
+def store_key(key):
+    return key[:4] if mutants.active("key_cut_4") else key
 
 
 class ExactStore:
@@ -20,18 +34,20 @@ class ExactStore:
         self.keys = {}
 
     def _entry(self, key):
-        return self.keys.setdefault(key, [[], 0])
+        return self.keys.setdefault(store_key(key), [[], 0])
 
     def ban_until(self, key):  # STORE-2
-        e = self.keys.get(key)
+        e = self.keys.get(store_key(key))
         return e[1] if e else 0
 
     def count(self, key, now, window):  # STORE-3 (THR-4)
-        e = self.keys.get(key)
+        e = self.keys.get(store_key(key))
         return sum(1 for t in e[0] if in_window(t, now, window)) if e else 0
 
     def add_failure(self, key, now, window):  # STORE-4
-        self._entry(key)[0].append(now)
+        stamps = self._entry(key)[0]
+        if not (mutants.active("stamps_dedup_same_second") and now in stamps):
+            stamps.append(now)
         return self.count(key, now, window)
 
     def ban(self, key, until):  # STORE-5
@@ -40,14 +56,16 @@ class ExactStore:
         return e[1]
 
     def clear_failures(self, key):  # STORE-6
-        if key in self.keys:
-            self.keys[key][0] = []
+        if store_key(key) in self.keys:
+            self.keys[store_key(key)][0] = []
 
     def clear(self, key):  # STORE-7
-        self.keys.pop(key, None)
+        self.keys.pop(store_key(key), None)
 
     @staticmethod
     def _tracked(e):  # STORE-8
+        if mutants.active("purge_drops_bans"):
+            return len(e[0]) > 0
         return len(e[0]) > 0 or e[1] > 0
 
     def purge(self, now, window):  # STORE-9
@@ -55,11 +73,11 @@ class ExactStore:
         for key in list(self.keys):
             e = self.keys[key]
             before = self._tracked(e)
-            kept = [t for t in e[0] if in_window(t, now, window)]
+            kept = [t for t in e[0] if kept_by_purge(t, now, window)]
             if mutants.active("purge_counts_stamps"):
                 n += len(e[0]) - len(kept)
             e[0] = kept
-            if e[1] <= now:
+            if e[1] < now or (e[1] == now and not mutants.active("purge_ban_strict")):
                 e[1] = 0
             if not self._tracked(e):
                 del self.keys[key]
@@ -86,33 +104,34 @@ class FaultStore:
             if rop == op and (not keys or (key is not None and key in keys)):
                 raise StoreError(op)
 
+    def _do(self, op, key, run):
+        if mutants.active("fault_after_effect"):
+            r = run()
+            self._check(op, key)
+            return r
+        self._check(op, key)
+        return run()
+
     def ban_until(self, key):
-        self._check("ban_until", key)
-        return self.inner.ban_until(key)
+        return self._do("ban_until", key, lambda: self.inner.ban_until(key))
 
     def count(self, key, now, window):
-        self._check("count", key)
-        return self.inner.count(key, now, window)
+        return self._do("count", key, lambda: self.inner.count(key, now, window))
 
     def add_failure(self, key, now, window):
-        self._check("add_failure", key)
-        return self.inner.add_failure(key, now, window)
+        return self._do("add_failure", key, lambda: self.inner.add_failure(key, now, window))
 
     def ban(self, key, until):
-        self._check("ban", key)
-        return self.inner.ban(key, until)
+        return self._do("ban", key, lambda: self.inner.ban(key, until))
 
     def clear_failures(self, key):
-        self._check("clear_failures", key)
-        return self.inner.clear_failures(key)
+        return self._do("clear_failures", key, lambda: self.inner.clear_failures(key))
 
     def clear(self, key):
-        self._check("clear", key)
-        return self.inner.clear(key)
+        return self._do("clear", key, lambda: self.inner.clear(key))
 
     def purge(self, now, window):
-        self._check("purge", None)
-        return self.inner.purge(now, window)
+        return self._do("purge", None, lambda: self.inner.purge(now, window))
 
 
 def allow(remaining):
@@ -132,61 +151,106 @@ class Throttle:
             raise ConfigError("throttle config refused")
         self.store = store
         self.threshold, self.window_secs, self.ban_secs = threshold, window_secs, ban_secs
+        if mutants.active("threshold_uint8"):
+            self.threshold = threshold % (1 << 8)
+        if mutants.active("ban_secs_uint32"):
+            self.ban_secs = ban_secs % (1 << 32)
+        if mutants.active("window_uint32"):
+            self.window_secs = window_secs % (1 << 32)
 
     def check(self, key, now):
+        if key == b"" and mutants.active("empty_key_ignored"):
+            return allow(self.threshold)
         try:
             until = self.store.ban_until(key)  # THR-7
         except StoreError:
             return self._unavailable(now)
         if now < until or (mutants.active("ban_until_inclusive") and now == until):  # THR-5
-            return banned(until)
+            if not (mutants.active("ban_ends_early") and now + 1 == until):
+                return banned(until)
         try:
             n = self.store.count(key, now, self.window_secs)  # THR-8
         except StoreError:
             return self._unavailable(now)
+        if mutants.active("remaining_wraps"):
+            return allow((self.threshold - n) % (MAX_UINT64 + 1))
         return allow(self.threshold - min(n, self.threshold))
 
     def _unavailable(self, now):
         if mutants.active("fault_fail_closed"):
             return banned(min(now + self.ban_secs, MAX_UINT64))
+        if mutants.active("fault_fail_open"):
+            return allow(self.threshold)
         return UNAVAILABLE
 
     def check_any(self, keys, now):
+        if mutants.active("check_any_drops_repeats"):
+            keys = [k for k in keys if keys.count(k) == 1]
         if not keys:  # THR-9
             return allow(self.threshold if mutants.active("check_any_empty_full") else 0)
+        if mutants.active("check_any_first_key_only"):
+            keys = keys[:1]
+        if mutants.active("check_any_last_key_wins"):
+            return self.check(keys[-1], now)
         rs = [self.check(k, now) for k in keys]  # THR-10
+        if mutants.active("check_any_first_allow"):
+            for r in rs:
+                if r["verdict"] == "allow":
+                    return r
+        unavailable = any(r["verdict"] == "unavailable" for r in rs)
+        if unavailable and mutants.active("check_any_unavailable_first"):
+            return UNAVAILABLE
         bans = [r["until"] for r in rs if r["verdict"] == "banned"]
         if bans:
             return banned(bans[0] if mutants.active("check_any_first_ban") else max(bans))
-        if any(r["verdict"] == "unavailable" for r in rs):
+        if unavailable:
             return UNAVAILABLE
-        return allow(min(r["remaining"] for r in rs))
+        pick = max if mutants.active("check_any_max_remaining") else min
+        return allow(pick(r["remaining"] for r in rs))
 
     def record_failure(self, key, now):
         """allow/banned, or raises StoreError (THR-11..THR-13)."""
+        if key == b"" and mutants.active("empty_key_ignored"):
+            return allow(self.threshold)
         if mutants.active("record_failure_checks_ban"):
             until = self.store.ban_until(key)
             if now < until:
                 return banned(until)
         n = self.store.add_failure(key, now, self.window_secs)
         if n < self.threshold or (mutants.active("threshold_off_by_one") and n == self.threshold):  # THR-12
-            return allow(self.threshold - n)
+            if not (mutants.active("threshold_early") and n + 1 == self.threshold):
+                return allow(self.threshold - n)
         until = min(now + self.ban_secs, MAX_UINT64)  # THR-3
         if mutants.active("ban_until_wraps"):
             until = (now + self.ban_secs) % (MAX_UINT64 + 1)
-        return banned(self.store.ban(key, until))  # THR-13
+        if mutants.active("ban_until_int64"):
+            until = min(now + self.ban_secs, MAX_INT64)
+        try:
+            return banned(self.store.ban(key, until))  # THR-13
+        except StoreError:
+            if mutants.active("ban_error_swallowed"):
+                return banned(until)
+            raise
 
     def record_success(self, key):  # THR-14
         if mutants.active("success_lifts_ban"):
             self.store.clear(key)
-        else:
+        elif not mutants.active("success_noop"):
             self.store.clear_failures(key)
 
     def reset(self, key):  # THR-15
-        self.store.clear(key)
+        if mutants.active("reset_keeps_ban"):
+            self.store.clear_failures(key)
+        else:
+            self.store.clear(key)
 
     def purge_expired(self, now):  # THR-16
-        return self.store.purge(now, self.window_secs)
+        try:
+            return self.store.purge(now, self.window_secs)
+        except StoreError:
+            if mutants.active("purge_error_zero"):
+                return 0
+            raise
 
 
 def _str(r):

@@ -2,6 +2,8 @@
 
 import re
 
+from . import mutants
+
 MIN_INT64 = -(1 << 63)
 MAX_INT64 = (1 << 63) - 1
 MAX_UINT64 = (1 << 64) - 1
@@ -48,6 +50,8 @@ def parse_bytes(v, what="bytes"):
         except UnicodeEncodeError:  # a lone surrogate escape has no UTF-8 form
             raise OpError("%s: string has no UTF-8 form" % what)
     if isinstance(v, dict) and isinstance(v.get("hex"), str) and _HEX.match(v["hex"]):
+        if mutants.active("key_hex_as_text"):
+            return v["hex"].encode("ascii")
         return bytes.fromhex(v["hex"])
     raise OpError("%s: not a byte string: %r" % (what, v))
 

@@ -16,6 +16,7 @@ RUN_VECTORS = os.path.join(PORT, "run_vectors.py")
 MUTANTS_JSON = os.path.join(PORT, "..", "mutants.json")
 VECTORS = os.path.join(PORT, "..", "..", "conformance", "vectors")
 MAX_UINT64 = str((1 << 64) - 1)
+MAX_INT64 = (1 << 63) - 1
 # Every time limit here is a generous base times LIMCHECK_TEST_SLOWDOWN, the
 # knob the Go tests read too: a healthy driver on a busy machine never
 # counts as hung.
@@ -168,6 +169,168 @@ CASES = {
         (rf("k", 0), allow(2)),
         (rf("k", 0), allow(1)),
         ({"op": "purge_expired", "now": "100"}, {"count": "1"}),  # one key, two stamps
+    ]),
+    "tokens_int32": ("lim", None, [(take(1 << 31, 0, 0, cap=1 << 31), took(1, 0, 2147483647, 0))]),
+    "steps_mul_wraps": ("lim", None, [(take(1, 0, 1, cap=10, refil=MAX_INT64, ivl=1), took(1, 0, 9, 1))]),
+    "clamp_before_add": ("lim", None, [(take(0, 0, 20), took(1, 0, 0, 20))]),
+    "step_back_trunc_div": ("lim", None, [(take(1, 20, 0), took(1, 0, 0, 20))]),
+    "retry_float64": ("lim", None, [
+        (take(0, 0, 0, refil=4, ivl=(1 << 53) + 1), took(0, 2251799813685249, 0, 0)),
+    ]),
+    "retry_mul_wraps": ("lim", None, [(take(0, 0, 0, ivl=MAX_INT64, cost=2), took(0, MAX_INT64, 0, 0))]),
+    "retry_after_mul_wraps": ("gate", gate(1, 1, 2, 5, 1, MAX_INT64), [
+        (admit("a", 0), PASS0),
+        (admit("a", 0), {"verdict": "limited", "slot": "0", "retry": "2", "retry_after": "18446744074",
+                         "response": resp(18446744074)}),
+    ]),
+    "retry_after_int32": ("gate", gate(1, 1, 1 << 32, 5, 1, 1000000000), [
+        (admit("a", 0), PASS0),
+        (admit("a", 0), {"verdict": "limited", "slot": "0", "retry": "4294967296", "retry_after": "4294967296",
+                         "response": resp(4294967296)}),
+    ]),
+    "ban_until_int64": ("throttle", throttle(1, 10, 10), [(rf("k", MAX_INT64), banned(9223372036854775817))]),
+    "remaining_wraps": ("throttle", throttle(1, 100, 1), [
+        (rf("k", 0), banned(1)),
+        (rf("k", 0), banned(1)),
+        (check("k", 1), allow(0)),
+    ]),
+    "threshold_uint8": ("throttle", throttle(256, 10, 10), [(check("k", 0), allow(256))]),
+    "ban_secs_uint32": ("throttle", throttle(1, 10, 1 << 32), [(rf("k", 0), banned(1 << 32))]),
+    "window_uint32": ("throttle", throttle(2, 1 << 32, 10), [(rf("k", 0), allow(1))]),
+    "key_hash_wraps_32": ("lim", None, [({"op": "lim_ip_key", "ip": "10.0.0.1"}, {"key": "1086976027"})]),
+    "key_hash_reduce_once": ("lim", None, [
+        ({"op": "lim_ip_key", "ip": "0:0:0:0:0:0:0:1"}, {"key": "2269459780"}),
+    ]),
+    "resp_retry_float64": ("lim", None, [
+        ({"op": "lim_resp_503", "retry": "9223372036854775807"}, {"response": resp(9223372036854775807)}),
+    ]),
+    "key_utf8_replace": ("lim", None, [({"op": "lim_ip_key", "ip": {"hex": "fffe"}}, {"key": "33659"})]),
+    "key_latin1": ("lim", None, [({"op": "lim_ip_key", "ip": "\u00e9"}, {"key": "25714"})]),
+    "key_nul_terminated": ("lim", None, [({"op": "lim_ip_key", "ip": "\u0000a"}, {"key": "97"})]),
+    "key_lowercase": ("lim", None, [({"op": "lim_ip_key", "ip": "A"}, {"key": "65"})]),
+    "key_trimmed": ("lim", None, [({"op": "lim_ip_key", "ip": "\n"}, {"key": "10"})]),
+    "key_hex_as_text": ("lim", None, [({"op": "lim_ip_key", "ip": {"hex": "ff"}}, {"key": "255"})]),
+    "key_cut_4": ("throttle", throttle(1, 10, 10), [
+        (rf("acct:bob", 0), banned(10)),
+        (check("acct:h\u00e9", 0), allow(1)),
+    ]),
+    "empty_key_ignored": ("throttle", throttle(1, 10, 10), [(rf("", 0), banned(10))]),
+    "check_any_first_key_only": ("throttle", throttle(1, 10, 10), [
+        (rf("b", 0), banned(10)),
+        ({"op": "check_any", "keys": ["a", "b"], "now": "0"}, banned(10)),
+    ]),
+    "check_any_last_key_wins": ("throttle", throttle(1, 10, 10), [
+        (rf("b", 0), banned(10)),
+        ({"op": "check_any", "keys": ["b", "a"], "now": "0"}, banned(10)),
+    ]),
+    "check_any_first_allow": ("throttle", throttle(1, 10, 10), [
+        (rf("b", 0), banned(10)),
+        ({"op": "check_any", "keys": ["a", "b"], "now": "0"}, banned(10)),
+    ]),
+    "check_any_drops_repeats": ("throttle", throttle(2, 10, 10), [
+        (rf("a", 0), allow(1)),
+        ({"op": "check_any", "keys": ["a", "a"], "now": "0"}, allow(1)),
+    ]),
+    "check_any_max_remaining": ("throttle", throttle(2, 10, 10), [
+        (rf("a", 0), allow(1)),
+        ({"op": "check_any", "keys": ["a", "b"], "now": "0"}, allow(1)),
+    ]),
+    "check_any_unavailable_first": ("throttle_faults", throttle(1, 10, 10), [
+        (rf("a", 0), banned(10)),
+        ({"op": "set_faults", "faults": [{"op": "count", "keys": ["b"]}]}, {}),
+        ({"op": "check_any", "keys": ["a", "b"], "now": "0"}, banned(10)),
+    ]),
+    "window_short": ("throttle", throttle(2, 10, 10), [(rf("k", 0), allow(1)), (check("k", 9), allow(1))]),
+    "window_upper_bound": ("throttle", throttle(2, 10, 10), [
+        (rf("k", 5), allow(1)),
+        (check("k", 0), allow(1)),
+    ]),
+    "purge_window_inclusive": ("throttle", throttle(2, 10, 10), [
+        (rf("k", 0), allow(1)),
+        ({"op": "purge_expired", "now": "10"}, {"count": "1"}),
+    ]),
+    "ban_ends_early": ("throttle", throttle(1, 10, 10), [
+        (rf("k", 0), banned(10)),
+        (check("k", 9), banned(10)),
+    ]),
+    "purge_ban_strict": ("throttle", throttle(1, 10, 10), [
+        (rf("k", 0), banned(10)),
+        ({"op": "purge_expired", "now": "10"}, {"count": "1"}),
+    ]),
+    "steps_late": ("lim", None, [(take(0, 0, 10), took(1, 0, 0, 10))]),
+    "cost_equal_rejects": ("lim", None, [(take(1, 0, 0), took(1, 0, 0, 0))]),
+    "inflight_one_short": ("lim", None, [({"op": "lim_acq", "n": "0", "maxif": "1"}, {"ok": "1", "n": "1"})]),
+    "threshold_early": ("throttle", throttle(2, 10, 10), [(rf("k", 0), allow(1))]),
+    "retry_floor": ("lim", None, [(take(0, 0, 0, refil=3), took(0, 4, 0, 0))]),
+    "retry_ignores_refil": ("lim", None, [(take(0, 0, 0, refil=2), took(0, 5, 0, 0))]),
+    "retry_true_wait": ("lim", None, [(take(0, 0, 5), took(0, 10, 0, 0))]),
+    "reject_keeps_last": ("lim", None, [(take(0, 0, 10, cap=2, cost=2), took(0, 10, 1, 10))]),
+    "negative_cost_mints": ("lim", None, [(take(0, 0, 0, cost=0), took(0, 0, 0, 0))]),
+    "negative_tks_accepted": ("lim", None, [(take(-1, 0, 10, cap=5, refil=5), took(0, 0, -1, 0))]),
+    "cfg_ignores_maxif": ("lim", None, [
+        ({"op": "lim_cfg", "cap": "1", "refil": "1", "ivl": "1", "maxif": "0"},
+         {"ok": "0", "err": "1", "cap": "1", "refil": "1", "ivl": "1", "maxif": "0"}),
+    ]),
+    "bucket_born_empty": ("lim", None, [
+        ({"op": "lim_bkt_new", "cap": "5", "now": "7"}, {"tks": "5", "last": "7"}),
+    ]),
+    "bucket_born_at_zero": ("lim", None, [
+        ({"op": "lim_bkt_new", "cap": "5", "now": "7"}, {"tks": "5", "last": "7"}),
+    ]),
+    "rel_no_floor": ("lim", None, [({"op": "lim_rel", "n": "0"}, {"n": "0"})]),
+    "acq_accepts_negative": ("lim", None, [
+        ({"op": "lim_acq", "n": "-1", "maxif": "1"}, {"ok": "0", "n": "-1"}),
+    ]),
+    "slot_bitmask": ("gate", gate(1, 1, 10, 1, 3, 1), [
+        (admit("a", 0), {"verdict": "pass", "slot": "1", "retry": "0", "retry_after": "0"}),
+    ]),
+    "resp_lf_only": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
+    "resp_header_order": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
+    "resp_body_newline": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
+    "resp_no_content_length": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
+    "resp_negative_retry": ("lim", None, [({"op": "lim_resp_503", "retry": "-1"}, {"response": resp(0)})]),
+    "resp_reason_phrase": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
+    "shed_retry_after_zero": ("gate", gate(2, 1, 10, 1, 1, 1), [
+        (admit("a", 0), PASS0),
+        (admit("a", 0), {"verdict": "shed", "slot": "0", "retry": "0", "retry_after": "1",
+                         "response": resp(1)}),
+    ]),
+    "reset_keeps_ban": ("throttle", throttle(1, 10, 10), [
+        (rf("k", 0), banned(10)),
+        ({"op": "reset", "key": "k"}, {}),
+        (check("k", 0), allow(1)),
+    ]),
+    "success_noop": ("throttle", throttle(2, 10, 10), [
+        (rf("k", 0), allow(1)),
+        ({"op": "record_success", "key": "k"}, {}),
+        (check("k", 0), allow(2)),
+    ]),
+    "purge_drops_bans": ("throttle", throttle(1, 1, 100), [
+        (rf("k", 0), banned(100)),
+        ({"op": "purge_expired", "now": "5"}, {"count": "0"}),
+        (check("k", 5), banned(100)),
+    ]),
+    "stamps_dedup_same_second": ("throttle", throttle(2, 10, 10), [
+        (rf("k", 0), allow(1)),
+        (rf("k", 0), banned(10)),
+    ]),
+    "fault_after_effect": ("throttle_faults", throttle(2, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "add_failure"}]}, {}),
+        (rf("k", 0), {"error": "store"}),
+        ({"op": "set_faults", "faults": []}, {}),
+        (check("k", 0), allow(2)),
+    ]),
+    "ban_error_swallowed": ("throttle_faults", throttle(1, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "ban"}]}, {}),
+        (rf("k", 0), {"error": "store"}),
+    ]),
+    "fault_fail_open": ("throttle_faults", throttle(1, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "count"}]}, {}),
+        (check("k", 0), {"verdict": "unavailable"}),
+    ]),
+    "purge_error_zero": ("throttle_faults", throttle(1, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "purge"}]}, {}),
+        ({"op": "purge_expired", "now": "0"}, {"error": "store"}),
     ]),
 }
 
