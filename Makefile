@@ -8,7 +8,7 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 300x
 FUZZMINTIME ?= 100x
 
-.PHONY: FORCE test test-long fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test test-long mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs, TESTJOBS checks at a time: $(CHECKS);"
@@ -35,7 +35,7 @@ help:
 # to fail first. No check depends on the machine's speed: a busy machine
 # makes make test slower, never red (LIMCHECK_TEST_SLOWDOWN scales every
 # time limit of the tests, for a machine slower than a busy 2-core one).
-CHECKS   := gotest vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
+CHECKS   := gotest mutants vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
 TESTJOBS ?= 2
 FAILED   := bin/make-test-failed
 
@@ -101,6 +101,16 @@ speccheck:
 
 clauses:
 	@$(GO) run ./internal/cmd/speccheck . >/dev/null && echo "speccheck: every clause cited and tested"
+
+# The planted-mutant matrix (cmd/limcheck/mutants_test.go): every bug of
+# ports/mutants.json in both reference ports must fail the vectors and be
+# found and shrunk by limcheck fuzz within a budget of ops and runs. Built
+# !race (gotest skips it): it measures the suite's strength, not limcheck's
+# concurrency, and the detector made it four times as slow. Its cells wait
+# on port processes, so MUTANTPAR of them run at once.
+MUTANTPAR ?= 4
+mutants:
+	$(GO) test -count=1 -timeout 30m -parallel $(MUTANTPAR) -run 'TestEveryMutantIsCaughtByRunAndFoundByFuzz' ./cmd/limcheck
 
 # The whole suite under the race detector. -timeout is a backstop for a
 # hang, far above what a busy machine needs; no test has a tighter one.

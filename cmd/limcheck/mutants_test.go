@@ -1,0 +1,152 @@
+// The mutant matrix runs without the race detector, as make test's
+// mutants check: it measures the strength of the vectors and of the
+// search over 86 planted bugs in two ports (172 cells), and under -race
+// limcheck's own generation and shrinking took 250 s of the suite's time
+// against about a quarter of it without. The race detector watches
+// limcheck's concurrency in the protocol and search packages' tests and
+// in the CLI scripts, which run under -race.
+
+//go:build !race
+
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/internal/slowdown"
+)
+
+// fuzzResult is the part of `limcheck fuzz -json` the mutant test reads.
+type fuzzResult struct {
+	Traces    int   `json:"traces"`
+	Ops       int   `json:"ops"`
+	ElapsedMS int64 `json:"elapsed_ms"`
+	Found     *struct {
+		Confirmation string `json:"confirmation"`
+		Original     int    `json:"original_ops"`
+		ShrinkRuns   int    `json:"shrink_runs"`
+		FoundMS      int64  `json:"found_after_ms"`
+		ShrinkMS     int64  `json:"shrink_ms"`
+		File         string `json:"file"`
+		Case         struct {
+			ID  string            `json:"id"`
+			Ops []json.RawMessage `json:"ops"`
+		} `json:"case"`
+	} `json:"found"`
+}
+
+// maxShrunkOps is "a handful of operations": the most a mutant's shrunk
+// counterexample may keep.
+const maxShrunkOps = 6
+
+// The mutant matrix's fuzz budget, in logical units, never seconds. Trace
+// i of a seed depends only on the seed and i (search.GenFuzzTrace)
+// and the reference ports are deterministic, so the ops after which seed 1
+// finds a mutant, and the trace shrinking reaches in a number of runs, are
+// the same on every machine, however slow or busy: a mutant found within
+// the budget here is found within it everywhere. The largest needs today
+// (go test -v logs each): 10,893 ops to find (ban_error_swallowed,
+// check_any_unavailable_first), 508 shrink runs (retry_floor). A new mutant that needs more fails
+// the test, which is the news: the search got weaker or the bug is new.
+const (
+	mutantFuzzSeed   = 1
+	mutantFuzzOps    = 50_000
+	mutantShrinkRuns = 2_000
+)
+
+// mutantFuzzArgs are the arguments of the matrix's fuzz run, out and port
+// aside: the logical budget, and a shrink time that never binds first.
+func mutantFuzzArgs() []string {
+	return []string{"-json", "-seed", strconv.Itoa(mutantFuzzSeed), "-ops", strconv.Itoa(mutantFuzzOps),
+		"-shrink-runs", strconv.Itoa(mutantShrinkRuns), "-shrink-time", slowdown.Scale(time.Hour).String()}
+}
+
+// TestEveryMutantIsCaughtByRunAndFoundByFuzz plants each bug of
+// ports/mutants.json in each reference port in turn and checks that
+// `limcheck run` fails, that `limcheck fuzz` (seed 1, mutantFuzzOps ops)
+// finds a divergence and shrinks it (within mutantShrinkRuns runs) to at
+// most maxShrunkOps ops, and that the vector it writes fails on the mutant
+// and passes on the clean port (fuzz itself confirms, in a fresh port
+// process, that it fails on the mutant). Nothing here depends on the machine's
+// speed: the budgets are ops and runs, and the ports' time limits are
+// generous (portWaits). The ops and runs it took are logged (go test -v);
+// the wall-clock time to find each is BenchmarkMutantTimeToFind's.
+func TestEveryMutantIsCaughtByRunAndFoundByFuzz(t *testing.T) {
+	mutants := loadMutants(t)
+	for _, p := range referencePorts {
+		for _, m := range mutants {
+			t.Run(p.name+"/"+m.Name, func(t *testing.T) {
+				t.Parallel()
+				cmd := portCommand(t, p.bin, p.driver, m.Name)
+				status, out, errOut := cliCheck("run", "-q", "-strict", "-port", cmd)
+				if status != exitFailed {
+					t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, m.Name, out, errOut)
+				}
+				failed := strings.Count(out, "\nFAIL ")
+				file := filepath.Join(t.TempDir(), "cx.json")
+				res, out, errOut := fuzzMutant(t, cmd, file)
+				if n := len(res.Found.Case.Ops); n > maxShrunkOps {
+					t.Errorf("shrunk counterexample has %d ops, want at most %d:\n%s", n, maxShrunkOps, out)
+				}
+				if res.Found.ShrinkRuns >= mutantShrinkRuns {
+					t.Errorf("shrinking used its whole budget of %d runs: it may have stopped short of the minimum\n%s%s", mutantShrinkRuns, out, errOut)
+				}
+				t.Logf("%-6s %-26s run: %2d cases fail; fuzz: found after %5d ops; shrunk %2d -> %d ops in %3d runs",
+					p.name, m.Name, failed, res.Ops, res.Found.Original, len(res.Found.Case.Ops), res.Found.ShrinkRuns)
+				if res.Found.Confirmation != "confirmed" {
+					t.Errorf("the shrunk counterexample, run alone in a fresh port process, is %q, want \"confirmed\" (it fails there too)\n%s", res.Found.Confirmation, out)
+				}
+				clean := portCommand(t, p.bin, p.driver, "")
+				if status, out, _ := cliCheck("replay", "-port", clean, file); status != exitOK {
+					t.Errorf("replay of the counterexample on the clean port: status %d, want %d\n%s", status, exitOK, out)
+				}
+			})
+		}
+	}
+}
+
+// fuzzMutant runs the matrix's fuzz against port command cmd, writing the
+// counterexample to file, and fails t unless it found one.
+func fuzzMutant(t testing.TB, cmd, file string) (fuzzResult, string, string) {
+	t.Helper()
+	args := append(mutantFuzzArgs(), "-out", file, "-port", cmd)
+	status, out, errOut := cliCheck("fuzz", args...)
+	var res fuzzResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("limcheck fuzz -json: status %d, output does not decode: %v\n%s%s", status, err, out, errOut)
+	}
+	if status != exitFailed || res.Found == nil {
+		t.Fatalf("limcheck fuzz %s: status %d, no divergence in %d traces, %d ops\n%s", strings.Join(args, " "), status, res.Traces, res.Ops, errOut)
+	}
+	return res, out, errOut
+}
+
+// BenchmarkMutantTimeToFind is the wall-clock record the matrix test does
+// not keep: for each mutant of each reference port, one op is one whole
+// `limcheck fuzz` run (the process started, the mutant found, shrunk and
+// written), and ms-to-find is the time from the start of fuzzing to the
+// failing trace's result. It is a measurement, never a pass/fail:
+//
+//	go test ./cmd/limcheck -run '^$' -bench MutantTimeToFind -count 6 | tee times.txt
+func BenchmarkMutantTimeToFind(b *testing.B) {
+	mutants := loadMutants(b)
+	for _, p := range referencePorts {
+		for _, m := range mutants {
+			b.Run(p.name+"/"+m.Name, func(b *testing.B) {
+				cmd := portCommand(b, p.bin, p.driver, m.Name)
+				file := filepath.Join(b.TempDir(), "cx.json")
+				var found time.Duration
+				for b.Loop() {
+					res, _, _ := fuzzMutant(b, cmd, file)
+					found += time.Duration(res.Found.FoundMS) * time.Millisecond
+				}
+				b.ReportMetric(float64(found.Milliseconds())/float64(b.N), "ms-to-find")
+			})
+		}
+	}
+}
