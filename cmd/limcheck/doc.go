@@ -37,7 +37,8 @@
 // 3 the port broke the protocol (bad hello, crash, hang past
 // --request-timeout, non-JSON output, replies out of order or with an
 // unknown seq, early exit), after which the remaining cases are reported as
-// not run.
+// not run; 4 incomplete: nothing was checked (the port skipped every case;
+// --allow-empty makes that 0).
 //
 // Imports: conformance (the vector format), conformance/protocol (ports),
 // conformance/search (fuzz), oracle, internal/implsubject (the bundled

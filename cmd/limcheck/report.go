@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,13 +29,16 @@ const (
 
 // report is one run's report, in every form.
 type report struct {
+	Status       int            `json:"status"` // the exit status the run calls for
 	Port         protocol.Hello `json:"port"`
 	SpecVersion  string         `json:"spec_version"`
 	Summary      summary        `json:"summary"`
-	Broken       string         `json:"broken,omitempty"` // how the port broke the protocol
+	Incomplete   string         `json:"incomplete,omitempty"` // why nothing was checked
+	Broken       string         `json:"broken,omitempty"`     // how the port broke the protocol
 	BrokenStderr string         `json:"broken_stderr,omitempty"`
 	Cases        []caseReport   `json:"cases"`
 	Elapsed      time.Duration  `json:"-"`
+	allowEmpty   bool           // --allow-empty: nothing checked is status 0
 }
 
 // summary counts cases by verdict.
@@ -106,7 +110,36 @@ func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[s
 		rep.count(cr.Verdict)
 		rep.Cases = append(rep.Cases, cr)
 	}
+	rep.Incomplete = rep.nothingChecked()
 	return rep
+}
+
+// nothingChecked says why no case was executed, or is "" when one was:
+// every case skipped, by the port or because it claims none of their
+// components.
+//
+// spec PROTO-10: "4 when the run is incomplete: no case was executed (the port skipped every case, or claims none of their components"
+func (rep *report) nothingChecked() string {
+	s := rep.Summary
+	if s.Passed+s.Failed+s.ExpectedFailures+s.UnexpectedPasses+s.Broken+s.NotRun > 0 {
+		return ""
+	}
+	var theirs []string
+	for _, comp := range oracle.Components() {
+		has := slices.ContainsFunc(rep.Cases, func(c caseReport) bool { return c.Component == string(comp) })
+		if has && slices.Contains(rep.Port.Components, comp) {
+			return "nothing was checked: the port skipped every case"
+		}
+		if has {
+			theirs = append(theirs, string(comp))
+		}
+	}
+	claims := make([]string, len(rep.Port.Components))
+	for i, c := range rep.Port.Components {
+		claims[i] = clean(string(c))
+	}
+	return fmt.Sprintf("nothing was checked: the port claims none of the components of the selected cases (it claims %s; they are of %s)",
+		strings.Join(claims, ", "), strings.Join(theirs, ", "))
 }
 
 func (rep *report) count(v string) {
@@ -136,6 +169,8 @@ func (rep *report) status() int {
 		return exitBroken
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
 		return exitFailed
+	case rep.Incomplete != "" && !rep.allowEmpty:
+		return exitIncomplete
 	}
 	return exitOK
 }
