@@ -252,11 +252,11 @@ func specVersion() string {
 func (c cli) portProblem(pf *portFlags, err error) int {
 	var b *protocol.BrokenError
 	if errors.As(err, &b) {
-		fmt.Fprintf(c.stderr, "limcheck: port %q broke the protocol: %s\n", pf.command, b.What)
+		fmt.Fprintf(c.stderr, "limcheck: port %q broke the protocol: %s\n", pf.command, clean(b.What))
 		printStderr(c.stderr, b.Stderr)
 		return exitBroken
 	}
-	fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
+	fmt.Fprintf(c.stderr, "limcheck: %s\n", clean(err.Error()))
 	return exitUsage
 }
 

@@ -69,15 +69,19 @@ type caseReport struct {
 	Fields      []string   `json:"fields,omitempty"`   // the fields that differ
 	Diff        string     `json:"diff,omitempty"`     // -expected +got
 	Context     string     `json:"context,omitempty"`  // the ops up to the divergence, one JSON line each
-	Stderr      string     `json:"stderr,omitempty"`
+	Stderr      string     `json:"stderr,omitempty"`   // clean lines
 }
 
+// newReport builds the report of results. Every string of it that a port
+// or a vector file controls is cleaned here, once (escape.go): the hello,
+// the case's text, the why (fault and skip messages), the stderr, and the
+// divergence's JSON (jsonSafe); the writers print the report as it is.
 func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
-	rep := &report{Port: h, SpecVersion: specVersion(), Elapsed: elapsed, Cases: make([]caseReport, 0, len(results))}
+	rep := &report{Port: cleanHello(h), SpecVersion: specVersion(), Elapsed: elapsed, Cases: make([]caseReport, 0, len(results))}
 	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
 	for _, r := range results {
-		cr := caseReport{ID: r.Case.ID, Component: string(r.Case.Component), Level: string(r.Case.Level), Clauses: r.Case.Clauses,
-			Description: r.Case.Description, Why: r.Why, Stderr: r.Stderr}
+		cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
+			Description: clean(r.Case.Description), Why: clean(r.Why), Stderr: cleanText(r.Stderr)}
 		listed := expectFail[r.Case.ID]
 		switch r.Verdict {
 		case conformance.Pass:
@@ -105,13 +109,46 @@ func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[s
 				cr.Op = &op
 			}
 			diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
-			cr.Context, cr.Expected, cr.Got, cr.Fields = diff.Context, diff.Want, diff.Got, diff.Fields
+			cr.Context, cr.Expected, cr.Got, cr.Fields = jsonSafe(diff.Context), jsonSafe(diff.Want), jsonSafe(diff.Got), cleanAll(diff.Fields)
 		}
 		rep.count(cr.Verdict)
 		rep.Cases = append(rep.Cases, cr)
 	}
 	rep.Incomplete = rep.nothingChecked()
 	return rep
+}
+
+// cleanHello is h with every field clean.
+func cleanHello(h protocol.Hello) protocol.Hello {
+	out := protocol.Hello{Protocol: clean(h.Protocol), Name: clean(h.Name), Version: clean(h.Version)}
+	for _, c := range h.Components {
+		out.Components = append(out.Components, oracle.Component(clean(string(c))))
+	}
+	return out
+}
+
+// cleanAll returns every string of ss clean.
+func cleanAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = clean(s)
+	}
+	return out
+}
+
+// cleanText is multi-line text a port controls (its stderr) as clean lines
+// joined by LF.
+func cleanText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strings.Join(cleanLines(s), "\n")
+}
+
+// breaks records that the port broke the protocol: what, its diagnosis,
+// and stderr, the port's stderr then; both cleaned.
+func (rep *report) breaks(what, stderr string) {
+	rep.Broken, rep.BrokenStderr = clean(what), cleanText(stderr)
 }
 
 // nothingChecked says why no case was executed, or is "" when one was:
@@ -136,7 +173,7 @@ func (rep *report) nothingChecked() string {
 	}
 	claims := make([]string, len(rep.Port.Components))
 	for i, c := range rep.Port.Components {
-		claims[i] = clean(string(c))
+		claims[i] = string(c)
 	}
 	return fmt.Sprintf("nothing was checked: the port claims none of the components of the selected cases (it claims %s; they are of %s)",
 		strings.Join(claims, ", "), strings.Join(theirs, ", "))
@@ -201,7 +238,7 @@ func (rep *report) closing() string {
 
 // writeText writes the human report.
 func writeText(w io.Writer, rep *report, quiet bool) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", clean(strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version)), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
 	notRun := 0
 	for _, c := range rep.Cases {
 		if c.Verdict == vNotRun {
@@ -242,13 +279,14 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 	fmt.Fprintln(w, rep.closing())
 }
 
-// printStderr prints a port's stderr, its last lines, under a heading.
+// printStderr prints a port's stderr, its last lines cleaned, under a
+// heading.
 func printStderr(w io.Writer, s string) {
 	if s == "" {
 		return
 	}
 	fmt.Fprintln(w, "port stderr (last lines):")
-	fmt.Fprint(w, indent(lastLines(s, 20), "  | "))
+	fmt.Fprint(w, indent(lastLines(cleanText(s), 20), "  | "))
 }
 
 // indent prefixes every line of s; the result ends in a newline.
@@ -266,11 +304,15 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeJSON writes the report as one JSON document.
+// writeJSON writes v as one JSON document, in bytes no terminal acts on
+// (jsonSafe).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, jsonSafe(string(out))+"\n")
+	return err
 }
 
 // The JUnit XML form: one testsuite, one testcase per case.

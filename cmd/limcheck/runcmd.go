@@ -122,7 +122,7 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 			results[i] = protocol.CaseResult{Case: cs, Verdict: protocol.NotRun}
 		}
 		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
-		rep.Broken, rep.BrokenStderr = "handshake: "+broken.What, broken.Stderr
+		rep.breaks("handshake: "+broken.What, broken.Stderr)
 		c.portProblem(pf, err)
 		return c.emit(cmd, rf, rep)
 	}
@@ -134,12 +134,11 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	rep := newReport(port.Hello(), results, expected, time.Since(start))
 	switch {
 	case errors.As(runErr, &broken):
-		rep.Broken = broken.What
+		rep.breaks(broken.What, "")
 	case runErr != nil:
-		rep.Broken = runErr.Error()
+		rep.breaks(runErr.Error(), "")
 	case errors.As(closeErr, &broken):
-		rep.Broken = broken.What
-		rep.BrokenStderr = broken.Stderr
+		rep.breaks(broken.What, broken.Stderr)
 	}
 	return c.emit(cmd, rf, rep)
 }

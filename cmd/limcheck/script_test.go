@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"gone":      cmdGone,
 			"status":    cmdStatus,
 			"validjson": cmdValidJSON,
+			"byteclean": cmdByteClean,
 		},
 	})
 }
