@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -35,6 +36,7 @@ type report struct {
 	Summary      summary        `json:"summary"`
 	Incomplete   string         `json:"incomplete,omitempty"` // why nothing was checked
 	Broken       string         `json:"broken,omitempty"`     // how the port broke the protocol
+	BrokenAt     string         `json:"broken_at,omitempty"`  // when: atHandshake, atRun, atShutdown
 	BrokenStderr string         `json:"broken_stderr,omitempty"`
 	Cases        []caseReport   `json:"cases"`
 	Elapsed      time.Duration  `json:"-"`
@@ -145,10 +147,18 @@ func cleanText(s string) string {
 	return strings.Join(cleanLines(s), "\n")
 }
 
-// breaks records that the port broke the protocol: what, its diagnosis,
-// and stderr, the port's stderr then; both cleaned.
-func (rep *report) breaks(what, stderr string) {
-	rep.Broken, rep.BrokenStderr = clean(what), cleanText(stderr)
+// Where in a run the port broke the protocol (report.BrokenAt).
+const (
+	atHandshake = "handshake" // before any case: its hello
+	atRun       = "run"       // while cases ran: the case in flight is BROKEN, if one is known
+	atShutdown  = "shutdown"  // after its last reply: its exit
+)
+
+// breaks records that the port broke the protocol at a phase (atHandshake,
+// atRun, atShutdown): what, its diagnosis, and stderr, the port's stderr
+// then; both cleaned.
+func (rep *report) breaks(at, what, stderr string) {
+	rep.BrokenAt, rep.Broken, rep.BrokenStderr = at, clean(what), cleanText(stderr)
 }
 
 // nothingChecked says why no case was executed, or is "" when one was:
@@ -345,9 +355,28 @@ type junitText struct {
 	Body    string `xml:",chardata"`
 }
 
+// junitBreak is the error testcase of a break that no case shows as
+// BROKEN (at the handshake, at shutdown): without it a CI dashboard shows
+// such a run as all skipped or all passed.
+func (rep *report) junitBreak() (junitCase, bool) {
+	if rep.Broken == "" || rep.Summary.Broken > 0 {
+		return junitCase{}, false
+	}
+	at := cmp.Or(rep.BrokenAt, atRun)
+	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Error: &junitText{Message: rep.Broken, Body: rep.BrokenStderr}}, true
+}
+
 // writeJUnit writes the report as JUnit XML to file.
 func writeJUnit(file string, rep *report) error {
 	set := junitSet{Name: "limcheck " + rep.Port.Name, Tests: len(rep.Cases), Time: fmt.Sprintf("%.3f", rep.Elapsed.Seconds())}
+	brk, broke := rep.junitBreak()
+	if broke {
+		set.Tests++
+		set.Errors++
+	}
+	if broke && rep.BrokenAt == atHandshake {
+		set.Cases = append(set.Cases, brk)
+	}
 	for _, c := range rep.Cases {
 		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]", Stderr: c.Stderr}
 		body := c.Description + "\n" + c.Context
@@ -366,6 +395,9 @@ func writeJUnit(file string, rep *report) error {
 			set.Skipped++
 		}
 		set.Cases = append(set.Cases, jc)
+	}
+	if broke && rep.BrokenAt != atHandshake {
+		set.Cases = append(set.Cases, brk)
 	}
 	out, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
 	if err != nil {

@@ -122,7 +122,7 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 			results[i] = protocol.CaseResult{Case: cs, Verdict: protocol.NotRun}
 		}
 		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
-		rep.breaks("handshake: "+broken.What, broken.Stderr)
+		rep.breaks(atHandshake, "handshake: "+broken.What, broken.Stderr)
 		c.portProblem(pf, err)
 		return c.emit(cmd, rf, rep)
 	}
@@ -134,31 +134,39 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	rep := newReport(port.Hello(), results, expected, time.Since(start))
 	switch {
 	case errors.As(runErr, &broken):
-		rep.breaks(broken.What, "")
+		rep.breaks(atRun, broken.What, "")
 	case runErr != nil:
-		rep.breaks(runErr.Error(), "")
+		rep.breaks(atRun, runErr.Error(), "")
 	case errors.As(closeErr, &broken):
-		rep.breaks(broken.What, broken.Stderr)
+		rep.breaks(atShutdown, broken.What, broken.Stderr)
 	}
 	return c.emit(cmd, rf, rep)
 }
 
 // emit writes rep in the forms rf asks for and returns its exit status.
+// A form that cannot be written does not stop the others: its error is
+// printed, and the status is the run's own unless that is 0, then 2.
+//
+// spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
 func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
 	rep.allowEmpty = rf.allowEmpty
 	rep.Status = rep.status()
+	status := rep.Status
+	out := bufio.NewWriter(c.stdout)
+	if rf.json {
+		writeJSON(out, rep) //nolint:errcheck // Flush returns the first write error
+	} else {
+		writeText(out, rep, rf.quiet)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: write the report: %v\n", cmd, err)
+		status = worse(status, exitUsage)
+	}
 	if rf.junit != "" {
 		if err := writeJUnit(rf.junit, rep); err != nil {
 			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-			return exitUsage
+			status = worse(status, exitUsage)
 		}
-	}
-	if rf.json {
-		if err := writeJSON(c.stdout, rep); err != nil {
-			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-		}
-	} else {
-		writeText(c.stdout, rep, rf.quiet)
 	}
 	switch {
 	case rep.Incomplete != "" && rf.allowEmpty:
@@ -166,7 +174,16 @@ func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
 	case rep.Incomplete != "":
 		fmt.Fprintf(c.stderr, "limcheck %s: %s\n", cmd, rep.Incomplete)
 	}
-	return rep.Status
+	return status
+}
+
+// worse is the exit status of a run that ended with status and then met
+// a problem of status other: the run's own outcome, unless it passed.
+func worse(status, other int) int {
+	if status != exitOK {
+		return status
+	}
+	return other
 }
 
 // loadVectors loads the built-in vectors, or those of dir.

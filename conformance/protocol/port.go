@@ -599,6 +599,8 @@ func (st *traceState) take(op int, r reply) {
 	switch {
 	case r.kind == replySkipped:
 		st.run.Skipped, st.dead = fmt.Sprintf("%s: %s", opName(op), r.text), true
+	case r.kind == replyFault && r.text == "": // a fault all the same, not a missing result
+		st.run.Fault, st.run.FaultOp, st.dead = "the port faulted with an empty message", op, true
 	case r.kind == replyFault:
 		st.run.Fault, st.run.FaultOp, st.dead = r.text, op, true
 	case r.badJSON != nil:
