@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
@@ -30,17 +31,19 @@ const (
 
 // report is one run's report, in every form.
 type report struct {
-	Status       int            `json:"status"` // the exit status the run calls for
-	Port         protocol.Hello `json:"port"`
-	SpecVersion  string         `json:"spec_version"`
-	Summary      summary        `json:"summary"`
-	Incomplete   string         `json:"incomplete,omitempty"` // why nothing was checked
-	Broken       string         `json:"broken,omitempty"`     // how the port broke the protocol
-	BrokenAt     string         `json:"broken_at,omitempty"`  // when: atHandshake, atRun, atShutdown
-	BrokenStderr string         `json:"broken_stderr,omitempty"`
-	Cases        []caseReport   `json:"cases"`
-	Elapsed      time.Duration  `json:"-"`
-	allowEmpty   bool           // --allow-empty: nothing checked is status 0
+	Status       int             `json:"status"` // the exit status the run calls for
+	Port         protocol.Hello  `json:"port"`
+	SpecVersion  string          `json:"spec_version"`
+	Summary      summary         `json:"summary"`
+	Incomplete   string          `json:"incomplete,omitempty"` // why nothing was checked
+	Broken       string          `json:"broken,omitempty"`     // how the port broke the protocol
+	BrokenAt     string          `json:"broken_at,omitempty"`  // when: atHandshake, atRun, atShutdown
+	BrokenStderr string          `json:"broken_stderr,omitempty"`
+	Cases        []caseReport    `json:"cases"`
+	Elapsed      time.Duration   `json:"-"`
+	allowEmpty   bool            // --allow-empty: nothing checked is status 0
+	expectFail   map[string]bool // the IDs --expect-fail lists
+	room         int             // bytes of port text the report may still keep (maxPortText)
 }
 
 // summary counts cases by verdict.
@@ -74,50 +77,130 @@ type caseReport struct {
 	Stderr      string     `json:"stderr,omitempty"`   // clean lines
 }
 
-// newReport builds the report of results. Every string of it that a port
-// or a vector file controls is cleaned here, once (escape.go): the hello,
-// the case's text, the why (fault and skip messages), the stderr, and the
-// divergence's JSON (jsonSafe); the writers print the report as it is.
+// The most port text a report keeps: per case, and in all. Beyond them
+// it says what it cut. Fault and skip messages, results and the hello are
+// already cut where they are read (conformance/protocol).
+const (
+	maxStderr     = 64 << 10 // bytes of a case's stderr: its last ones
+	maxContextOps = 20       // ops shown before the diverging one
+	maxPortText   = 8 << 20  // bytes of port and vector text in one report
+)
+
+// newReport builds the report of results.
 func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
-	rep := &report{Port: cleanHello(h), SpecVersion: specVersion(), Elapsed: elapsed, Cases: make([]caseReport, 0, len(results))}
-	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
+	rep := startReport(h, expectFail)
+	rep.add(results)
+	rep.finish(elapsed)
+	return rep
+}
+
+// startReport begins the report of a run on the port h; add takes in its
+// results, batch by batch, and finish closes it. Every string of it that
+// a port or a vector file controls is cleaned as it comes in, once
+// (escape.go): the hello, the case's text, the why (fault and skip
+// messages), the stderr, and the divergence's JSON (jsonSafe); the writers
+// print the report as it is.
+func startReport(h protocol.Hello, expectFail map[string]bool) *report {
+	return &report{Port: cleanHello(h), SpecVersion: specVersion(), expectFail: expectFail, room: maxPortText}
+}
+
+// add takes in results.
+func (rep *report) add(results []protocol.CaseResult) {
 	for _, r := range results {
-		cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
-			Description: clean(r.Case.Description), Why: clean(r.Why), Stderr: cleanText(r.Stderr)}
-		listed := expectFail[r.Case.ID]
-		switch r.Verdict {
-		case conformance.Pass:
-			cr.Verdict = vPass
-			if listed {
-				cr.Verdict, cr.Why = vXPass, "passed, but -expect-fail lists it: remove it from the list"
-			}
-		case conformance.Fail:
-			cr.Verdict = vFail
-			if listed {
-				cr.Verdict = vXFail
-			}
-		case conformance.Skip:
-			cr.Verdict = vSkip
-		case protocol.Broken:
-			cr.Verdict = vBroken
-		default:
-			cr.Verdict = vNotRun
-		}
-		if d := r.Divergence; d != nil {
-			i := d.Index
-			cr.OpIndex, cr.Diff = &i, d.Diff
-			if i >= 0 && i < len(r.Case.Ops) {
-				op := r.Case.Ops[i].Op
-				cr.Op = &op
-			}
-			diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
-			cr.Context, cr.Expected, cr.Got, cr.Fields = jsonSafe(diff.Context), jsonSafe(diff.Want), jsonSafe(diff.Got), cleanAll(diff.Fields)
-		}
+		cr := rep.caseOf(r)
 		rep.count(cr.Verdict)
 		rep.Cases = append(rep.Cases, cr)
 	}
+}
+
+// finish closes the report of a run that took elapsed.
+func (rep *report) finish(elapsed time.Duration) {
+	rep.Elapsed = elapsed
+	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
 	rep.Incomplete = rep.nothingChecked()
-	return rep
+}
+
+// caseOf is the report of one result.
+func (rep *report) caseOf(r protocol.CaseResult) caseReport {
+	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
+		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why))}
+	listed := rep.expectFail[r.Case.ID]
+	switch r.Verdict {
+	case conformance.Pass:
+		cr.Verdict = vPass
+		if listed {
+			cr.Verdict, cr.Why = vXPass, "passed, but -expect-fail lists it: remove it from the list"
+		}
+	case conformance.Fail:
+		cr.Verdict = vFail
+		if listed {
+			cr.Verdict = vXFail
+		}
+	case conformance.Skip:
+		cr.Verdict = vSkip
+	case protocol.Broken:
+		cr.Verdict = vBroken
+	default:
+		cr.Verdict = vNotRun
+	}
+	if cr.Verdict != vPass && cr.Verdict != vSkip {
+		cr.Stderr = rep.keep(cleanText(lastBytes(r.Stderr, maxStderr)))
+	}
+	if d := r.Divergence; d != nil {
+		i := d.Index
+		cr.OpIndex, cr.Diff = &i, rep.keep(d.Diff)
+		if i >= 0 && i < len(r.Case.Ops) {
+			op := r.Case.Ops[i].Op
+			cr.Op = &op
+		}
+		diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
+		cr.Context = rep.keep(jsonSafe(lastOps(diff.Context, maxContextOps)))
+		cr.Expected, cr.Got, cr.Fields = rep.keep(jsonSafe(diff.Want)), rep.keep(jsonSafe(diff.Got)), cleanAll(diff.Fields)
+	}
+	return cr
+}
+
+// keep returns s, clean text for the report, if the report has room for
+// it; else as much of it as fits, saying what was cut (maxPortText).
+func (rep *report) keep(s string) string {
+	if len(s) <= rep.room {
+		rep.room -= len(s)
+		return s
+	}
+	k := rep.room
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	rep.room = 0
+	return fmt.Sprintf("%s... (%d bytes cut: the report's limit of %d MiB of port text is reached)", s[:k], len(s)-k, maxPortText>>20)
+}
+
+// lastBytes returns the last limit bytes of s (from a line start when
+// there is one), saying how many were cut.
+func lastBytes(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	tail := s[len(s)-limit:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < len(tail)-1 {
+		tail = tail[i+1:]
+	}
+	return fmt.Sprintf("(%d earlier bytes cut)\n%s", len(s)-len(tail), tail)
+}
+
+// lastOps returns a divergence's context (its first line the component and
+// config, then one line per op) with at most n ops before the diverging
+// one, saying how many earlier ones were left out.
+func lastOps(context string, n int) string {
+	lines := strings.SplitAfter(context, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= n+2 {
+		return context
+	}
+	ops := lines[len(lines)-n-1:]
+	return lines[0] + fmt.Sprintf("      (%d earlier ops)\n", len(lines)-1-len(ops)) + strings.Join(ops, "")
 }
 
 // cleanHello is h with every field clean.

@@ -2,14 +2,17 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
@@ -92,7 +95,7 @@ func (c cli) replayCmd(args []string) int {
 	if !pf.check(c, fs) {
 		return exitUsage
 	}
-	data, err := os.ReadFile(pos[0])
+	data, err := readInput(pos[0])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck replay: %v\n", err)
 		return exitUsage
@@ -129,9 +132,10 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	if err != nil {
 		return c.portProblem(pf, err)
 	}
-	results, runErr := protocol.RunCases(port, selected)
+	rep := startReport(port.Hello(), expected)
+	runErr := runInBatches(rep, port, selected)
 	closeErr := port.Close()
-	rep := newReport(port.Hello(), results, expected, time.Since(start))
+	rep.finish(time.Since(start))
 	switch {
 	case errors.As(runErr, &broken):
 		rep.breaks(atRun, broken.What, "")
@@ -141,6 +145,45 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 		rep.breaks(atShutdown, broken.What, broken.Stderr)
 	}
 	return c.emit(cmd, rf, rep)
+}
+
+// batchOps is about how many ops one RunCases call of runInBatches runs.
+const batchOps = 4096
+
+// runInBatches runs cases on r, about batchOps ops at a time, and adds
+// the results to rep batch by batch: the report keeps little of a case
+// (nothing of the port's results unless it failed), so a long vector set
+// never holds every result at once. When r breaks, the cases after the
+// batch are not run.
+func runInBatches(rep *report, r protocol.Runner, cases []conformance.Case) error {
+	for len(cases) > 0 {
+		n, ops := 0, 0
+		for n < len(cases) && (n == 0 || ops+len(cases[n].Ops) <= batchOps) {
+			ops += len(cases[n].Ops)
+			n++
+		}
+		results, err := protocol.RunCases(r, cases[:n])
+		rep.add(results)
+		cases = cases[n:]
+		if err != nil {
+			rep.add(notRun(r, cases))
+			return err
+		}
+	}
+	return nil
+}
+
+// notRun is the results of cases that did not run because r broke before
+// them: as RunCases reports them, a case r does not implement skipped.
+func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
+	out := make([]protocol.CaseResult, len(cases))
+	for i, c := range cases {
+		out[i] = protocol.CaseResult{Case: c, Verdict: protocol.NotRun, Why: "not run: the port broke before it"}
+		if !r.Implements(c.Component) {
+			out[i].Verdict, out[i].Why = conformance.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
+		}
+	}
+	return out
 }
 
 // emit writes rep in the forms rf asks for and returns its exit status.
@@ -238,6 +281,38 @@ func selectCases(all []conformance.Case, ids, clauses, comps []string, strict bo
 	return out, nil
 }
 
+// readInput reads the file name, a case or an -expect-fail list: a
+// regular file of at most conformance.MaxFileSize bytes. Anything else is
+// refused before a read: a FIFO would block it forever. The file is
+// opened without blocking, and checked once open, so what is checked is
+// what is read.
+func readInput(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	case st.Size() > conformance.MaxFileSize:
+		return nil, inputTooBig(name, st.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, conformance.MaxFileSize+1))
+	if err == nil && len(data) > conformance.MaxFileSize {
+		err = inputTooBig(name, int64(len(data)))
+	}
+	return data, err
+}
+
+// inputTooBig is the error of a file of size bytes given to readInput.
+func inputTooBig(name string, size int64) error {
+	return fmt.Errorf("%s: %d bytes: over the limit of %d MiB per file", name, size, conformance.MaxFileSize>>20)
+}
+
 // readExpectFail reads the IDs file names; an ID that names no case is an
 // error.
 func readExpectFail(file string, all []conformance.Case) (map[string]bool, error) {
@@ -245,16 +320,15 @@ func readExpectFail(file string, all []conformance.Case) (map[string]bool, error
 	if file == "" {
 		return out, nil
 	}
-	f, err := os.Open(file)
+	data, err := readInput(file)
 	if err != nil {
 		return nil, fmt.Errorf("-expect-fail: %w", err)
 	}
-	defer f.Close()
 	known := map[string]bool{}
 	for _, c := range all {
 		known[c.ID] = true
 	}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		fields := strings.Fields(line)
