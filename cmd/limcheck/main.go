@@ -179,6 +179,7 @@ type portFlags struct {
 	requestTimeout   time.Duration
 	handshakeTimeout time.Duration
 	timeout          time.Duration
+	deadline         time.Time // the end of timeout, from the first open: every port of the run shares it
 }
 
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
@@ -216,7 +217,10 @@ func given(fs *flag.FlagSet, name string) bool {
 
 // open starts the port, or the bundled implementation in process.
 func (pf *portFlags) open() (*protocol.Port, error) {
-	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: time.Now().Add(pf.timeout)}
+	if pf.deadline.IsZero() {
+		pf.deadline = time.Now().Add(pf.timeout)
+	}
+	opt := protocol.PortOptions{RequestTimeout: pf.requestTimeout, HandshakeTimeout: pf.handshakeTimeout, Deadline: pf.deadline}
 	if pf.command == "" {
 		return bundled(opt)
 	}

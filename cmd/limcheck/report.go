@@ -60,21 +60,78 @@ type summary struct {
 
 // caseReport is one case in a report.
 type caseReport struct {
-	ID          string     `json:"id"`
-	Component   string     `json:"component"`
-	Level       string     `json:"level"`
-	Clauses     []string   `json:"clauses"`
-	Description string     `json:"description"`
-	Verdict     string     `json:"verdict"`
-	Why         string     `json:"why,omitempty"`
-	OpIndex     *int       `json:"op_index,omitempty"` // the diverging op (-1: open)
-	Op          *oracle.Op `json:"op,omitempty"`
-	Expected    string     `json:"expected,omitempty"` // the diverging op's expected result, as JSON
-	Got         string     `json:"got,omitempty"`      // what the port returned instead, as JSON
-	Fields      []string   `json:"fields,omitempty"`   // the fields that differ
-	Diff        string     `json:"diff,omitempty"`     // -expected +got
-	Context     string     `json:"context,omitempty"`  // the ops up to the divergence, one JSON line each
-	Stderr      string     `json:"stderr,omitempty"`   // clean lines
+	ID          string      `json:"id"`
+	Component   string      `json:"component"`
+	Level       string      `json:"level"`
+	Clauses     []string    `json:"clauses"`
+	Description string      `json:"description"`
+	Verdict     string      `json:"verdict"`
+	Why         string      `json:"why,omitempty"`
+	OpIndex     *int        `json:"op_index,omitempty"` // the diverging op (-1: open)
+	Op          *oracle.Op  `json:"op,omitempty"`
+	Expected    string      `json:"expected,omitempty"` // the diverging op's expected result, as JSON
+	Got         string      `json:"got,omitempty"`      // what the port returned instead, as JSON
+	Fields      []string    `json:"fields,omitempty"`   // the fields that differ
+	Diff        string      `json:"diff,omitempty"`     // -expected +got
+	Context     string      `json:"context,omitempty"`  // the ops up to the divergence, one JSON line each
+	Stderr      *caseStderr `json:"stderr,omitempty"`   // only under a case that failed or broke
+}
+
+// caseStderr is the port's stderr shown under a failing or broken case:
+// its lines, cleaned, and where they are from.
+type caseStderr struct {
+	From  string   `json:"from"` // stderrAlone, stderrWindow or stderrLast
+	Lines []string `json:"lines"`
+	// Alone is the case's verdict when it ran alone, when that was not a
+	// failure: its failure depends on the cases before it.
+	Alone string `json:"alone_verdict,omitempty"`
+}
+
+// Where the stderr shown under a case is from (caseStderr.From). In a run
+// up to 256 requests are in flight, so what the port wrote between a
+// case's first request and its last reply may be its neighbours' too: the
+// first maxAlone failing cases are re-run alone, each in a fresh port.
+const (
+	stderrAlone  = "alone"  // a fresh port that ran only this case
+	stderrWindow = "window" // the run, between the case's first request and its last reply
+	stderrLast   = "last"   // the run's last bytes, when the port broke during the case
+	maxAlone     = 20
+)
+
+// label is the heading of the stderr.
+func (s *caseStderr) label() string {
+	switch s.From {
+	case stderrAlone:
+		if s.Alone != "" {
+			return "port stderr while this case ran alone (alone, it was " + s.Alone + ")"
+		}
+		return "port stderr while this case ran alone"
+	case stderrLast:
+		return "port stderr before it broke (its last lines)"
+	}
+	return "port stderr from the window around this case"
+}
+
+// text is the stderr under its label, one line each.
+func (s *caseStderr) text() string {
+	if len(s.Lines) == 0 {
+		return s.label() + ": none"
+	}
+	return s.label() + ":\n" + strings.Join(s.Lines, "\n")
+}
+
+// setStderr shows stderr, from where from says, under the case cr, with
+// the case's verdict alone when it is news; nothing when both are empty.
+func (rep *report) setStderr(cr *caseReport, from, stderr, alone string) {
+	cr.Stderr = nil
+	if stderr == "" && alone == "" {
+		return
+	}
+	cr.Stderr = &caseStderr{From: from, Lines: []string{}, Alone: alone}
+	if stderr != "" {
+		text := rep.keep(strings.Join(cleanLines(lastBytes(stderr, maxStderr)), "\n"))
+		cr.Stderr.Lines = strings.Split(text, "\n")
+	}
 }
 
 // The most port text a report keeps: per case, and in all. Beyond them
@@ -143,8 +200,11 @@ func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 	default:
 		cr.Verdict = vNotRun
 	}
-	if cr.Verdict != vPass && cr.Verdict != vSkip {
-		cr.Stderr = rep.keep(cleanText(lastBytes(r.Stderr, maxStderr)))
+	switch cr.Verdict {
+	case vFail:
+		rep.setStderr(&cr, stderrWindow, r.Stderr, "")
+	case vBroken:
+		rep.setStderr(&cr, stderrLast, r.Stderr, "")
 	}
 	if d := r.Divergence; d != nil {
 		i := d.Index
@@ -355,9 +415,11 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 			d := conformance.Difference{Context: c.Context, Want: c.Expected, Got: c.Got, Fields: c.Fields}
 			fmt.Fprint(w, indent(d.Text("expected", "got"), "       "))
 		}
-		if c.Stderr != "" && c.Verdict != vSkip {
-			fmt.Fprintln(w, "       port stderr while the case ran:")
-			fmt.Fprint(w, indent(lastLines(c.Stderr, 20), "       | "))
+		if s := c.Stderr; s != nil && len(s.Lines) == 0 {
+			fmt.Fprintf(w, "       %s: none\n", s.label())
+		} else if s != nil {
+			fmt.Fprintf(w, "       %s:\n", s.label())
+			fmt.Fprint(w, indent(lastLines(strings.Join(s.Lines, "\n"), 20), "       | "))
 		}
 	}
 	if notRun > 0 {
@@ -461,7 +523,10 @@ func writeJUnit(file string, rep *report) error {
 		set.Cases = append(set.Cases, brk)
 	}
 	for _, c := range rep.Cases {
-		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]", Stderr: c.Stderr}
+		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]"}
+		if c.Stderr != nil {
+			jc.Stderr = c.Stderr.text()
+		}
 		body := c.Description + "\n" + c.Context
 		switch c.Verdict {
 		case vFail, vXPass:

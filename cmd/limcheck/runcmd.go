@@ -135,6 +135,9 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	rep := startReport(port.Hello(), expected)
 	runErr := runInBatches(rep, port, selected)
 	closeErr := port.Close()
+	if pf.command != "" { // a port in process writes no stderr
+		stderrAloneFor(pf, rep, selected)
+	}
 	rep.finish(time.Since(start))
 	switch {
 	case errors.As(runErr, &broken):
@@ -184,6 +187,46 @@ func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
 		}
 	}
 	return out
+}
+
+// stderrAloneFor re-runs each of the first maxAlone failing cases of rep
+// (of cases, in the same order) alone in a fresh port, within the run's
+// deadline, and shows under it the stderr of that run: in the run, what
+// the port wrote while a case ran may be its neighbours'. The other
+// failing cases keep the stderr of their window, so labelled.
+func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case) {
+	n := 0
+	for i := range rep.Cases {
+		cr := &rep.Cases[i]
+		if cr.Verdict != vFail {
+			continue
+		}
+		if n++; n > maxAlone || time.Now().After(pf.deadline) {
+			return
+		}
+		stderr, verdict, ok := runAlone(pf, cases[i])
+		if !ok {
+			continue
+		}
+		alone := ""
+		if verdict != conformance.Fail {
+			alone = strings.ToUpper(string(verdict))
+		}
+		rep.setStderr(cr, stderrAlone, stderr, alone)
+	}
+}
+
+// runAlone runs the case c alone in a fresh port and returns what the port
+// wrote on stderr and the case's verdict; ok is false when the port did
+// not start.
+func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict conformance.Verdict, ok bool) {
+	port, err := pf.open()
+	if err != nil {
+		return "", "", false
+	}
+	results, _ := protocol.RunCases(port, []conformance.Case{c})
+	port.Close() //nolint:errcheck // a break shows in the verdict; the stderr is what is wanted
+	return port.Stderr(), results[0].Verdict, true
 }
 
 // emit writes rep in the forms rf asks for and returns its exit status.

@@ -13,7 +13,8 @@
 //     [ServePipe] an in-process [Serve] behind a [Port]; [PortOptions]
 //     bound the conversation. [Port.Hello] is the port's handshake
 //     ([Hello]; [Protocol] is the version spoken), [Port.Close] ends it,
-//     [Port.Kill] stops the port at once.
+//     [Port.Kill] stops the port at once, [Port.Stderr] is what it wrote on
+//     stderr.
 //   - A port that breaks the protocol (PROTO-9) returns a [*BrokenError]
 //     (errors.Is [ErrBroken]) naming the trace and op in flight.
 //   - [Serve] makes any oracle.Subject a port on a reader and a writer.
