@@ -24,7 +24,8 @@
 // --case, --clause and --component filter) and prints each case as PASS,
 // FAIL or SKIP with its clauses, a failure with its op, expected and actual
 // result and the port's stderr, and a closing line "N passed, M failed, K
-// skipped". --json prints the report as JSON, --junit FILE also writes
+// skipped". --json prints the report as JSON (format limcheck-report/1,
+// described by conformance/report.schema.json), --junit FILE also writes
 // JUnit XML, and --expect-fail FILE lists case IDs known to fail (XFAIL; one
 // that passes is XPASS, a failure). fuzz runs generated traces (--seed,
 // --duration or --ops, --component) on the port and the model, shrinks the

@@ -29,21 +29,37 @@ const (
 	vNotRun = "NOT RUN"
 )
 
-// report is one run's report, in every form.
+// reportFormat is the value of a --json report's "format": its version.
+// conformance/report.schema.json describes it; a change an old reader
+// would misread gets a new version.
+const reportFormat = "limcheck-report/1"
+
+// report is one run's report, in every form. Its JSON form (--json) is
+// conformance/report.schema.json's "run": deterministic, so that two runs
+// of one command on one port differ only in summary.elapsed_ms.
 type report struct {
-	Status       int             `json:"status"` // the exit status the run calls for
-	Port         protocol.Hello  `json:"port"`
+	Format       string          `json:"format"`  // reportFormat
+	Command      string          `json:"command"` // run or replay
+	Status       int             `json:"status"`  // the exit status the run calls for
+	Port         portInfo        `json:"port"`
 	SpecVersion  string          `json:"spec_version"`
 	Summary      summary         `json:"summary"`
-	Incomplete   string          `json:"incomplete,omitempty"` // why nothing was checked
-	Broken       string          `json:"broken,omitempty"`     // how the port broke the protocol
-	BrokenAt     string          `json:"broken_at,omitempty"`  // when: atHandshake, atRun, atShutdown
-	BrokenStderr string          `json:"broken_stderr,omitempty"`
+	Incomplete   string          `json:"incomplete,omitempty"`    // why nothing was checked
+	Broken       string          `json:"broken,omitempty"`        // how the port broke the protocol
+	BrokenAt     string          `json:"broken_at,omitempty"`     // when: atHandshake, atRun, atShutdown
+	BrokenStderr []string        `json:"broken_stderr,omitempty"` // the port's stderr then, clean lines
 	Cases        []caseReport    `json:"cases"`
 	Elapsed      time.Duration   `json:"-"`
 	allowEmpty   bool            // --allow-empty: nothing checked is status 0
 	expectFail   map[string]bool // the IDs --expect-fail lists
 	room         int             // bytes of port text the report may still keep (maxPortText)
+}
+
+// portInfo is the port's hello, clean.
+type portInfo struct {
+	Name       string   `json:"name"`
+	Version    string   `json:"version"`
+	Components []string `json:"components"`
 }
 
 // summary counts cases by verdict.
@@ -60,21 +76,30 @@ type summary struct {
 
 // caseReport is one case in a report.
 type caseReport struct {
-	ID          string      `json:"id"`
-	Component   string      `json:"component"`
-	Level       string      `json:"level"`
-	Clauses     []string    `json:"clauses"`
-	Description string      `json:"description"`
-	Verdict     string      `json:"verdict"`
-	Why         string      `json:"why,omitempty"`
-	OpIndex     *int        `json:"op_index,omitempty"` // the diverging op (-1: open)
-	Op          *oracle.Op  `json:"op,omitempty"`
-	Expected    string      `json:"expected,omitempty"` // the diverging op's expected result, as JSON
-	Got         string      `json:"got,omitempty"`      // what the port returned instead, as JSON
-	Fields      []string    `json:"fields,omitempty"`   // the fields that differ
-	Diff        string      `json:"diff,omitempty"`     // -expected +got
-	Context     string      `json:"context,omitempty"`  // the ops up to the divergence, one JSON line each
-	Stderr      *caseStderr `json:"stderr,omitempty"`   // only under a case that failed or broke
+	ID          string     `json:"id"`
+	Component   string     `json:"component"`
+	Level       string     `json:"level"`
+	Clauses     []string   `json:"clauses"`
+	Description string     `json:"description"`
+	Verdict     string     `json:"verdict"`
+	Why         string     `json:"why,omitempty"`
+	OpIndex     *int       `json:"op_index,omitempty"` // the diverging op (-1: open)
+	Op          *oracle.Op `json:"op,omitempty"`
+	// Expected and Got are the results at the diverging op (for open: {}
+	// or {"error":"config"}); nil where an outcome has none.
+	Expected    json.RawMessage `json:"expected,omitempty"`
+	Got         json.RawMessage `json:"got,omitempty"`
+	Differences []difference    `json:"differences,omitempty"` // field by field, sorted
+	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
+	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
+}
+
+// difference is one field whose value differs at the diverging op; a
+// side without the field has no value.
+type difference struct {
+	Field    string          `json:"field"`
+	Expected json.RawMessage `json:"expected,omitempty"`
+	Got      json.RawMessage `json:"got,omitempty"`
 }
 
 // caseStderr is the port's stderr shown under a failing or broken case:
@@ -158,7 +183,7 @@ func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[s
 // messages), the stderr, and the divergence's JSON (jsonSafe); the writers
 // print the report as it is.
 func startReport(h protocol.Hello, expectFail map[string]bool) *report {
-	return &report{Port: cleanHello(h), SpecVersion: specVersion(), expectFail: expectFail, room: maxPortText}
+	return &report{Format: reportFormat, Port: cleanHello(h), SpecVersion: specVersion(), Cases: []caseReport{}, expectFail: expectFail, room: maxPortText}
 }
 
 // add takes in results.
@@ -208,16 +233,46 @@ func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 	}
 	if d := r.Divergence; d != nil {
 		i := d.Index
-		cr.OpIndex, cr.Diff = &i, rep.keep(d.Diff)
+		cr.OpIndex = &i
 		if i >= 0 && i < len(r.Case.Ops) {
 			op := r.Case.Ops[i].Op
 			cr.Op = &op
 		}
 		diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
 		cr.Context = rep.keep(jsonSafe(lastOps(diff.Context, maxContextOps)))
-		cr.Expected, cr.Got, cr.Fields = rep.keep(jsonSafe(diff.Want)), rep.keep(jsonSafe(diff.Got)), cleanAll(diff.Fields)
+		cr.Expected, cr.Got = rep.keepJSON(diff.Want), rep.keepJSON(diff.Got)
+		if (cr.Expected == nil) != (diff.Want == "(no result)") || (cr.Got == nil) != (diff.Got == "(no result)") {
+			cr.Why += fmt.Sprintf(" (its results are not kept: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
+		}
+		cr.Differences = differences(cr.Expected, cr.Got, diff.Fields)
 	}
 	return cr
+}
+
+// keepJSON returns the JSON text js (or nil for "(no result)") if the
+// report has room for it, else nil: a JSON value is kept whole or not at
+// all. Its strings are bounded already (conformance/protocol cuts a
+// result's).
+func (rep *report) keepJSON(js string) json.RawMessage {
+	if !json.Valid([]byte(js)) || len(js) > rep.room {
+		return nil
+	}
+	rep.room -= len(js)
+	return json.RawMessage(jsonSafe(js))
+}
+
+// differences returns, for each of fields, its values in the JSON
+// objects want and got; nil unless both are objects.
+func differences(want, got json.RawMessage, fields []string) []difference {
+	var w, g map[string]json.RawMessage
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
+		return nil
+	}
+	out := make([]difference, len(fields))
+	for i, f := range fields {
+		out[i] = difference{Field: clean(f), Expected: w[f], Got: g[f]}
+	}
+	return out
 }
 
 // keep returns s, clean text for the report, if the report has room for
@@ -264,10 +319,10 @@ func lastOps(context string, n int) string {
 }
 
 // cleanHello is h with every field clean.
-func cleanHello(h protocol.Hello) protocol.Hello {
-	out := protocol.Hello{Protocol: clean(h.Protocol), Name: clean(h.Name), Version: clean(h.Version)}
+func cleanHello(h protocol.Hello) portInfo {
+	out := portInfo{Name: clean(h.Name), Version: clean(h.Version), Components: []string{}}
 	for _, c := range h.Components {
-		out.Components = append(out.Components, oracle.Component(clean(string(c))))
+		out.Components = append(out.Components, clean(string(c)))
 	}
 	return out
 }
@@ -301,7 +356,10 @@ const (
 // atRun, atShutdown): what, its diagnosis, and stderr, the port's stderr
 // then; both cleaned.
 func (rep *report) breaks(at, what, stderr string) {
-	rep.BrokenAt, rep.Broken, rep.BrokenStderr = at, clean(what), cleanText(stderr)
+	rep.BrokenAt, rep.Broken = at, clean(what)
+	if stderr != "" {
+		rep.BrokenStderr = cleanLines(lastBytes(stderr, maxStderr))
+	}
 }
 
 // nothingChecked says why no case was executed, or is "" when one was:
@@ -317,19 +375,15 @@ func (rep *report) nothingChecked() string {
 	var theirs []string
 	for _, comp := range oracle.Components() {
 		has := slices.ContainsFunc(rep.Cases, func(c caseReport) bool { return c.Component == string(comp) })
-		if has && slices.Contains(rep.Port.Components, comp) {
+		if has && slices.Contains(rep.Port.Components, string(comp)) {
 			return "nothing was checked: the port skipped every case"
 		}
 		if has {
 			theirs = append(theirs, string(comp))
 		}
 	}
-	claims := make([]string, len(rep.Port.Components))
-	for i, c := range rep.Port.Components {
-		claims[i] = string(c)
-	}
 	return fmt.Sprintf("nothing was checked: the port claims none of the components of the selected cases (it claims %s; they are of %s)",
-		strings.Join(claims, ", "), strings.Join(theirs, ", "))
+		strings.Join(rep.Port.Components, ", "), strings.Join(theirs, ", "))
 }
 
 func (rep *report) count(v string) {
@@ -412,8 +466,7 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 			fmt.Fprintf(w, "       %s\n", c.Why)
 		}
 		if c.Context != "" {
-			d := conformance.Difference{Context: c.Context, Want: c.Expected, Got: c.Got, Fields: c.Fields}
-			fmt.Fprint(w, indent(d.Text("expected", "got"), "       "))
+			fmt.Fprint(w, indent(c.difference().Text("expected", "got"), "       "))
 		}
 		if s := c.Stderr; s != nil && len(s.Lines) == 0 {
 			fmt.Fprintf(w, "       %s: none\n", s.label())
@@ -427,11 +480,28 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 	}
 	if rep.Broken != "" {
 		fmt.Fprintf(w, "the port broke the protocol: %s\n", rep.Broken)
-		if rep.BrokenStderr != "" {
-			fmt.Fprint(w, indent(lastLines(rep.BrokenStderr, 20), "  | "))
+		if len(rep.BrokenStderr) > 0 {
+			fmt.Fprint(w, indent(lastLines(strings.Join(rep.BrokenStderr, "\n"), 20), "  | "))
 		}
 	}
 	fmt.Fprintln(w, rep.closing())
+}
+
+// difference is the case's divergence for people.
+func (c caseReport) difference() conformance.Difference {
+	d := conformance.Difference{Context: c.Context, Want: resultText(c.Expected), Got: resultText(c.Got)}
+	for _, f := range c.Differences {
+		d.Fields = append(d.Fields, f.Field)
+	}
+	return d
+}
+
+// resultText is a result's JSON as the text report shows it.
+func resultText(r json.RawMessage) string {
+	if r == nil {
+		return "(no result)"
+	}
+	return string(r)
 }
 
 // printStderr prints a port's stderr, its last lines cleaned, under a
@@ -508,7 +578,7 @@ func (rep *report) junitBreak() (junitCase, bool) {
 		return junitCase{}, false
 	}
 	at := cmp.Or(rep.BrokenAt, atRun)
-	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Error: &junitText{Message: rep.Broken, Body: rep.BrokenStderr}}, true
+	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Error: &junitText{Message: rep.Broken, Body: strings.Join(rep.BrokenStderr, "\n")}}, true
 }
 
 // writeJUnit writes the report as JUnit XML to file.
@@ -527,7 +597,10 @@ func writeJUnit(file string, rep *report) error {
 		if c.Stderr != nil {
 			jc.Stderr = c.Stderr.text()
 		}
-		body := c.Description + "\n" + c.Context
+		body := c.Description + "\n"
+		if c.Context != "" {
+			body += c.difference().Text("expected", "got")
+		}
 		switch c.Verdict {
 		case vFail, vXPass:
 			jc.Failure = &junitText{Message: c.Why, Body: body}

@@ -235,7 +235,7 @@ func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict conform
 //
 // spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
 func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
-	rep.allowEmpty = rf.allowEmpty
+	rep.Command, rep.allowEmpty = cmd, rf.allowEmpty
 	rep.Status = rep.status()
 	status := rep.Status
 	out := bufio.NewWriter(c.stdout)

@@ -63,11 +63,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"waitfile":  cmdWaitFile,
-			"gone":      cmdGone,
-			"status":    cmdStatus,
-			"validjson": cmdValidJSON,
-			"byteclean": cmdByteClean,
+			"waitfile":   cmdWaitFile,
+			"gone":       cmdGone,
+			"status":     cmdStatus,
+			"validjson":  cmdValidJSON,
+			"byteclean":  cmdByteClean,
+			"schema":     cmdSchema,
+			"samereport": cmdSameReport,
 		},
 	})
 }
