@@ -135,7 +135,7 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	rep := startReport(port.Hello(), expected)
 	runErr := runInBatches(rep, port, selected)
 	closeErr := port.Close()
-	if pf.command != "" { // a port in process writes no stderr
+	if port.Stderr() != "" { // a port that wrote no stderr has none to attribute
 		stderrAloneFor(pf, rep, selected)
 	}
 	rep.finish(time.Since(start))
