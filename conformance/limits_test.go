@@ -28,7 +28,7 @@ func TestLoadRefusesInputOverTheLimits(t *testing.T) {
 		{"VEC-1", "a byte string over 1 KiB", basePath, "op 0: a string of 1025 bytes: over the limit of 1 KiB per string",
 			fstest.MapFS{basePath: {Data: edited(t, func(m map[string]any) { firstOp(m)["ip"] = strings.Repeat("i", 1025) })}}},
 		{"VEC-1", "a folder over 64 MiB", "lim/lim-vec-065.json", "bytes: over the limit of 64 MiB per vectors folder",
-			folderOf(t, 65, func(id string) []byte { return padded(t, id, 1<<20-1024) })},
+			folderOf(t, 65, func(string) []byte { return mibOfJunk })},
 		{"VEC-1", "a folder of more than 100000 ops", "lim/lim-vec-011.json", "have 110000 ops: over the limit of 100000 per vectors folder",
 			folderOf(t, 11, func(id string) []byte { return withOps(t, id, 10_000) })},
 	}
@@ -54,6 +54,10 @@ func TestLoadRefusesWhatIsNotAFile(t *testing.T) {
 	}
 }
 
+// mibOfJunk is a file of almost 1 MiB: a folder of 65 is over the limit
+// before any of them is read.
+var mibOfJunk = make([]byte, 1<<20-1024)
+
 // edited is the base case with edit applied, as a file.
 func edited(t *testing.T, edit func(m map[string]any)) []byte {
 	m := baseCase(t)
@@ -71,16 +75,14 @@ func padded(t *testing.T, id string, size int) []byte {
 	return marshal(t, m)
 }
 
-// withOps is the base case as id with n small ops.
+// withOps is the base case as id with n small ops (built as text: a
+// folder of them is large).
 func withOps(t *testing.T, id string, n int) []byte {
 	m := baseCase(t)
-	m["id"] = id
-	ops := make([]any, n)
-	for i := range ops {
-		ops[i] = map[string]any{"op": "lim_ip_key", "ip": "", "expect": map[string]any{"key": "0"}}
-	}
-	m["ops"] = ops
-	return marshal(t, m)
+	m["id"], m["ops"] = id, []any{}
+	const op = `{"op":"lim_ip_key","ip":"","expect":{"key":"0"}}`
+	ops := strings.TrimSuffix(strings.Repeat(op+",", n), ",")
+	return []byte(strings.Replace(string(marshal(t, m)), `"ops":[]`, `"ops":[`+ops+`]`, 1))
 }
 
 // folderOf is a folder of n lim cases lim-vec-001.. made by file.

@@ -62,19 +62,18 @@ func Load(fsys fs.FS) ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFolderSize(fsys, paths); err != nil {
+		return nil, err
+	}
 	cases := make([]Case, 0, len(paths))
 	seen := map[string]string{}
-	var size, ops int64
+	var ops int64
 	for _, p := range paths {
-		c, n, err := loadFile(fsys, p)
+		c, err := loadFile(fsys, p)
 		if err != nil {
 			return nil, err
 		}
-		size, ops = size+n, ops+int64(len(c.Ops))
-		switch {
-		case size > MaxFolderSize:
-			return nil, overLimit("conformance: %s: the case files up to this one hold %d bytes: over the limit of %s per vectors folder", p, size, bytesText(MaxFolderSize))
-		case ops > MaxFolderOps:
+		if ops += int64(len(c.Ops)); ops > MaxFolderOps {
 			return nil, overLimit("conformance: %s: the cases up to this one have %d ops: over the limit of %d per vectors folder", p, ops, MaxFolderOps)
 		}
 		if first, dup := seen[c.ID]; dup {
@@ -133,20 +132,36 @@ func isDir(fsys fs.FS, d fs.DirEntry) (bool, error) {
 	return st.IsDir(), nil
 }
 
-// loadFile reads and validates the case file at p, and returns its size.
-func loadFile(fsys fs.FS, p string) (Case, int64, error) {
+// checkFolderSize refuses case files that hold more than MaxFolderSize
+// bytes together, before any is read.
+func checkFolderSize(fsys fs.FS, paths []string) error {
+	var size int64
+	for _, p := range paths {
+		st, err := fs.Stat(fsys, p)
+		if err != nil {
+			return fmt.Errorf("conformance: %w", err)
+		}
+		if size += st.Size(); size > MaxFolderSize {
+			return overLimit("conformance: %s: the case files up to this one hold %d bytes: over the limit of %s per vectors folder", p, size, bytesText(MaxFolderSize))
+		}
+	}
+	return nil
+}
+
+// loadFile reads and validates the case file at p.
+func loadFile(fsys fs.FS, p string) (Case, error) {
 	data, err := ReadFile(fsys, p)
 	if err != nil {
-		return Case{}, 0, err
+		return Case{}, err
 	}
 	c, err := Parse(data)
 	if errors.Is(err, ErrLimit) {
-		return Case{}, 0, overLimit("conformance: %s: %v", p, err)
+		return Case{}, overLimit("conformance: %s: %v", p, err)
 	}
 	if err != nil {
-		return Case{}, 0, fmt.Errorf("%w: %s: %w", ErrInvalid, p, err)
+		return Case{}, fmt.Errorf("%w: %s: %w", ErrInvalid, p, err)
 	}
-	return c, int64(len(data)), nil
+	return c, nil
 }
 
 // ReadFile reads the case file name of fsys: a regular file of at most
