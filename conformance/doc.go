@@ -18,6 +18,9 @@
 //     oracle.Outcome it must have.
 //   - [Load] reads and validates every case file of a vectors folder,
 //     [Parse] one file; errors wrap [ErrInvalid] and name the file.
+//     [ReadFile] reads one case file, a regular file only; input over the
+//     limits ([MaxFileSize], [MaxOps], [MaxString], [MaxFolderSize],
+//     [MaxFolderOps]) is refused with an error matching [ErrLimit].
 //   - [Check] runs one case against an oracle.Subject: [Pass], [Fail] (with
 //     the oracle.Divergence) or [Skip] ([Verdict]); [Differ] renders a
 //     divergence for people ([Difference], [Difference.Text]).
@@ -25,6 +28,8 @@
 //     version line.
 //   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,
 //     the list of every ID ever issued.
+//   - [ReportSchema] is report.schema.json ([ReportSchemaFile]), the JSON
+//     Schema of limcheck's --json reports (format limcheck-report/1).
 //   - [Coverage] tabulates spec IDs by cases ([CoverageReport],
 //     [CoverageRow], [Extreme], [SpecID], [Need]); [Count] tallies cases by
 //     component and level ([Tally]).

@@ -24,7 +24,8 @@
 // --case, --clause and --component filter) and prints each case as PASS,
 // FAIL or SKIP with its clauses, a failure with its op, expected and actual
 // result and the port's stderr, and a closing line "N passed, M failed, K
-// skipped". --json prints the report as JSON, --junit FILE also writes
+// skipped". --json prints the report as JSON (format limcheck-report/1,
+// described by conformance/report.schema.json), --junit FILE also writes
 // JUnit XML, and --expect-fail FILE lists case IDs known to fail (XFAIL; one
 // that passes is XPASS, a failure). fuzz runs generated traces (--seed,
 // --duration or --ops, --component) on the port and the model, shrinks the
@@ -41,7 +42,8 @@
 // 3 the port broke the protocol (bad hello, crash, hang past
 // --request-timeout, non-JSON output, replies out of order or with an
 // unknown seq, early exit), after which the remaining cases are reported as
-// not run.
+// not run; 4 incomplete: nothing was checked (the port skipped every case;
+// --allow-empty makes that 0).
 //
 // Imports: conformance (the vector format), conformance/protocol (ports),
 // conformance/search (fuzz), oracle, internal/implsubject (the bundled

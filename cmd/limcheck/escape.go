@@ -59,6 +59,40 @@ func cleanLines(s string) []string {
 	return lines
 }
 
+// jsonSafe returns the JSON text js with every rune that JSON may carry
+// raw but clean would escape (DEL, the C1 controls, the bidi and
+// line-breaking runes of unsafeRune) written as a \u escape, and any
+// invalid UTF-8 as \ufffd: the same JSON value, in bytes no terminal or
+// viewer acts on. Valid JSON has such runes only inside strings, where the
+// escape stands for the rune itself; encoding/json already escapes the
+// controls below 0x20.
+func jsonSafe(js string) string {
+	i := 0
+	for i < len(js) && js[i] < 0x7f {
+		i++
+	}
+	if i == len(js) {
+		return js
+	}
+	var b strings.Builder
+	b.WriteString(js[:i])
+	for i < len(js) {
+		r, n := utf8.DecodeRuneInString(js[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString(`\ufffd`)
+		case r == 0x7f || unsafeRune(r):
+			b.WriteString(`\u`)
+			b.WriteString(hexByte(byte(r >> 8)))
+			b.WriteString(hexByte(byte(r)))
+		default:
+			b.WriteString(js[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // isClean reports whether clean(s) == s: printable ASCII without a
 // backslash, or valid UTF-8 with no rune clean escapes.
 func isClean(s string) bool {

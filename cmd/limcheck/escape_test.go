@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -63,6 +64,30 @@ func TestPropCleanIsSafeAndLossless(t *testing.T) {
 		}
 		if a != b && ca == clean(b) {
 			t.Fatalf("clean(%q) = clean(%q) = %q: two inputs are told apart no more", a, b, ca)
+		}
+	})
+}
+
+// TestPropJSONSafeKeepsTheValue: for any string, the JSON encoding/json
+// writes of it, made jsonSafe, is byte-clean (byteClean, as the scripts
+// check reports) and decodes to what the plain encoding decodes to.
+func TestPropJSONSafeKeepsTheValue(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.String().Draw(t, "s") + string(rapid.SliceOf(rapid.Byte()).Draw(t, "bytes")) + "\u202e\u0085\x7f"
+		plain, err := json.Marshal(map[string]string{"s": s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		safe := jsonSafe(string(plain))
+		if err := byteClean(safe + "\n"); err != nil {
+			t.Fatalf("jsonSafe(%s) = %s: %v", plain, safe, err)
+		}
+		var want, got map[string]string
+		if err := json.Unmarshal(plain, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(safe), &got); err != nil || got["s"] != want["s"] {
+			t.Fatalf("jsonSafe(%s) = %s decodes to %q (%v), want %q", plain, safe, got["s"], err, want["s"])
 		}
 	})
 }

@@ -60,6 +60,8 @@ func fakeportMain() {
 	case "good":
 	case "lying":
 		s = lying{}
+	case "stderr-per-case":
+		s = stderrPerCase{}
 	case "skip-gate":
 		hello.Components = []oracle.Component{oracle.Lim, oracle.Throttle}
 	case "exit-nonzero-at-end":

@@ -120,14 +120,6 @@ func portLines(s, prefix string) string {
 	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
 }
 
-// cleanText is multi-line port text for JSON: each line clean.
-func cleanText(s string) string {
-	if s == "" {
-		return ""
-	}
-	return strings.Join(cleanLines(s), "\n")
-}
-
 // fuzzJSONFound is a counterexample in fuzz's JSON report.
 type fuzzJSONFound struct {
 	Seed          uint64           `json:"seed"`

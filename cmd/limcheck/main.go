@@ -22,7 +22,7 @@ import (
 
 // Exit statuses, documented in doc.go, the usage text and the README.
 //
-// spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol"
+// spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol, and 4 when the run is incomplete"
 const (
 	exitOK         = 0
 	exitFailed     = 1
@@ -130,6 +130,9 @@ Exit status (run, fuzz, replay and the default):
   2  usage or input error: a bad flag, an unreadable or malformed vector
   3  the port broke the protocol: bad hello, crash, hang, non-JSON output,
      replies out of order or with an unknown seq, early exit
+  4  incomplete: nothing was checked (the port skipped every case, or claims
+     none of their components; --allow-empty makes that 0), or the run's
+     --timeout passed before it finished
 A signal that ends limcheck (SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM) kills
 every port's process group and exits with 128 + its number (130 for SIGINT).
 `
@@ -176,7 +179,7 @@ func (c cli) flags(name, synopsis, summary, statuses string) *flag.FlagSet {
 
 // The exit statuses of the commands, for their usage texts.
 const (
-	checkStatuses = "0 passed (or skipped, or failed as -expect-fail lists), 1 a case failed or a listed\nfailure passed, 2 usage or input error, 3 the port broke the protocol"
+	checkStatuses = "0 passed (or skipped, or failed as -expect-fail lists), 1 a case failed or a listed\nfailure passed, 2 usage or input error, 3 the port broke the protocol, 4 nothing was\nchecked (every case skipped; -allow-empty makes that 0)"
 	toolStatuses  = "0 done, 2 usage or input error"
 )
 
@@ -221,9 +224,13 @@ func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 	fs.DurationVar(&pf.timeout, "timeout", overall, "the longest the whole run may take")
 }
 
-// check reports a flag value out of range.
+// check reports a flag value out of range, and a -port given but empty
+// or blank: an unset variable in a CI script must not check the bundled
+// implementation instead of the port and pass.
 func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
 	switch {
+	case given(fs, "port") && strings.TrimSpace(pf.command) == "":
+		fmt.Fprintf(c.stderr, "%s: -port %q is empty: give the port's command line, or leave -port out to check the bundled implementation\n", fs.Name(), pf.command)
 	case pf.requestTimeout <= 0:
 		fmt.Fprintf(c.stderr, "%s: -request-timeout %v: must be positive\n", fs.Name(), pf.requestTimeout)
 	case pf.handshakeTimeout <= 0:
@@ -234,6 +241,13 @@ func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
 		return true
 	}
 	return false
+}
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // open starts the port, or the bundled implementation in process. Every

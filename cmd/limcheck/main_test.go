@@ -180,6 +180,8 @@ func TestReportVerdictsAndStatus(t *testing.T) {
 		{[]conformance.Verdict{P, F}, []string{"c0", "c1"}, "", []string{vXPass, vXFail}, "0 passed, 0 failed, 0 skipped, 1 expected failure, 1 unexpected pass", exitFailed, "a listed case that passes fails the run"},
 		{[]conformance.Verdict{F, B, N, N}, nil, "no reply", []string{vFail, vBroken, vNotRun, vNotRun}, "0 passed, 1 failed, 0 skipped, 1 broken, 2 not run", exitBroken, "a broken port outranks a failure"},
 		{[]conformance.Verdict{P}, nil, "exited with exit status 3 after its last reply", []string{vPass}, "1 passed, 0 failed, 0 skipped", exitBroken, "a port that breaks at the end breaks the run though every case passed"},
+		{[]conformance.Verdict{S, S}, nil, "", []string{vSkip, vSkip}, "0 passed, 0 failed, 2 skipped", exitIncomplete, "a run that executes no case checks nothing: incomplete, not a pass"},
+		{[]conformance.Verdict{S, F}, []string{"c1"}, "", []string{vSkip, vXFail}, "0 passed, 0 failed, 1 skipped, 1 expected failure", exitOK, "an expected failure was executed: something was checked"},
 	}
 	for _, tt := range tests {
 		listed := map[string]bool{}

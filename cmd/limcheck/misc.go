@@ -40,7 +40,7 @@ func (c cli) serveCmd(args []string) int {
 
 // vectorsCmd is `limcheck vectors export DIR`.
 func (c cli) vectorsCmd(args []string) int {
-	fs := c.flags("vectors", "export [-force] DIR", "Writes the conformance vectors (one file per case, schema.json, ids.txt) and the\nport protocol's schema (protocol.schema.json) to DIR.", toolStatuses)
+	fs := c.flags("vectors", "export [-force] DIR", "Writes the conformance vectors (one file per case, schema.json, ids.txt), the port\nprotocol's schema (protocol.schema.json) and the --json report's (report.schema.json) to DIR.", toolStatuses)
 	force := fs.Bool("force", false, "write into DIR even when it is not empty")
 	switch {
 	case len(args) == 0:
@@ -69,12 +69,12 @@ func (c cli) vectorsCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck vectors export: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(c.stdout, "wrote %d cases, schema.json, ids.txt and protocol.schema.json to %s (spec %s)\n", n, dir, specVersion())
+	fmt.Fprintf(c.stdout, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
 	return exitOK
 }
 
-// export copies the embedded vectors folder and the protocol schema to dir
-// and returns the number of case files.
+// export copies the embedded vectors folder, the protocol schema and the
+// report schema to dir and returns the number of case files.
 func export(dir string) (int, error) {
 	n := 0
 	err := fs.WalkDir(conformance.Vectors, ".", func(p string, d fs.DirEntry, err error) error {
@@ -97,7 +97,10 @@ func export(dir string) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, os.WriteFile(filepath.Join(dir, "protocol.schema.json"), protocol.ProtocolSchema, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "protocol.schema.json"), protocol.ProtocolSchema, 0o644); err != nil {
+		return n, err
+	}
+	return n, os.WriteFile(filepath.Join(dir, conformance.ReportSchemaFile), conformance.ReportSchema, 0o644)
 }
 
 // coverageCmd prints spec.md's IDs by the vectors that list them.

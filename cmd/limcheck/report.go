@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
@@ -26,16 +29,38 @@ const (
 	vNotRun = "NOT RUN"
 )
 
-// report is one run's report, in every form.
+// reportFormat is the value of a --json report's "format": its version.
+// conformance/report.schema.json describes it; a change an old reader
+// would misread gets a new version.
+const reportFormat = "limcheck-report/1"
+
+// report is one run's report, in every form. Its JSON form (--json) is
+// conformance/report.schema.json's "run": deterministic, so that two runs
+// of one command on one port differ only in summary.elapsed_ms.
 type report struct {
-	Port         protocol.Hello `json:"port"`
-	SpecVersion  string         `json:"spec_version"`
-	Summary      summary        `json:"summary"`
-	Broken       string         `json:"broken,omitempty"` // how the port broke the protocol
-	BrokenStderr string         `json:"broken_stderr,omitempty"`
-	Incomplete   string         `json:"incomplete,omitempty"` // why the run stopped before it finished: the run's --timeout passed
-	Cases        []caseReport   `json:"cases"`
-	Elapsed      time.Duration  `json:"-"`
+	Format       string          `json:"format"`  // reportFormat
+	Command      string          `json:"command"` // run or replay
+	Status       int             `json:"status"`  // the exit status the run calls for
+	Port         portInfo        `json:"port"`
+	SpecVersion  string          `json:"spec_version"`
+	Summary      summary         `json:"summary"`
+	Incomplete   string          `json:"incomplete,omitempty"`    // why the run is incomplete: nothing was checked, or its --timeout passed
+	Broken       string          `json:"broken,omitempty"`        // how the port broke the protocol
+	BrokenAt     string          `json:"broken_at,omitempty"`     // when: atHandshake, atRun, atShutdown
+	BrokenStderr []string        `json:"broken_stderr,omitempty"` // the port's stderr then, clean lines
+	Cases        []caseReport    `json:"cases"`
+	Elapsed      time.Duration   `json:"-"`
+	allowEmpty   bool            // --allow-empty: nothing checked is status 0
+	timedOut     bool            // the run's --timeout passed: Incomplete says after what (never status 0)
+	expectFail   map[string]bool // the IDs --expect-fail lists
+	room         int             // bytes of port text the report may still keep (maxPortText)
+}
+
+// portInfo is the port's hello, clean.
+type portInfo struct {
+	Name       string   `json:"name"`
+	Version    string   `json:"version"`
+	Components []string `json:"components"`
 }
 
 // summary counts cases by verdict.
@@ -61,53 +86,305 @@ type caseReport struct {
 	Why         string     `json:"why,omitempty"`
 	OpIndex     *int       `json:"op_index,omitempty"` // the diverging op (-1: open)
 	Op          *oracle.Op `json:"op,omitempty"`
-	Expected    string     `json:"expected,omitempty"` // the diverging op's expected result, as JSON
-	Got         string     `json:"got,omitempty"`      // what the port returned instead, as JSON
-	Fields      []string   `json:"fields,omitempty"`   // the fields that differ
-	Diff        string     `json:"diff,omitempty"`     // -expected +got
-	Context     string     `json:"context,omitempty"`  // the ops up to the divergence, one JSON line each
-	Stderr      string     `json:"stderr,omitempty"`
+	// Expected and Got are the results at the diverging op (for open: {}
+	// or {"error":"config"}); nil where an outcome has none.
+	Expected    json.RawMessage `json:"expected,omitempty"`
+	Got         json.RawMessage `json:"got,omitempty"`
+	Differences []difference    `json:"differences,omitempty"` // field by field, sorted
+	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
+	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
 }
 
+// difference is one field whose value differs at the diverging op; a
+// side without the field has no value.
+type difference struct {
+	Field    string          `json:"field"`
+	Expected json.RawMessage `json:"expected,omitempty"`
+	Got      json.RawMessage `json:"got,omitempty"`
+}
+
+// caseStderr is the port's stderr shown under a failing or broken case:
+// its lines, cleaned, and where they are from.
+type caseStderr struct {
+	From  string   `json:"from"` // stderrAlone, stderrWindow or stderrLast
+	Lines []string `json:"lines"`
+	// Alone is the case's verdict when it ran alone, when that was not a
+	// failure: its failure depends on the cases before it.
+	Alone string `json:"alone_verdict,omitempty"`
+}
+
+// Where the stderr shown under a case is from (caseStderr.From). In a run
+// up to 256 requests are in flight, so what the port wrote between a
+// case's first request and its last reply may be its neighbours' too: the
+// first maxAlone failing cases are re-run alone, each in a fresh port.
+const (
+	stderrAlone  = "alone"  // a fresh port that ran only this case
+	stderrWindow = "window" // the run, between the case's first request and its last reply
+	stderrLast   = "last"   // the run's last bytes, when the port broke during the case
+	maxAlone     = 20
+)
+
+// label is the heading of the stderr.
+func (s *caseStderr) label() string {
+	switch s.From {
+	case stderrAlone:
+		if s.Alone != "" {
+			return "port stderr while this case ran alone (alone, it was " + s.Alone + ")"
+		}
+		return "port stderr while this case ran alone"
+	case stderrLast:
+		return "port stderr before it broke (its last lines)"
+	}
+	return "port stderr from the window around this case"
+}
+
+// text is the stderr under its label, one line each.
+func (s *caseStderr) text() string {
+	if len(s.Lines) == 0 {
+		return s.label() + ": none"
+	}
+	return s.label() + ":\n" + strings.Join(s.Lines, "\n")
+}
+
+// setStderr shows stderr, from where from says, under the case cr, with
+// the case's verdict alone when it is news; nothing when both are empty.
+func (rep *report) setStderr(cr *caseReport, from, stderr, alone string) {
+	cr.Stderr = nil
+	if stderr == "" && alone == "" {
+		return
+	}
+	cr.Stderr = &caseStderr{From: from, Lines: []string{}, Alone: alone}
+	if stderr != "" {
+		text := rep.keep(strings.Join(cleanLines(lastBytes(stderr, maxStderr)), "\n"))
+		cr.Stderr.Lines = strings.Split(text, "\n")
+	}
+}
+
+// The most port text a report keeps: per case, and in all. Beyond them
+// it says what it cut. Fault and skip messages, results and the hello are
+// already cut where they are read (conformance/protocol).
+const (
+	maxStderr     = 64 << 10 // bytes of a case's stderr: its last ones
+	maxContextOps = 20       // ops shown before the diverging one
+	maxPortText   = 8 << 20  // bytes of port and vector text in one report
+)
+
+// newReport builds the report of results.
 func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
-	rep := &report{Port: h, SpecVersion: specVersion(), Elapsed: elapsed, Cases: make([]caseReport, 0, len(results))}
-	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
+	rep := startReport(h, expectFail)
+	rep.add(results)
+	rep.finish(elapsed)
+	return rep
+}
+
+// startReport begins the report of a run on the port h; add takes in its
+// results, batch by batch, and finish closes it. Every string of it that
+// a port or a vector file controls is cleaned as it comes in, once
+// (escape.go): the hello, the case's text, the why (fault and skip
+// messages), the stderr, and the divergence's JSON (jsonSafe); the writers
+// print the report as it is.
+func startReport(h protocol.Hello, expectFail map[string]bool) *report {
+	return &report{Format: reportFormat, Port: cleanHello(h), SpecVersion: specVersion(), Cases: []caseReport{}, expectFail: expectFail, room: maxPortText}
+}
+
+// add takes in results.
+func (rep *report) add(results []protocol.CaseResult) {
 	for _, r := range results {
-		cr := caseReport{ID: r.Case.ID, Component: string(r.Case.Component), Level: string(r.Case.Level), Clauses: r.Case.Clauses,
-			Description: r.Case.Description, Why: r.Why, Stderr: r.Stderr}
-		listed := expectFail[r.Case.ID]
-		switch r.Verdict {
-		case conformance.Pass:
-			cr.Verdict = vPass
-			if listed {
-				cr.Verdict, cr.Why = vXPass, "passed, but -expect-fail lists it: remove it from the list"
-			}
-		case conformance.Fail:
-			cr.Verdict = vFail
-			if listed {
-				cr.Verdict = vXFail
-			}
-		case conformance.Skip:
-			cr.Verdict = vSkip
-		case protocol.Broken:
-			cr.Verdict = vBroken
-		default:
-			cr.Verdict = vNotRun
-		}
-		if d := r.Divergence; d != nil {
-			i := d.Index
-			cr.OpIndex, cr.Diff = &i, d.Diff
-			if i >= 0 && i < len(r.Case.Ops) {
-				op := r.Case.Ops[i].Op
-				cr.Op = &op
-			}
-			diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
-			cr.Context, cr.Expected, cr.Got, cr.Fields = diff.Context, diff.Want, diff.Got, diff.Fields
-		}
+		cr := rep.caseOf(r)
 		rep.count(cr.Verdict)
 		rep.Cases = append(rep.Cases, cr)
 	}
-	return rep
+}
+
+// finish closes the report of a run that took elapsed.
+func (rep *report) finish(elapsed time.Duration) {
+	rep.Elapsed = elapsed
+	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
+	rep.Incomplete = rep.nothingChecked()
+}
+
+// caseOf is the report of one result.
+func (rep *report) caseOf(r protocol.CaseResult) caseReport {
+	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
+		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why))}
+	listed := rep.expectFail[r.Case.ID]
+	switch r.Verdict {
+	case conformance.Pass:
+		cr.Verdict = vPass
+		if listed {
+			cr.Verdict, cr.Why = vXPass, "passed, but -expect-fail lists it: remove it from the list"
+		}
+	case conformance.Fail:
+		cr.Verdict = vFail
+		if listed {
+			cr.Verdict = vXFail
+		}
+	case conformance.Skip:
+		cr.Verdict = vSkip
+	case protocol.Broken:
+		cr.Verdict = vBroken
+	default:
+		cr.Verdict = vNotRun
+	}
+	switch cr.Verdict {
+	case vFail:
+		rep.setStderr(&cr, stderrWindow, r.Stderr, "")
+	case vBroken:
+		rep.setStderr(&cr, stderrLast, r.Stderr, "")
+	}
+	if d := r.Divergence; d != nil {
+		i := d.Index
+		cr.OpIndex = &i
+		if i >= 0 && i < len(r.Case.Ops) {
+			op := r.Case.Ops[i].Op
+			cr.Op = &op
+		}
+		diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
+		cr.Context = rep.keep(jsonSafe(lastOps(diff.Context, maxContextOps)))
+		cr.Expected, cr.Got = rep.keepJSON(diff.Want), rep.keepJSON(diff.Got)
+		if (cr.Expected == nil) != (diff.Want == "(no result)") || (cr.Got == nil) != (diff.Got == "(no result)") {
+			cr.Why += fmt.Sprintf(" (its results are not kept: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
+		}
+		cr.Differences = differences(cr.Expected, cr.Got, diff.Fields)
+	}
+	return cr
+}
+
+// keepJSON returns the JSON text js (or nil for "(no result)") if the
+// report has room for it, else nil: a JSON value is kept whole or not at
+// all. Its strings are bounded already (conformance/protocol cuts a
+// result's).
+func (rep *report) keepJSON(js string) json.RawMessage {
+	if !json.Valid([]byte(js)) || len(js) > rep.room {
+		return nil
+	}
+	rep.room -= len(js)
+	return json.RawMessage(jsonSafe(js))
+}
+
+// differences returns, for each of fields, its values in the JSON
+// objects want and got; nil unless both are objects.
+func differences(want, got json.RawMessage, fields []string) []difference {
+	var w, g map[string]json.RawMessage
+	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
+		return nil
+	}
+	out := make([]difference, len(fields))
+	for i, f := range fields {
+		out[i] = difference{Field: clean(f), Expected: w[f], Got: g[f]}
+	}
+	return out
+}
+
+// keep returns s, clean text for the report, if the report has room for
+// it; else as much of it as fits, saying what was cut (maxPortText).
+func (rep *report) keep(s string) string {
+	if len(s) <= rep.room {
+		rep.room -= len(s)
+		return s
+	}
+	k := rep.room
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	rep.room = 0
+	return fmt.Sprintf("%s... (%d bytes cut: the report's limit of %d MiB of port text is reached)", s[:k], len(s)-k, maxPortText>>20)
+}
+
+// lastBytes returns the last limit bytes of s (from a line start when
+// there is one), saying how many were cut.
+func lastBytes(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	tail := s[len(s)-limit:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < len(tail)-1 {
+		tail = tail[i+1:]
+	}
+	return fmt.Sprintf("(%d earlier bytes cut)\n%s", len(s)-len(tail), tail)
+}
+
+// lastOps returns a divergence's context (its first line the component and
+// config, then one line per op) with at most n ops before the diverging
+// one, saying how many earlier ones were left out.
+func lastOps(context string, n int) string {
+	lines := strings.SplitAfter(context, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= n+2 {
+		return context
+	}
+	ops := lines[len(lines)-n-1:]
+	return lines[0] + fmt.Sprintf("      (%d earlier ops)\n", len(lines)-1-len(ops)) + strings.Join(ops, "")
+}
+
+// cleanHello is h with every field clean.
+func cleanHello(h protocol.Hello) portInfo {
+	out := portInfo{Name: clean(h.Name), Version: clean(h.Version), Components: []string{}}
+	for _, c := range h.Components {
+		out.Components = append(out.Components, clean(string(c)))
+	}
+	return out
+}
+
+// cleanAll returns every string of ss clean.
+func cleanAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = clean(s)
+	}
+	return out
+}
+
+// cleanText is multi-line text a port controls (its stderr) as clean lines
+// joined by LF.
+func cleanText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strings.Join(cleanLines(s), "\n")
+}
+
+// Where in a run the port broke the protocol (report.BrokenAt).
+const (
+	atHandshake = "handshake" // before any case: its hello
+	atRun       = "run"       // while cases ran: the case in flight is BROKEN, if one is known
+	atShutdown  = "shutdown"  // after its last reply: its exit
+)
+
+// breaks records that the port broke the protocol at a phase (atHandshake,
+// atRun, atShutdown): what, its diagnosis, and stderr, the port's stderr
+// then; both cleaned.
+func (rep *report) breaks(at, what, stderr string) {
+	rep.BrokenAt, rep.Broken = at, clean(what)
+	if stderr != "" {
+		rep.BrokenStderr = cleanLines(lastBytes(stderr, maxStderr))
+	}
+}
+
+// nothingChecked says why no case was executed, or is "" when one was:
+// every case skipped, by the port or because it claims none of their
+// components.
+//
+// spec PROTO-10: "4 when the run is incomplete: no case was executed (the port skipped every case, or claims none of their components"
+func (rep *report) nothingChecked() string {
+	s := rep.Summary
+	if s.Passed+s.Failed+s.ExpectedFailures+s.UnexpectedPasses+s.Broken+s.NotRun > 0 {
+		return ""
+	}
+	var theirs []string
+	for _, comp := range oracle.Components() {
+		has := slices.ContainsFunc(rep.Cases, func(c caseReport) bool { return c.Component == string(comp) })
+		if has && slices.Contains(rep.Port.Components, string(comp)) {
+			return "nothing was checked: the port skipped every case"
+		}
+		if has {
+			theirs = append(theirs, string(comp))
+		}
+	}
+	return fmt.Sprintf("nothing was checked: the port claims none of the components of the selected cases (it claims %s; they are of %s)",
+		strings.Join(rep.Port.Components, ", "), strings.Join(theirs, ", "))
 }
 
 func (rep *report) count(v string) {
@@ -137,7 +414,7 @@ func (rep *report) status() int {
 		return exitBroken
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
 		return exitFailed
-	case rep.Incomplete != "":
+	case rep.Incomplete != "" && (rep.timedOut || !rep.allowEmpty):
 		return exitIncomplete
 	}
 	return exitOK
@@ -169,7 +446,7 @@ func (rep *report) closing() string {
 
 // writeText writes the human report.
 func writeText(w io.Writer, rep *report, quiet bool) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", clean(strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version)), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
 	notRun := 0
 	for _, c := range rep.Cases {
 		if c.Verdict == vNotRun {
@@ -190,12 +467,13 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 			fmt.Fprintf(w, "       %s\n", c.Why)
 		}
 		if c.Context != "" {
-			d := conformance.Difference{Context: c.Context, Want: c.Expected, Got: c.Got, Fields: c.Fields}
-			fmt.Fprint(w, indent(d.Text("expected", "got"), "       "))
+			fmt.Fprint(w, indent(c.difference().Text("expected", "got"), "       "))
 		}
-		if c.Stderr != "" && c.Verdict != vSkip {
-			fmt.Fprintln(w, "       port stderr while the case ran:")
-			fmt.Fprint(w, indent(lastLines(c.Stderr, 20), "       | "))
+		if s := c.Stderr; s != nil && len(s.Lines) == 0 {
+			fmt.Fprintf(w, "       %s: none\n", s.label())
+		} else if s != nil {
+			fmt.Fprintf(w, "       %s:\n", s.label())
+			fmt.Fprint(w, indent(lastLines(strings.Join(s.Lines, "\n"), 20), "       | "))
 		}
 	}
 	if notRun > 0 {
@@ -206,8 +484,8 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 	}
 	if rep.Broken != "" {
 		fmt.Fprintf(w, "the port broke the protocol: %s\n", rep.Broken)
-		if rep.BrokenStderr != "" {
-			fmt.Fprint(w, indent(lastLines(rep.BrokenStderr, 20), "  | "))
+		if len(rep.BrokenStderr) > 0 {
+			fmt.Fprint(w, indent(lastLines(strings.Join(rep.BrokenStderr, "\n"), 20), "  | "))
 		}
 	}
 	fmt.Fprintln(w, rep.closing())
@@ -215,19 +493,37 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 
 // stopper names what stopped the run before its NOT RUN cases.
 func (rep *report) stopper() string {
-	if rep.Incomplete != "" {
+	if rep.timedOut {
 		return "the run's --timeout passed"
 	}
 	return "the port broke the protocol"
 }
 
-// printStderr prints a port's stderr, its last lines, under a heading.
+// difference is the case's divergence for people.
+func (c caseReport) difference() conformance.Difference {
+	d := conformance.Difference{Context: c.Context, Want: resultText(c.Expected), Got: resultText(c.Got)}
+	for _, f := range c.Differences {
+		d.Fields = append(d.Fields, f.Field)
+	}
+	return d
+}
+
+// resultText is a result's JSON as the text report shows it.
+func resultText(r json.RawMessage) string {
+	if r == nil {
+		return "(no result)"
+	}
+	return string(r)
+}
+
+// printStderr prints a port's stderr, its last lines cleaned, under a
+// heading.
 func printStderr(w io.Writer, s string) {
 	if s == "" {
 		return
 	}
 	fmt.Fprintln(w, "port stderr (last lines):")
-	fmt.Fprint(w, indent(lastLines(s, 20), "  | "))
+	fmt.Fprint(w, indent(lastLines(cleanText(s), 20), "  | "))
 }
 
 // indent prefixes every line of s; the result ends in a newline.
@@ -245,11 +541,15 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeJSON writes the report as one JSON document.
+// writeJSON writes v as one JSON document, in bytes no terminal acts on
+// (jsonSafe).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, jsonSafe(string(out))+"\n")
+	return err
 }
 
 // The JUnit XML form: one testsuite, one testcase per case.
@@ -282,12 +582,37 @@ type junitText struct {
 	Body    string `xml:",chardata"`
 }
 
+// junitBreak is the error testcase of a break that no case shows as
+// BROKEN (at the handshake, at shutdown): without it a CI dashboard shows
+// such a run as all skipped or all passed.
+func (rep *report) junitBreak() (junitCase, bool) {
+	if rep.Broken == "" || rep.Summary.Broken > 0 {
+		return junitCase{}, false
+	}
+	at := cmp.Or(rep.BrokenAt, atRun)
+	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Error: &junitText{Message: rep.Broken, Body: strings.Join(rep.BrokenStderr, "\n")}}, true
+}
+
 // writeJUnit writes the report as JUnit XML to file.
 func writeJUnit(file string, rep *report) error {
 	set := junitSet{Name: "limcheck " + rep.Port.Name, Tests: len(rep.Cases), Time: fmt.Sprintf("%.3f", rep.Elapsed.Seconds())}
+	brk, broke := rep.junitBreak()
+	if broke {
+		set.Tests++
+		set.Errors++
+	}
+	if broke && rep.BrokenAt == atHandshake {
+		set.Cases = append(set.Cases, brk)
+	}
 	for _, c := range rep.Cases {
-		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]", Stderr: c.Stderr}
-		body := c.Description + "\n" + c.Context
+		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]"}
+		if c.Stderr != nil {
+			jc.Stderr = c.Stderr.text()
+		}
+		body := c.Description + "\n"
+		if c.Context != "" {
+			body += c.difference().Text("expected", "got")
+		}
 		switch c.Verdict {
 		case vFail, vXPass:
 			jc.Failure = &junitText{Message: c.Why, Body: body}
@@ -303,6 +628,9 @@ func writeJUnit(file string, rep *report) error {
 			set.Skipped++
 		}
 		set.Cases = append(set.Cases, jc)
+	}
+	if broke && rep.BrokenAt != atHandshake {
+		set.Cases = append(set.Cases, brk)
 	}
 	out, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
 	if err != nil {

@@ -2,14 +2,17 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
@@ -37,12 +40,14 @@ type reportFlags struct {
 	junit      string
 	quiet      bool
 	expectFail string
+	allowEmpty bool
 }
 
 func (rf *reportFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&rf.json, "json", false, "print the report as JSON on stdout instead of text")
 	fs.StringVar(&rf.junit, "junit", "", "also write the report as JUnit XML to `FILE`")
 	fs.BoolVar(&rf.quiet, "q", false, "print only the cases that did not pass or skip, and the closing line")
+	fs.BoolVar(&rf.allowEmpty, "allow-empty", false, "exit 0, not 4, when nothing was checked (the port skipped every case)")
 	fs.StringVar(&rf.expectFail, "expect-fail", "", "`FILE` lists known-failing case IDs, one a line (# comments): they may fail; passing is reported")
 }
 
@@ -90,7 +95,7 @@ func (c cli) replayCmd(args []string) int {
 	if !pf.check(c, fs) {
 		return exitUsage
 	}
-	data, err := os.ReadFile(pos[0])
+	data, err := readInput(pos[0])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck replay: %v\n", err)
 		return exitUsage
@@ -124,9 +129,9 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 		}
 		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
 		if broken != nil {
-			rep.Broken, rep.BrokenStderr = "handshake: "+broken.What, broken.Stderr
+			rep.breaks(atHandshake, "handshake: "+broken.What, broken.Stderr)
 		} else {
-			rep.Incomplete = pf.timedOut(0, len(selected)) + ", waiting for the port's hello"
+			rep.Incomplete, rep.timedOut = pf.timedOut(0, len(selected))+", waiting for the port's hello", true
 		}
 		c.portProblem(pf, err)
 		return c.emit(cmd, rf, rep)
@@ -134,41 +139,148 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	if err != nil {
 		return c.portProblem(pf, err)
 	}
-	results, runErr := protocol.RunCases(port, selected)
+	rep := startReport(port.Hello(), expected)
+	runErr := runInBatches(rep, port, selected)
 	closeErr := port.Close()
-	rep := newReport(port.Hello(), results, expected, time.Since(start))
+	if port.Stderr() != "" { // a port that wrote no stderr has none to attribute
+		stderrAloneFor(pf, rep, selected)
+	}
+	rep.finish(time.Since(start))
 	switch done := len(selected) - rep.Summary.NotRun; {
 	case errors.As(runErr, &broken):
-		rep.Broken = broken.What
+		rep.breaks(atRun, broken.What, "")
 	case errors.As(runErr, &late):
-		rep.Incomplete = pf.timedOut(done, len(selected))
+		rep.Incomplete, rep.timedOut = pf.timedOut(done, len(selected)), true
 	case runErr != nil:
-		rep.Broken = runErr.Error()
+		rep.breaks(atRun, runErr.Error(), "")
 	case errors.As(closeErr, &broken):
-		rep.Broken = broken.What
-		rep.BrokenStderr = broken.Stderr
+		rep.breaks(atShutdown, broken.What, broken.Stderr)
 	case errors.As(closeErr, &late):
-		rep.Incomplete = pf.timedOut(done, len(selected)) + ", waiting for the port to exit"
+		rep.Incomplete, rep.timedOut = pf.timedOut(done, len(selected))+", waiting for the port to exit", true
 	}
 	return c.emit(cmd, rf, rep)
 }
 
+// batchOps is about how many ops one RunCases call of runInBatches runs.
+const batchOps = 4096
+
+// runInBatches runs cases on r, about batchOps ops at a time, and adds
+// the results to rep batch by batch: the report keeps little of a case
+// (nothing of the port's results unless it failed), so a long vector set
+// never holds every result at once. When r breaks, the cases after the
+// batch are not run.
+func runInBatches(rep *report, r protocol.Runner, cases []conformance.Case) error {
+	for len(cases) > 0 {
+		n, ops := 0, 0
+		for n < len(cases) && (n == 0 || ops+len(cases[n].Ops) <= batchOps) {
+			ops += len(cases[n].Ops)
+			n++
+		}
+		results, err := protocol.RunCases(r, cases[:n])
+		rep.add(results)
+		cases = cases[n:]
+		if err != nil {
+			rep.add(notRun(r, cases))
+			return err
+		}
+	}
+	return nil
+}
+
+// notRun is the results of cases that did not run because r broke before
+// them: as RunCases reports them, a case r does not implement skipped.
+func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
+	out := make([]protocol.CaseResult, len(cases))
+	for i, c := range cases {
+		out[i] = protocol.CaseResult{Case: c, Verdict: protocol.NotRun, Why: "not run: the port broke before it"}
+		if !r.Implements(c.Component) {
+			out[i].Verdict, out[i].Why = conformance.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
+		}
+	}
+	return out
+}
+
+// stderrAloneFor re-runs each of the first maxAlone failing cases of rep
+// (of cases, in the same order) alone in a fresh port, within the run's
+// deadline, and shows under it the stderr of that run: in the run, what
+// the port wrote while a case ran may be its neighbours'. The other
+// failing cases keep the stderr of their window, so labelled.
+func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case) {
+	n := 0
+	for i := range rep.Cases {
+		cr := &rep.Cases[i]
+		if cr.Verdict != vFail {
+			continue
+		}
+		if n++; n > maxAlone || time.Now().After(pf.deadline) {
+			return
+		}
+		stderr, verdict, ok := runAlone(pf, cases[i])
+		if !ok {
+			continue
+		}
+		alone := ""
+		if verdict != conformance.Fail {
+			alone = strings.ToUpper(string(verdict))
+		}
+		rep.setStderr(cr, stderrAlone, stderr, alone)
+	}
+}
+
+// runAlone runs the case c alone in a fresh port and returns what the port
+// wrote on stderr and the case's verdict; ok is false when the port did
+// not start.
+func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict conformance.Verdict, ok bool) {
+	port, err := pf.open()
+	if err != nil {
+		return "", "", false
+	}
+	results, _ := protocol.RunCases(port, []conformance.Case{c})
+	port.Close() //nolint:errcheck // a break shows in the verdict; the stderr is what is wanted
+	return port.Stderr(), results[0].Verdict, true
+}
+
 // emit writes rep in the forms rf asks for and returns its exit status.
+// A form that cannot be written does not stop the others: its error is
+// printed, and the status is the run's own unless that is 0, then 2.
+//
+// spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
 func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
+	rep.Command, rep.allowEmpty = cmd, rf.allowEmpty
+	rep.Status = rep.status()
+	status := rep.Status
+	out := bufio.NewWriter(c.stdout)
+	if rf.json {
+		writeJSON(out, rep) //nolint:errcheck // Flush returns the first write error
+	} else {
+		writeText(out, rep, rf.quiet)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: write the report: %v\n", cmd, err)
+		status = worse(status, exitUsage)
+	}
 	if rf.junit != "" {
 		if err := writeJUnit(rf.junit, rep); err != nil {
 			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-			return exitUsage
+			status = worse(status, exitUsage)
 		}
 	}
-	if rf.json {
-		if err := writeJSON(c.stdout, rep); err != nil {
-			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-		}
-	} else {
-		writeText(c.stdout, rep, rf.quiet)
+	switch {
+	case rep.Incomplete != "" && rf.allowEmpty:
+		fmt.Fprintf(c.stderr, "limcheck %s: %s; --allow-empty accepts that\n", cmd, rep.Incomplete)
+	case rep.Incomplete != "":
+		fmt.Fprintf(c.stderr, "limcheck %s: %s\n", cmd, rep.Incomplete)
 	}
-	return rep.status()
+	return status
+}
+
+// worse is the exit status of a run that ended with status and then met
+// a problem of status other: the run's own outcome, unless it passed.
+func worse(status, other int) int {
+	if status != exitOK {
+		return status
+	}
+	return other
 }
 
 // loadVectors loads the built-in vectors, or those of dir.
@@ -223,6 +335,38 @@ func selectCases(all []conformance.Case, ids, clauses, comps []string, strict bo
 	return out, nil
 }
 
+// readInput reads the file name, a case or an -expect-fail list: a
+// regular file of at most conformance.MaxFileSize bytes. Anything else is
+// refused before a read: a FIFO would block it forever. The file is
+// opened without blocking, and checked once open, so what is checked is
+// what is read.
+func readInput(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	case st.Size() > conformance.MaxFileSize:
+		return nil, inputTooBig(name, st.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, conformance.MaxFileSize+1))
+	if err == nil && len(data) > conformance.MaxFileSize {
+		err = inputTooBig(name, int64(len(data)))
+	}
+	return data, err
+}
+
+// inputTooBig is the error of a file of size bytes given to readInput.
+func inputTooBig(name string, size int64) error {
+	return fmt.Errorf("%s: %d bytes: over the limit of %d MiB per file", name, size, conformance.MaxFileSize>>20)
+}
+
 // readExpectFail reads the IDs file names; an ID that names no case is an
 // error.
 func readExpectFail(file string, all []conformance.Case) (map[string]bool, error) {
@@ -230,16 +374,15 @@ func readExpectFail(file string, all []conformance.Case) (map[string]bool, error
 	if file == "" {
 		return out, nil
 	}
-	f, err := os.Open(file)
+	data, err := readInput(file)
 	if err != nil {
 		return nil, fmt.Errorf("-expect-fail: %w", err)
 	}
-	defer f.Close()
 	known := map[string]bool{}
 	for _, c := range all {
 		known[c.ID] = true
 	}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		fields := strings.Fields(line)

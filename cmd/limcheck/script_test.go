@@ -66,13 +66,16 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"waitfile":  cmdWaitFile,
-			"gone":      cmdGone,
-			"status":    cmdStatus,
-			"validjson": cmdValidJSON,
-			"allgone":   cmdAllGone,
-			"gonegroup": cmdGoneGroup,
-			"signal":    cmdSignal,
+			"waitfile":   cmdWaitFile,
+			"gone":       cmdGone,
+			"status":     cmdStatus,
+			"validjson":  cmdValidJSON,
+			"allgone":    cmdAllGone,
+			"gonegroup":  cmdGoneGroup,
+			"signal":     cmdSignal,
+			"byteclean":  cmdByteClean,
+			"schema":     cmdSchema,
+			"samereport": cmdSameReport,
 		},
 	})
 }

@@ -13,7 +13,8 @@
 //     [ServePipe] an in-process [Serve] behind a [Port]; [PortOptions]
 //     bound the conversation. [Port.Hello] is the port's handshake
 //     ([Hello]; [Protocol] is the version spoken), [Port.Close] ends it
-//     and kills the port's process group. [KillAll] kills every port
+//     and kills the port's process group, [Port.Stderr] is what it wrote
+//     on stderr. [KillAll] kills every port
 //     process group StartPort started, from the moment each starts, for
 //     a program that is being stopped.
 //   - A port that breaks the protocol (PROTO-9) returns a [*BrokenError]

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// breaksInBatch is the model as a Runner that breaks at the third trace of
+// its second RunTraces call.
+type breaksInBatch struct {
+	protocol.SubjectRunner
+	calls int
+}
+
+func (b *breaksInBatch) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	if b.calls++; b.calls < 2 {
+		return b.SubjectRunner.RunTraces(ts, each)
+	}
+	b.SubjectRunner.RunTraces(ts[:2], each) //nolint:errcheck // a SubjectRunner never breaks
+	return &protocol.BrokenError{What: "no reply", Trace: 2, Op: -1}
+}
+
+// runInBatches reports what one RunCases would: every case once, in order;
+// and when the port breaks in a later batch, the case in flight BROKEN and
+// every later case NOT RUN.
+func TestRunInBatches(t *testing.T) {
+	var cases []conformance.Case
+	for ops := 0; ops <= 2*batchOps; {
+		for _, c := range vectorCases(t) {
+			cases = append(cases, c)
+			ops += len(c.Ops)
+		}
+	}
+	rep := startReport(protocol.Hello{Name: "model"}, nil)
+	if err := runInBatches(rep, protocol.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != len(cases) || rep.Summary.Passed != len(cases) {
+		t.Errorf("runInBatches(the model, %d cases) reports %d cases, %d passed; want every one passed", len(cases), len(rep.Cases), rep.Summary.Passed)
+	}
+
+	rep = startReport(protocol.Hello{Name: "model"}, nil)
+	if err := runInBatches(rep, &breaksInBatch{SubjectRunner: protocol.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
+		t.Fatal("runInBatches(a runner that breaks) = nil error, want the break")
+	}
+	i := slices.IndexFunc(rep.Cases, func(c caseReport) bool { return c.Verdict == vBroken })
+	if i < 0 || rep.Summary.Broken != 1 || rep.Summary.NotRun != len(cases)-i-1 || rep.Summary.Passed != i {
+		t.Errorf("a break in the second batch: broken case %d, summary %+v; want every case before it passed, every one after not run", i, rep.Summary)
+	}
+}
+
+// vectorCases is the built-in vectors.
+func vectorCases(t *testing.T) []conformance.Case {
+	t.Helper()
+	cs, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}

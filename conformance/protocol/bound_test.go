@@ -1,0 +1,71 @@
+package protocol
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// huge is a subject whose hello, faults and results are 1 MiB strings,
+// as a port may write them (PROTO-1): lim ops fault, gate ops answer a
+// 1 MiB verdict.
+type huge struct{ oracle.Model }
+
+func (h huge) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	inst, class, err := h.Model.Open(c, cfg)
+	return hugeInst{inst, c}, class, err
+}
+
+type hugeInst struct {
+	oracle.Instance
+	c oracle.Component
+}
+
+var mib = strings.Repeat("x", 1<<20-1024) // a line may hold 1 MiB
+
+func (h hugeInst) Do(op oracle.Op) (oracle.Result, error) {
+	if h.c == oracle.Lim {
+		return oracle.Result{}, errors.New(mib)
+	}
+	return oracle.Result{Verdict: mib}, nil
+}
+
+// A run keeps at most maxMessage bytes of a fault or of the hello's
+// name, and at most conformance.MaxString of a result's string, saying
+// what it cut; the cut result still differs from its expectation.
+func TestRunKeepsPortStringsBounded(t *testing.T) {
+	p, err := ServePipe(huge{}, Hello{Name: mib, Version: "1"}, waits(PortOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if n := len(p.Hello().Name); n > maxMessage+64 {
+		t.Errorf("the hello's name keeps %d bytes, want at most %d and a note", n, maxMessage+64)
+	}
+	var lim, gate conformance.Case
+	for _, c := range vectors(t) {
+		switch {
+		case lim.ID == "" && c.Component == oracle.Lim && len(c.Ops) > 0:
+			lim = c
+		case gate.ID == "" && c.Component == oracle.Gate && len(c.Ops) > 0 && c.ExpectOpen == "":
+			gate = c
+		}
+	}
+	results, err := RunCases(p, []conformance.Case{lim, gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[0]; r.Verdict != conformance.Fail || len(r.Why) > maxMessage+128 || !strings.HasSuffix(r.Why, " bytes cut)") {
+		t.Errorf("%s: %s, why of %d bytes ending %q; want a failure, its fault cut to %d bytes", lim.ID, r.Verdict, len(r.Why), r.Why[max(len(r.Why)-30, 0):], maxMessage)
+	}
+	r := results[1]
+	if r.Verdict != conformance.Fail || len(r.Got.Results) == 0 {
+		t.Fatalf("%s: %s with %d results, want a failure with results", gate.ID, r.Verdict, len(r.Got.Results))
+	}
+	if v := r.Got.Results[0].Verdict; len(v) <= conformance.MaxString || len(v) > conformance.MaxString+64 || !strings.HasSuffix(v, " bytes cut)") {
+		t.Errorf("%s: the verdict kept %d bytes, want more than %d (so that it never equals an expectation) and a note", gate.ID, len(v), conformance.MaxString)
+	}
+}
