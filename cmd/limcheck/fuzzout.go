@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -135,7 +136,7 @@ type fuzzJSONFound struct {
 	File          string           `json:"file"`
 	WriteError    string           `json:"write_error,omitempty"`
 	Case          conformance.Case `json:"case"`
-	Diff          string           `json:"diff,omitempty"`
+	Differences   []difference     `json:"differences,omitempty"` // at the divergence, field by field: deterministic, unlike a cmp.Diff
 	Fault         string           `json:"fault,omitempty"`
 	Stderr        string           `json:"stderr,omitempty"`
 }
@@ -174,7 +175,10 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 			out.Found.WriteError = res.writeErr.Error()
 		}
 		if f.Divergence != nil {
-			out.Found.Diff = cleanText(f.Divergence.Diff)
+			d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
+			if d.Want != "(no result)" && d.Got != "(no result)" {
+				out.Found.Differences = differences(json.RawMessage(jsonSafe(d.Want)), json.RawMessage(jsonSafe(d.Got)), d.Fields)
+			}
 		}
 	}
 	if err := writeJSON(c.stdout, &out); err != nil {
