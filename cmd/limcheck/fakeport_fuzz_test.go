@@ -27,7 +27,7 @@ const fuzzModes = `fuzz modes: slow-after N (every reply after the Nth 20ms late
 // mode mode with argument n, and edits the port's hello.
 //
 // When FAKEPORT_PIDS names a file, the port adds its pid to it, a line,
-// for the script to check with allgone that no port outlived limcheck.
+// for the script to check with gone that no port outlived limcheck.
 func fuzzHostile(mode string, n int, hello *protocol.Hello) (oracle.Subject, func(io.Writer, int, []byte)) {
 	if file := os.Getenv("FAKEPORT_PIDS"); file != "" {
 		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

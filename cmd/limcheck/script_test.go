@@ -70,7 +70,6 @@ func TestScripts(t *testing.T) {
 			"gone":       cmdGone,
 			"status":     cmdStatus,
 			"validjson":  cmdValidJSON,
-			"allgone":    cmdAllGone,
 			"gonegroup":  cmdGoneGroup,
 			"signal":     cmdSignal,
 			"byteclean":  cmdByteClean,
@@ -96,24 +95,36 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("%s did not appear within %v", args[0], limit)
 }
 
-// cmdGone is `gone PIDFILE`: it fails unless the process whose pid PIDFILE
-// holds is gone within 30s (scaled; signal 0 finds no such process). The
+// cmdGone is `gone PIDFILE`: it fails unless every process whose pid
+// PIDFILE lists (one or more, separated by white space; FAKEPORT_PIDS
+// collects them one a line) is gone within 30s (scaled; signal 0 finds no
+// such process), and unless it lists at least one. The
 // processes it waits for were killed, so only a machine too busy to reap
 // them takes that long.
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: gone PIDFILE")
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
-	if err != nil {
-		ts.Fatalf("%s: %v", args[0], err)
+	var pids []int
+	for _, f := range strings.Fields(ts.ReadFile(args[0])) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			ts.Fatalf("%s: %v", args[0], err)
+		}
+		pids = append(pids, pid)
 	}
-	for end := time.Now().Add(slowdown.Scale(30 * time.Second)); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return
+	if len(pids) == 0 {
+		ts.Fatalf("%s lists no pid", args[0])
+	}
+	end := time.Now().Add(slowdown.Scale(30 * time.Second))
+	for _, pid := range pids {
+		for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			if time.Now().After(end) {
+				ts.Fatalf("process %d is still running", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	ts.Fatalf("process %d is still running", pid)
 }
 
 // cmdStatus is `status N COMMAND [ARGS...]`: it runs COMMAND as exec does

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
@@ -14,20 +15,30 @@ import (
 // set.
 const maxMessage = 4 << 10
 
-// cutText returns s cut to its first limit bytes (at a rune boundary),
-// saying how many bytes were cut; s itself when it is short enough. A cut
-// string is a copy, so the long one is not kept alive by it, and is longer
-// than limit, so it never equals a string of at most limit bytes.
-func cutText(s string, limit int) string {
+// CutText returns s cut to its first limit bytes (at a rune boundary),
+// saying how many bytes were cut; s itself when it is short enough, or
+// when it is a string CutText already cut to limit, so that a string cut
+// here and again by the search keeps its first, true count. A cut string
+// is a copy, so the long one is not kept alive by it, and is longer than
+// limit, so it never equals a string of at most limit bytes.
+func CutText(s string, limit int) string {
 	if len(s) <= limit {
 		return s
+	}
+	if i := strings.LastIndex(s, cutMark); i >= 0 && i <= limit && strings.HasSuffix(s, " bytes cut)") {
+		if _, err := strconv.Atoi(s[i+len(cutMark) : len(s)-len(" bytes cut)")]); err == nil {
+			return s // cut already
+		}
 	}
 	k := limit
 	for k > 0 && !utf8.RuneStart(s[k]) {
 		k--
 	}
-	return s[:k] + " ... (" + strconv.Itoa(len(s)-k) + " bytes cut)"
+	return strings.Clone(s[:k]) + cutMark + strconv.Itoa(len(s)-k) + " bytes cut)"
 }
+
+// cutMark begins the note CutText ends a cut string with.
+const cutMark = " ... ("
 
 // boundResult cuts the strings of a result to conformance.MaxString
 // bytes. Its comparison with an expectation keeps its outcome: an
@@ -36,13 +47,13 @@ func cutText(s string, limit int) string {
 func boundResult(r oracle.Result) oracle.Result {
 	const limit = conformance.MaxString
 	if len(r.Verdict) > limit {
-		r.Verdict = cutText(r.Verdict, limit)
+		r.Verdict = CutText(r.Verdict, limit)
 	}
 	if len(r.Error) > limit {
-		r.Error = oracle.ErrorClass(cutText(string(r.Error), limit))
+		r.Error = oracle.ErrorClass(CutText(string(r.Error), limit))
 	}
 	if r.Response != nil && len(*r.Response) > limit {
-		b := oracle.Bytes(cutText(string(*r.Response), limit))
+		b := oracle.Bytes(CutText(string(*r.Response), limit))
 		r.Response = &b
 	}
 	return r

@@ -69,3 +69,20 @@ func TestRunKeepsPortStringsBounded(t *testing.T) {
 		t.Errorf("%s: the verdict kept %d bytes, want more than %d (so that it never equals an expectation) and a note", gate.ID, len(v), conformance.MaxString)
 	}
 }
+
+// TestCutTextOnceKeepsTheTrueCount: a string cut to a limit and cut again
+// to the same limit (the protocol client, then the search) is unchanged by
+// the second cut, so its note still counts the bytes the first one cut.
+func TestCutTextOnceKeepsTheTrueCount(t *testing.T) {
+	long := strings.Repeat("x", 10_000)
+	once := CutText(long, 4096)
+	if want := strings.Repeat("x", 4096) + " ... (5904 bytes cut)"; once != want {
+		t.Fatalf("CutText(10000 x, 4096) ends %q, want %q", once[4090:], want[4090:])
+	}
+	if twice := CutText(once, 4096); twice != once {
+		t.Errorf("CutText(CutText(s, 4096), 4096) ends %q, want it unchanged, ending %q", twice[4090:], once[4090:])
+	}
+	if short := CutText("ok ... (3 bytes cut)", 4096); short != "ok ... (3 bytes cut)" {
+		t.Errorf("CutText of a short string = %q, want it unchanged", short)
+	}
+}

@@ -252,7 +252,7 @@ func (p *Port) handshake() error {
 			return p.breaks(-1, -2, fmt.Sprintf("hello: component %q listed twice", c))
 		}
 	}
-	h.Name, h.Version = cutText(h.Name, maxMessage), cutText(h.Version, maxMessage)
+	h.Name, h.Version = CutText(h.Name, maxMessage), CutText(h.Version, maxMessage)
 	p.hello = h
 	return nil
 }
@@ -688,11 +688,11 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 func (st *traceState) take(op int, r reply) {
 	switch {
 	case r.kind == replySkipped:
-		st.run.Skipped, st.dead = fmt.Sprintf("%s: %s", opName(op), cutText(r.text, maxMessage)), true
+		st.run.Skipped, st.dead = fmt.Sprintf("%s: %s", opName(op), CutText(r.text, maxMessage)), true
 	case r.kind == replyFault && r.text == "": // a fault all the same, not a missing result
 		st.run.Fault, st.run.FaultOp, st.dead = "the port faulted with an empty message", op, true
 	case r.kind == replyFault:
-		st.run.Fault, st.run.FaultOp, st.dead = cutText(r.text, maxMessage), op, true
+		st.run.Fault, st.run.FaultOp, st.dead = CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
 		st.run.Fault, st.run.FaultOp, st.dead = "its result does not decode: "+r.badJSON.Error(), op, true
 	case op == -1:

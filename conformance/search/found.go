@@ -95,19 +95,6 @@ const (
 // keeps: a longer one is cut and says how many bytes were cut.
 const MaxText = 4 << 10
 
-// cutText returns s cut to MaxText bytes (at a rune boundary), a copy
-// that keeps nothing of s alive, ending "... (N bytes cut)".
-func cutText(s string) string {
-	if len(s) <= MaxText {
-		return s
-	}
-	i := MaxText
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.Clone(s[:i]) + fmt.Sprintf("... (%d bytes cut)", len(s)-i)
-}
-
 // cutTail returns the last MaxText bytes of s, starting "(N bytes cut)
 // ...": the end of a stream is what says the most.
 func cutTail(s string) string {
@@ -123,7 +110,7 @@ func cutTail(s string) string {
 
 // cutRun returns run with its strings cut to MaxText.
 func cutRun(run protocol.TraceRun) protocol.TraceRun {
-	run.Fault, run.Skipped, run.Stderr = cutText(run.Fault), cutText(run.Skipped), cutTail(run.Stderr)
+	run.Fault, run.Skipped, run.Stderr = protocol.CutText(run.Fault, MaxText), protocol.CutText(run.Skipped, MaxText), cutTail(run.Stderr)
 	return run
 }
 

@@ -276,7 +276,7 @@ func runBatch(r protocol.Runner, b *genBatch, from, n int, rep *FuzzReport) (int
 			rep.Skipped++
 			rep.SkippedOps += ops
 			if rep.FirstSkip == "" {
-				rep.FirstSkip = cutText(run.Skipped)
+				rep.FirstSkip = protocol.CutText(run.Skipped, MaxText)
 			}
 		case fails(b.sent[from+i], b.want[from+i], run):
 			rep.Ops += ops
