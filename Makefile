@@ -8,13 +8,15 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 300x
 FUZZMINTIME ?= 100x
 
-.PHONY: FORCE test test-long mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test test-long cli mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs, TESTJOBS checks at a time: $(CHECKS);"
 	@echo "                it ends with 'make test: N checks passed' or the checks that failed"
 	@echo "make test-long  the longer searches: rapid at $(RAPIDCHECKS) checks, $(LINROUNDS) porcupine rounds,"
 	@echo "                each fuzz target for $(FUZZTIME), the mutants' wall-clock time to find"
+	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix and the scripts"
+	@echo "                not run under -race (make mutants: the matrix alone)"
 	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
 	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root and bench, tests included"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
@@ -35,7 +37,7 @@ help:
 # to fail first. No check depends on the machine's speed: a busy machine
 # makes make test slower, never red (LIMCHECK_TEST_SLOWDOWN scales every
 # time limit of the tests, for a machine slower than a busy 2-core one).
-CHECKS   := gotest mutants vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
+CHECKS   := gotest cli vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
 TESTJOBS ?= 2
 FAILED   := bin/make-test-failed
 
@@ -102,15 +104,22 @@ speccheck:
 clauses:
 	@$(GO) run ./internal/cmd/speccheck . >/dev/null && echo "speccheck: every clause cited and tested"
 
-# The planted-mutant matrix (cmd/limcheck/mutants_test.go): every bug of
+# The CLI's tests in the plain build (without the race detector): the
+# planted-mutant matrix (cmd/limcheck/mutants_test.go: every bug of
 # ports/mutants.json in both reference ports must fail the vectors and be
-# found and shrunk by limcheck fuzz within a budget of ops and runs. Built
-# !race (gotest skips it): it measures the suite's strength, not limcheck's
-# concurrency, and the detector made it four times as slow. Its cells wait
-# on port processes, so MUTANTPAR of them run at once.
-MUTANTPAR ?= 4
+# found and shrunk by limcheck fuzz within a budget of ops and runs) and
+# the CLI scripts that do not exercise limcheck's own concurrency (those,
+# raceScripts in script_test.go, run under -race in gotest, which skips
+# these). Neither measures limcheck's concurrency, and the detector makes
+# them three to four times as slow. The matrix's cells and the scripts
+# wait on port processes, so CLIPAR of them run at once. mutants runs the
+# matrix alone.
+CLIPAR ?= 4
+cli:
+	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) -run '^(TestEveryMutantIsCaughtByRunAndFoundByFuzz|TestScripts)$$' ./cmd/limcheck
+
 mutants:
-	$(GO) test -count=1 -timeout 30m -parallel $(MUTANTPAR) -run 'TestEveryMutantIsCaughtByRunAndFoundByFuzz' ./cmd/limcheck
+	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) -run '^TestEveryMutantIsCaughtByRunAndFoundByFuzz$$' ./cmd/limcheck
 
 # The whole suite under the race detector. -timeout is a backstop for a
 # hang, far above what a busy machine needs; no test has a tighter one.

@@ -1,10 +1,10 @@
-// The mutant matrix runs without the race detector, as make test's
-// mutants check: it measures the strength of the vectors and of the
-// search over 86 planted bugs in two ports (172 cells), and under -race
-// limcheck's own generation and shrinking took 250 s of the suite's time
-// against about a quarter of it without. The race detector watches
-// limcheck's concurrency in the protocol and search packages' tests and
-// in the CLI scripts, which run under -race.
+// The mutant matrix runs without the race detector, in make test's cli
+// check: it measures the strength of the vectors and of the search over
+// 86 planted bugs in two ports (172 cells), and under -race limcheck's
+// own generation and shrinking took 250 s of the suite's time against
+// about a quarter of it without. The race detector watches limcheck's
+// concurrency in the protocol and search packages' tests and in the CLI
+// scripts of raceScripts (script_test.go).
 
 //go:build !race
 
@@ -83,7 +83,7 @@ func TestEveryMutantIsCaughtByRunAndFoundByFuzz(t *testing.T) {
 			t.Run(p.name+"/"+m.Name, func(t *testing.T) {
 				t.Parallel()
 				cmd := portCommand(t, p.bin, p.driver, m.Name)
-				status, out, errOut := cliCheck("run", "-q", "-strict", "-port", cmd)
+				status, out, errOut := cliCheck("run", "-q", "-strict", "-alone", "0", "-port", cmd)
 				if status != exitFailed {
 					t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, m.Name, out, errOut)
 				}

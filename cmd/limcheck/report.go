@@ -116,12 +116,14 @@ type caseStderr struct {
 // Where the stderr shown under a case is from (caseStderr.From). In a run
 // up to 256 requests are in flight, so what the port wrote between a
 // case's first request and its last reply may be its neighbours' too: the
-// first maxAlone failing cases are re-run alone, each in a fresh port.
+// first defaultAlone failing cases (run --alone) are re-run alone, each in
+// a fresh port; run --alone takes at most maxAlone, each a port start.
 const (
 	stderrAlone  = "alone"  // a fresh port that ran only this case
 	stderrWindow = "window" // the run, between the case's first request and its last reply
 	stderrLast   = "last"   // the run's last bytes, when the port broke during the case
-	maxAlone     = 20
+	defaultAlone = 20
+	maxAlone     = 1000
 )
 
 // label is the heading of the stderr.

@@ -63,10 +63,15 @@ func (c cli) runCmd(args []string) int {
 	fs.Var(&cases, "case", "run only cases whose ID matches `PATTERN` (a glob: gate-retry-*; repeatable, comma-separated)")
 	fs.Var(&clauses, "clause", "run only cases that list spec `ID` (LIM-7; repeatable, comma-separated)")
 	fs.Var(&comps, "component", "run only cases of `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable)")
+	alone := fs.Int("alone", defaultAlone, "re-run the first `N` failing cases each alone in a fresh port, to show the stderr that is its own (0: none)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
 	if !pf.check(c, fs) {
+		return exitUsage
+	}
+	if *alone < 0 || *alone > maxAlone {
+		fmt.Fprintf(c.stderr, "limcheck run: -alone %d is out of range: want 0 to %d\n", *alone, maxAlone)
 		return exitUsage
 	}
 	all, err := loadVectors(*vectors)
@@ -79,7 +84,7 @@ func (c cli) runCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
 		return exitUsage
 	}
-	return c.check("run", &pf, &rf, all, selected)
+	return c.check("run", &pf, &rf, all, selected, *alone)
 }
 
 func (c cli) replayCmd(args []string) int {
@@ -105,12 +110,14 @@ func (c cli) replayCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck replay: %s: %v\n", pos[0], err)
 		return exitUsage
 	}
-	return c.check("replay", &pf, &rf, []conformance.Case{cs}, []conformance.Case{cs})
+	// Its one case ran alone in a fresh port: the stderr is all its own.
+	return c.check("replay", &pf, &rf, []conformance.Case{cs}, []conformance.Case{cs}, 0)
 }
 
 // check runs selected (of all, for --expect-fail) on the port and reports;
-// cmd names the command in messages.
-func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []conformance.Case) int {
+// cmd names the command in messages. The first alone failing cases are
+// re-run alone for their own stderr (stderrAloneFor).
+func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []conformance.Case, alone int) int {
 	expected, err := readExpectFail(rf.expectFail, all)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
@@ -142,8 +149,8 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	rep := startReport(port.Hello(), expected)
 	runErr := runInBatches(rep, port, selected)
 	closeErr := port.Close()
-	if port.Stderr() != "" { // a port that wrote no stderr has none to attribute
-		stderrAloneFor(pf, rep, selected)
+	if port.Stderr() != "" && alone > 0 { // a port that wrote no stderr has none to attribute
+		stderrAloneFor(pf, rep, selected, alone)
 	}
 	rep.finish(time.Since(start))
 	switch done := len(selected) - rep.Summary.NotRun; {
@@ -200,19 +207,19 @@ func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
 	return out
 }
 
-// stderrAloneFor re-runs each of the first maxAlone failing cases of rep
+// stderrAloneFor re-runs each of the first max failing cases of rep
 // (of cases, in the same order) alone in a fresh port, within the run's
 // deadline, and shows under it the stderr of that run: in the run, what
 // the port wrote while a case ran may be its neighbours'. The other
 // failing cases keep the stderr of their window, so labelled.
-func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case) {
+func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case, max int) {
 	n := 0
 	for i := range rep.Cases {
 		cr := &rep.Cases[i]
 		if cr.Verdict != vFail {
 			continue
 		}
-		if n++; n > maxAlone || time.Now().After(pf.deadline) {
+		if n++; n > max || time.Now().After(pf.deadline) {
 			return
 		}
 		stderr, verdict, ok := runAlone(pf, cases[i])

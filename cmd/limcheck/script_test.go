@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,6 +30,8 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs testdata/script/*.txtar: the CLI end to end, as a
 // user runs it, against ports that pass, fail and break the protocol.
+// Each script runs in one build: raceScripts under the race detector, the
+// others in the plain one (scriptsFor).
 //
 // The scripts see NCASES and NCORE, the numbers of built-in vectors and of
 // core ones, counted from the vectors this binary embeds, so that they
@@ -50,8 +54,12 @@ func TestScripts(t *testing.T) {
 			core++
 		}
 	}
+	files, err := scriptsFor(raceEnabled)
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Files:               files,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
@@ -77,6 +85,45 @@ func TestScripts(t *testing.T) {
 			"samereport": cmdSameReport,
 		},
 	})
+}
+
+// raceScripts are the scripts that exercise limcheck's own concurrency:
+// the client's reader, writer and stderr goroutines against a port that
+// breaks, hangs or floods, the deadlines, the signal handler and the
+// killing of process groups, and fuzz's shrinking when the port dies
+// under it. They run in the race-detector build (make test's gotest);
+// every other script runs in the plain build (make test's cli check),
+// where it costs a third of the CPU: so each script runs once.
+var raceScripts = map[string]bool{
+	"broken": true, "broken_nohello": true, "protocol_breaks": true,
+	"interrupt": true, "lifetime_group": true, "lifetime_signals": true,
+	"timeout": true, "stderr": true, "default": true,
+	"fuzz": true, "fuzz_survive": true, "fuzz_time": true,
+}
+
+// scriptsFor lists the scripts of testdata/script for the race build
+// (race) or the plain one, and fails when raceScripts names a script
+// that is not there.
+func scriptsFor(race bool) ([]string, error) {
+	all, err := filepath.Glob("testdata/script/*.txtar")
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	seen := 0
+	for _, f := range all {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		if raceScripts[name] {
+			seen++
+		}
+		if raceScripts[name] == race {
+			files = append(files, f)
+		}
+	}
+	if seen != len(raceScripts) {
+		return nil, fmt.Errorf("raceScripts names %d scripts, testdata/script has %d of them", len(raceScripts), seen)
+	}
+	return files, nil
 }
 
 // cmdWaitFile is `waitfile FILE`: it waits up to a minute (scaled) for

@@ -29,11 +29,19 @@ const NAMES = Object.freeze([
 const LISTED = new Set(NAMES);
 const name = process.env.LIMCHECK_MUTANT || '';
 const known = name === '' || LISTED.has(name);
+let planted = name;
 
 // Whether the bug `n` is planted; `n` must be a listed name (a typo at a call site throws).
 function active(n) {
   if (!LISTED.has(n)) throw new Error(`mutants.active: unlisted mutant ${JSON.stringify(n)}`);
-  return n === name;
+  return n === planted;
 }
 
-module.exports = { NAMES, name, known, active };
+// Plants the bug `n` ('' for none) in this process instead, for the port's own tests, which
+// check every mutant's session without a driver process each.
+function plant(n) {
+  if (n !== '' && !LISTED.has(n)) throw new Error(`mutants.plant: unlisted mutant ${JSON.stringify(n)}`);
+  planted = n;
+}
+
+module.exports = { NAMES, name, known, active, plant };

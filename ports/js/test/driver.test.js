@@ -1,11 +1,14 @@
 'use strict';
-// The protocol driver (spec.md PROTO-1..PROTO-11) and the mutant switch, run as subprocesses.
+// The protocol driver (spec.md PROTO-1..PROTO-11) and the mutant switch, run as subprocesses
+// and, for the sessions of every mutant, in process.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { spawn, spawnSync } = require('child_process');
+const driver = require('../driver');
+const mutants = require('../mutants');
 
 const DRIVER = path.join(__dirname, '..', 'driver.js');
 const ROOT = path.join(__dirname, '..', '..', '..');
@@ -232,9 +235,30 @@ function unmutated(m) {
   return baseline.get(m);
 }
 
+// session, in this process: the driver's reply to each request with mutant m planted
+// (mutants.plant), the code a driver process runs on each line, without a process start.
+function sessionInProcess(reqs, m) {
+  mutants.plant(m);
+  try {
+    const insts = new Map();
+    return reqs.map((r, i) => JSON.parse(driver.reply(JSON.stringify({ seq: i + 1, ...r }), i + 1, insts)));
+  } finally {
+    mutants.plant('');
+  }
+}
+
 for (const m of MUTANTS) {
   test(`mutant ${m} changes a reply`, () => {
     assert.ok(KILLS[m], `no session for ${m}`);
+    const mutated = sessionInProcess(KILLS[m], m).map(outcome);
+    assert.deepEqual(sessionInProcess(KILLS[m], '').map(outcome), unmutated(m), 'in process, unmutated');
+    assert.notDeepEqual(mutated, unmutated(m));
+  });
+}
+
+// LIMCHECK_MUTANT plants the bug in a driver process, as limcheck runs it.
+for (const m of ['threshold_off_by_one', 'retry_after_floor', 'resp_lf_only']) {
+  test(`LIMCHECK_MUTANT=${m} changes a reply of a driver process`, () => {
     assert.notDeepEqual(session(KILLS[m], m).slice(1).map(outcome), unmutated(m));
   });
 }

@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// raceEnabled says the race detector built this test binary.
+const raceEnabled = true
