@@ -12,11 +12,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/limcheck/limcheck/conformance"
 
 	"github.com/limcheck/limcheck/internal/slowdown"
 )
@@ -71,42 +76,94 @@ func mutantFuzzArgs() []string {
 // `limcheck run` fails, that `limcheck fuzz` (seed 1, mutantFuzzOps ops)
 // finds a divergence and shrinks it (within mutantShrinkRuns runs) to at
 // most maxShrunkOps ops, and that the vector it writes fails on the mutant
-// and passes on the clean port (fuzz itself confirms, in a fresh port
-// process, that it fails on the mutant). Nothing here depends on the machine's
+// (fuzz itself confirms it in a fresh port process) and passes on the
+// clean port: the cells gather their counterexamples, one port's in one
+// vectors folder, which one `limcheck run --vectors` checks on the clean
+// port once every cell is done. Nothing here depends on the machine's
 // speed: the budgets are ops and runs, and the ports' time limits are
 // generous (portWaits). The ops and runs it took are logged (go test -v);
 // the wall-clock time to find each is BenchmarkMutantTimeToFind's.
 func TestEveryMutantIsCaughtByRunAndFoundByFuzz(t *testing.T) {
 	mutants := loadMutants(t)
-	for _, p := range referencePorts {
-		for _, m := range mutants {
-			t.Run(p.name+"/"+m.Name, func(t *testing.T) {
-				t.Parallel()
-				cmd := portCommand(t, p.bin, p.driver, m.Name)
-				status, out, errOut := cliCheck("run", "-q", "-strict", "-alone", "0", "-port", cmd)
-				if status != exitFailed {
-					t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, m.Name, out, errOut)
-				}
-				failed := strings.Count(out, "\nFAIL ")
-				file := filepath.Join(t.TempDir(), "cx.json")
-				res, out, errOut := fuzzMutant(t, cmd, file)
-				if n := len(res.Found.Case.Ops); n > maxShrunkOps {
-					t.Errorf("shrunk counterexample has %d ops, want at most %d:\n%s", n, maxShrunkOps, out)
-				}
-				if res.Found.ShrinkRuns >= mutantShrinkRuns {
-					t.Errorf("shrinking used its whole budget of %d runs: it may have stopped short of the minimum\n%s%s", mutantShrinkRuns, out, errOut)
-				}
-				t.Logf("%-6s %-26s run: %2d cases fail; fuzz: found after %5d ops; shrunk %2d -> %d ops in %3d runs",
-					p.name, m.Name, failed, res.Ops, res.Found.Original, len(res.Found.Case.Ops), res.Found.ShrinkRuns)
-				if res.Found.Confirmation != "confirmed" {
-					t.Errorf("the shrunk counterexample, run alone in a fresh port process, is %q, want \"confirmed\" (it fails there too)\n%s", res.Found.Confirmation, out)
-				}
-				clean := portCommand(t, p.bin, p.driver, "")
-				if status, out, _ := cliCheck("replay", "-port", clean, file); status != exitOK {
-					t.Errorf("replay of the counterexample on the clean port: status %d, want %d\n%s", status, exitOK, out)
-				}
-			})
+	found := make([]string, len(referencePorts)) // each port's folder of counterexamples
+	for i := range found {
+		found[i] = t.TempDir()
+	}
+	written := make([]atomic.Int32, len(referencePorts))
+	t.Run("cells", func(t *testing.T) {
+		for i, p := range referencePorts {
+			for j, m := range mutants {
+				t.Run(p.name+"/"+m.Name, func(t *testing.T) {
+					t.Parallel()
+					file := mutantCell(t, p.bin, p.driver, m.Name)
+					keepCounterexample(t, file, found[i], j)
+					written[i].Add(1)
+				})
+			}
 		}
+	})
+	for i, p := range referencePorts {
+		t.Run("clean/"+p.name, func(t *testing.T) {
+			n := int(written[i].Load())
+			if n == 0 {
+				t.Fatalf("no cell of %s wrote a counterexample", p.name)
+			}
+			clean := portCommand(t, p.bin, p.driver, "")
+			status, out, errOut := cliCheck("run", "-q", "-strict", "-vectors", found[i], "-port", clean)
+			if want := fmt.Sprintf("\n%d passed, 0 failed, 0 skipped\n", n); status != exitOK || !strings.Contains(out, want) {
+				t.Errorf("the %d counterexamples, run on the clean port: status %d, want %d and %q\n%s%s", n, status, exitOK, strings.TrimSpace(want), out, errOut)
+			}
+		})
+	}
+}
+
+// mutantCell is one cell of the matrix: mutant planted in the port that
+// interpreter bin runs from driver. It returns the counterexample file
+// that fuzz wrote.
+func mutantCell(t *testing.T, bin, driver, mutant string) string {
+	cmd := portCommand(t, bin, driver, mutant)
+	status, out, errOut := cliCheck("run", "-q", "-strict", "-alone", "0", "-port", cmd)
+	if status != exitFailed {
+		t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, mutant, out, errOut)
+	}
+	failed := strings.Count(out, "\nFAIL ")
+	file := filepath.Join(t.TempDir(), "cx.json")
+	res, out, errOut := fuzzMutant(t, cmd, file)
+	if n := len(res.Found.Case.Ops); n > maxShrunkOps {
+		t.Errorf("shrunk counterexample has %d ops, want at most %d:\n%s", n, maxShrunkOps, out)
+	}
+	if res.Found.ShrinkRuns >= mutantShrinkRuns {
+		t.Errorf("shrinking used its whole budget of %d runs: it may have stopped short of the minimum\n%s%s", mutantShrinkRuns, out, errOut)
+	}
+	t.Logf("%-26s run: %2d cases fail; fuzz: found after %5d ops; shrunk %2d -> %d ops in %3d runs",
+		mutant, failed, res.Ops, res.Found.Original, len(res.Found.Case.Ops), res.Found.ShrinkRuns)
+	if res.Found.Confirmation != "confirmed" {
+		t.Errorf("the shrunk counterexample, run alone in a fresh port process, is %q, want \"confirmed\" (it fails there too)\n%s", res.Found.Confirmation, out)
+	}
+	return file
+}
+
+// keepCounterexample copies the counterexample file into the vectors
+// folder dir, as case j of its component: <component>/<component>-mutant-NNN.json.
+func keepCounterexample(t *testing.T, file, dir string, j int) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := conformance.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	c.ID = fmt.Sprintf("%s-mutant-%03d", c.Component, j)
+	if data, err = conformance.Encode(c); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, string(c.Component))
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, c.ID+".json"), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

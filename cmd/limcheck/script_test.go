@@ -90,15 +90,14 @@ func TestScripts(t *testing.T) {
 // raceScripts are the scripts that exercise limcheck's own concurrency:
 // the client's reader, writer and stderr goroutines against a port that
 // breaks, hangs or floods, the deadlines, the signal handler and the
-// killing of process groups, and fuzz's shrinking when the port dies
-// under it. They run in the race-detector build (make test's gotest);
+// killing of process groups, and fuzz's shrinking and deadlines when the
+// port dies or stalls under it. They run in the race-detector build (make test's gotest);
 // every other script runs in the plain build (make test's cli check),
 // where it costs a third of the CPU: so each script runs once.
 var raceScripts = map[string]bool{
 	"broken": true, "broken_nohello": true, "protocol_breaks": true,
 	"interrupt": true, "lifetime_group": true, "lifetime_signals": true,
-	"timeout": true, "stderr": true, "default": true,
-	"fuzz": true, "fuzz_survive": true, "fuzz_time": true,
+	"timeout": true, "stderr": true, "fuzz_survive": true, "fuzz_time": true,
 }
 
 // scriptsFor lists the scripts of testdata/script for the race build
