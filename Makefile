@@ -15,8 +15,8 @@ help:
 	@echo "                it ends with 'make test: N checks passed' or the checks that failed"
 	@echo "make test-long  the longer searches: rapid at $(RAPIDCHECKS) checks, $(LINROUNDS) porcupine rounds,"
 	@echo "                each fuzz target for $(FUZZTIME), the mutants' wall-clock time to find"
-	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix and the scripts"
-	@echo "                not run under -race (make mutants: the matrix alone)"
+	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix, the README's commands"
+	@echo "                and the scripts not run under -race (make mutants: the matrix alone)"
 	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
 	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root and bench, tests included"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
@@ -107,16 +107,17 @@ clauses:
 # The CLI's tests in the plain build (without the race detector): the
 # planted-mutant matrix (cmd/limcheck/mutants_test.go: every bug of
 # ports/mutants.json in both reference ports must fail the vectors and be
-# found and shrunk by limcheck fuzz within a budget of ops and runs) and
-# the CLI scripts that do not exercise limcheck's own concurrency (those,
-# raceScripts in script_test.go, run under -race in gotest, which skips
-# these). Neither measures limcheck's concurrency, and the detector makes
-# them three to four times as slow. The matrix's cells and the scripts
-# wait on port processes, so CLIPAR of them run at once. mutants runs the
-# matrix alone.
+# found and shrunk by limcheck fuzz within a budget of ops and runs), the
+# reference ports' and the README's command tests, and the CLI scripts
+# that do not exercise limcheck's own concurrency (those, raceScripts in
+# script_test.go, run under -race in gotest, which builds none of the
+# others). None of them measures limcheck's concurrency, and the detector
+# makes them three to four times as slow. The matrix's cells and the
+# scripts wait on port processes, so CLIPAR of them run at once. mutants
+# runs the matrix alone.
 CLIPAR ?= 4
 cli:
-	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) -run '^(TestEveryMutantIsCaughtByRunAndFoundByFuzz|TestScripts)$$' ./cmd/limcheck
+	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) ./cmd/limcheck
 
 mutants:
 	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) -run '^TestEveryMutantIsCaughtByRunAndFoundByFuzz$$' ./cmd/limcheck

@@ -1,3 +1,9 @@
+// The reference ports' tests and the helpers the mutant matrix shares run
+// in the plain build (make test's cli check): they check the ports and the
+// suite's strength, not limcheck's concurrency.
+
+//go:build !race
+
 package main
 
 import (

@@ -1,3 +1,9 @@
+// The README's commands run in the plain build (make test's cli check):
+// they check what the README says, not limcheck's concurrency, and the
+// race detector would triple their cost.
+
+//go:build !race
+
 package main
 
 import (
