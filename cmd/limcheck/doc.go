@@ -13,6 +13,8 @@
 //	limcheck coverage             spec.md's clauses by vectors
 //	limcheck serve [-model]       the bundled implementation as a port
 //	limcheck walk [-q]            spec.md's worked example through the model
+//	limcheck list [flags]         the cases run would run, with no port
+//	limcheck version              the tool's, spec's and protocol's versions
 //
 // With no arguments limcheck checks the bundled implementation (impl/,
 // served through the protocol in process) against every vector, fuzzes it

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,17 +56,25 @@ func stopOnSignals() {
 	}()
 }
 
-// stopping is held by the goroutine that stops limcheck, for good.
-var stopping sync.Mutex
+// stopping is held by the goroutine that stops limcheck, for good;
+// exiting is set then, so that a write of the partial report that fails
+// does not stop limcheck again (pipeGuard).
+var (
+	stopping sync.Mutex
+	exiting  atomic.Bool
+)
 
 // stop ends limcheck on sig: it kills the process group of every port it
 // started (each runs in its own, PROTO-1, so a terminal's signals never
 // reach it, and a hung one would outlive limcheck), says so, and exits
 // with 128 + the signal's number, as a shell reports a process the signal
 // killed; a closed output with no port to stop (limcheck coverage | head)
-// ends it silently, as SIGPIPE does. It never returns.
+// ends it silently, as SIGPIPE does. A SIGINT or SIGTERM during a run
+// prints the run's partial report first (live.partial). It never returns.
 func stop(sig syscall.Signal) {
 	stopping.Lock()
+	exiting.Store(true)
+	lv := freeze(sig)
 	msg := fmt.Sprintf("\nlimcheck: %v", sig)
 	switch n := protocol.KillAll(); {
 	case n == 1:
@@ -78,6 +87,9 @@ func stop(sig syscall.Signal) {
 	if msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}
+	if lv != nil {
+		lv.partial(sig)
+	}
 	os.Exit(128 + int(sig))
 }
 
@@ -88,7 +100,7 @@ type pipeGuard struct{ f *os.File }
 
 func (g pipeGuard) Write(b []byte) (int, error) {
 	n, err := g.f.Write(b)
-	if errors.Is(err, syscall.EPIPE) {
+	if errors.Is(err, syscall.EPIPE) && !exiting.Load() {
 		stop(syscall.SIGPIPE)
 	}
 	return n, err
@@ -118,6 +130,8 @@ const usage = `usage:
   limcheck coverage             spec.md's clauses by the vectors that check them
   limcheck serve [-model]       be a port: the bundled Go implementation on stdin/stdout
   limcheck walk [-q]            spec.md's worked example and findings through the model
+  limcheck list [flags]         the cases run would run (ID, level, component, clauses)
+  limcheck version              limcheck's, the spec's, the protocol's and the formats' versions
 
 A port is a program speaking the protocol of spec.md (PROTO-1..11) on its
 stdin and stdout, given as --port 'COMMAND ARGS' (run by sh -c). Without
@@ -156,6 +170,10 @@ func (c cli) main(args []string) int {
 		return c.serveCmd(args[1:])
 	case "walk":
 		return c.walkCmd(args[1:])
+	case "list":
+		return c.listCmd(args[1:])
+	case "version", "-version", "--version":
+		return c.versionCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK

@@ -54,6 +54,10 @@ type report struct {
 	timedOut     bool            // the run's --timeout passed: Incomplete says after what (never status 0)
 	expectFail   map[string]bool // the IDs --expect-fail lists
 	room         int             // bytes of port text the report may still keep (maxPortText)
+	signal       int             // the signal that stopped limcheck during the run: status 128 + it
+	stoppedBy    string          // what stopped the run before its NOT RUN cases, when not the port or --timeout: --fail-fast, a signal
+	streamed     int             // the cases the text report printed as they finished (live)
+	headShown    bool            // the text report's head is printed
 }
 
 // portInfo is the port's hello, clean.
@@ -93,6 +97,7 @@ type caseReport struct {
 	Differences []difference    `json:"differences,omitempty"` // field by field, sorted
 	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
 	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
+	Seconds     float64         `json:"-"`                     // the case's share of the run's time (protocol.CaseResult.Elapsed)
 }
 
 // difference is one field whose value differs at the diverging op; a
@@ -412,6 +417,8 @@ func (rep *report) count(v string) {
 // status is the exit status the report calls for.
 func (rep *report) status() int {
 	switch {
+	case rep.signal != 0:
+		return 128 + rep.signal
 	case rep.Broken != "":
 		return exitBroken
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
@@ -446,40 +453,55 @@ func (rep *report) closing() string {
 	return line
 }
 
-// writeText writes the human report.
+// writeText writes the human report: its head, each case, its tail.
 func writeText(w io.Writer, rep *report, quiet bool) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
-	notRun := 0
-	for _, c := range rep.Cases {
-		if c.Verdict == vNotRun {
-			notRun++
-			continue
-		}
-		if quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail) {
-			continue
-		}
-		fmt.Fprintf(w, "%-6s %s [%s]\n", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
-		if c.Verdict == vPass || (c.Verdict == vSkip && c.Why == "") {
-			continue
-		}
-		if c.Verdict != vSkip {
-			fmt.Fprintf(w, "       %s\n", c.Description)
-		}
-		if c.Why != "" {
-			fmt.Fprintf(w, "       %s\n", c.Why)
-		}
-		if c.Context != "" {
-			fmt.Fprint(w, indent(c.difference().Text("expected", "got"), "       "))
-		}
-		if s := c.Stderr; s != nil && len(s.Lines) == 0 {
-			fmt.Fprintf(w, "       %s: none\n", s.label())
-		} else if s != nil {
-			fmt.Fprintf(w, "       %s:\n", s.label())
-			fmt.Fprint(w, indent(lastLines(strings.Join(s.Lines, "\n"), 20), "       | "))
-		}
+	if !rep.headShown {
+		writeHead(w, rep, len(rep.Cases))
 	}
-	if notRun > 0 {
-		fmt.Fprintf(w, "NOT RUN %d cases: %s before them\n", notRun, rep.stopper())
+	for _, c := range rep.Cases[rep.streamed:] {
+		writeCase(w, c, quiet)
+	}
+	writeTail(w, rep)
+}
+
+// writeHead writes the report's first line, for a run of n cases.
+func writeHead(w io.Writer, rep *report, n int) {
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, n)
+}
+
+// writeCase writes one case of the human report: nothing for a case not
+// run (the tail counts them), a line for one that passed or skipped, and
+// a failure with its description, why, divergence and stderr.
+func writeCase(w io.Writer, c caseReport, quiet bool) {
+	if c.Verdict == vNotRun || (quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail)) {
+		return
+	}
+	fmt.Fprintf(w, "%-6s %s [%s]\n", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
+	if c.Verdict == vPass || (c.Verdict == vSkip && c.Why == "") {
+		return
+	}
+	if c.Verdict != vSkip {
+		fmt.Fprintf(w, "       %s\n", c.Description)
+	}
+	if c.Why != "" {
+		fmt.Fprintf(w, "       %s\n", c.Why)
+	}
+	if c.Context != "" {
+		fmt.Fprint(w, indent(c.difference().Text("expected", "got"), "       "))
+	}
+	if s := c.Stderr; s != nil && len(s.Lines) == 0 {
+		fmt.Fprintf(w, "       %s: none\n", s.label())
+	} else if s != nil {
+		fmt.Fprintf(w, "       %s:\n", s.label())
+		fmt.Fprint(w, indent(lastLines(strings.Join(s.Lines, "\n"), 20), "       | "))
+	}
+}
+
+// writeTail writes what follows the cases: the cases not run, why the
+// run is incomplete or broken, and the closing line.
+func writeTail(w io.Writer, rep *report) {
+	if n := rep.Summary.NotRun; n > 0 {
+		fmt.Fprintf(w, "NOT RUN %d cases: %s before them\n", n, rep.stopper())
 	}
 	if rep.Incomplete != "" {
 		fmt.Fprintln(w, rep.Incomplete)
@@ -495,6 +517,9 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 
 // stopper names what stopped the run before its NOT RUN cases.
 func (rep *report) stopper() string {
+	if rep.stoppedBy != "" {
+		return rep.stoppedBy
+	}
 	if rep.timedOut {
 		return "the run's --timeout passed"
 	}
