@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -213,7 +210,7 @@ func (rep *report) finish(elapsed time.Duration) {
 // caseOf is the report of one result.
 func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
-		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why))}
+		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why)), Seconds: r.Elapsed.Seconds()}
 	listed := rep.expectFail[r.Case.ID]
 	switch r.Verdict {
 	case conformance.Pass:
@@ -577,94 +574,4 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = io.WriteString(w, jsonSafe(string(out))+"\n")
 	return err
-}
-
-// The JUnit XML form: one testsuite, one testcase per case.
-type junitSuites struct {
-	XMLName xml.Name   `xml:"testsuites"`
-	Suites  []junitSet `xml:"testsuite"`
-}
-
-type junitSet struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Class   string     `xml:"classname,attr"`
-	Name    string     `xml:"name,attr"`
-	Failure *junitText `xml:"failure,omitempty"`
-	Error   *junitText `xml:"error,omitempty"`
-	Skipped *junitText `xml:"skipped,omitempty"`
-	Stderr  string     `xml:"system-err,omitempty"`
-}
-
-type junitText struct {
-	Message string `xml:"message,attr"`
-	Body    string `xml:",chardata"`
-}
-
-// junitBreak is the error testcase of a break that no case shows as
-// BROKEN (at the handshake, at shutdown): without it a CI dashboard shows
-// such a run as all skipped or all passed.
-func (rep *report) junitBreak() (junitCase, bool) {
-	if rep.Broken == "" || rep.Summary.Broken > 0 {
-		return junitCase{}, false
-	}
-	at := cmp.Or(rep.BrokenAt, atRun)
-	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Error: &junitText{Message: rep.Broken, Body: strings.Join(rep.BrokenStderr, "\n")}}, true
-}
-
-// writeJUnit writes the report as JUnit XML to file.
-func writeJUnit(file string, rep *report) error {
-	set := junitSet{Name: "limcheck " + rep.Port.Name, Tests: len(rep.Cases), Time: fmt.Sprintf("%.3f", rep.Elapsed.Seconds())}
-	brk, broke := rep.junitBreak()
-	if broke {
-		set.Tests++
-		set.Errors++
-	}
-	if broke && rep.BrokenAt == atHandshake {
-		set.Cases = append(set.Cases, brk)
-	}
-	for _, c := range rep.Cases {
-		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]"}
-		if c.Stderr != nil {
-			jc.Stderr = c.Stderr.text()
-		}
-		body := c.Description + "\n"
-		if c.Context != "" {
-			body += c.difference().Text("expected", "got")
-		}
-		switch c.Verdict {
-		case vFail, vXPass:
-			jc.Failure = &junitText{Message: c.Why, Body: body}
-			set.Failures++
-		case vBroken:
-			jc.Error = &junitText{Message: c.Why, Body: body}
-			set.Errors++
-		case vNotRun:
-			jc.Skipped = &junitText{Message: "not run: " + rep.stopper() + " before this case"}
-			set.Skipped++
-		case vSkip, vXFail:
-			jc.Skipped = &junitText{Message: strings.ToLower(c.Verdict) + ": " + c.Why}
-			set.Skipped++
-		}
-		set.Cases = append(set.Cases, jc)
-	}
-	if broke && rep.BrokenAt != atHandshake {
-		set.Cases = append(set.Cases, brk)
-	}
-	out, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("-junit: %w", err)
-	}
-	if err := os.WriteFile(file, append([]byte(xml.Header), append(out, '\n')...), 0o644); err != nil {
-		return fmt.Errorf("-junit: %w", err)
-	}
-	return nil
 }

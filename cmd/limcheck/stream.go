@@ -70,7 +70,6 @@ func (lv *live) add(r protocol.CaseResult) {
 	defer lv.mu.Unlock()
 	lv.rep.add([]protocol.CaseResult{r})
 	cr := &lv.rep.Cases[len(lv.rep.Cases)-1]
-	cr.Seconds = r.Elapsed.Seconds()
 	lv.stderr = lv.stderr || r.Stderr != ""
 	if failing(cr.Verdict) {
 		lv.failed++
