@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -229,6 +230,7 @@ func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]str
 // portFlags are the flags naming and bounding a port.
 type portFlags struct {
 	command          string
+	commands         commandList // run's --port, repeatable: several ports side by side
 	requestTimeout   time.Duration
 	handshakeTimeout time.Duration
 	timeout          time.Duration
@@ -237,6 +239,27 @@ type portFlags struct {
 
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
+	pf.registerRest(fs, overall)
+}
+
+// registerMany is register with a repeatable --port: run checks several
+// ports side by side.
+func (pf *portFlags) registerMany(fs *flag.FlagSet, overall time.Duration) {
+	fs.Var(&pf.commands, "port", "the port: a command line run by sh -c (default: the bundled Go implementation, in process); repeat it to check several ports side by side")
+	pf.registerRest(fs, overall)
+}
+
+// commandList is a repeatable flag of command lines, which may hold commas.
+type commandList []string
+
+func (l *commandList) String() string { return strings.Join(*l, " ") }
+
+func (l *commandList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func (pf *portFlags) registerRest(fs *flag.FlagSet, overall time.Duration) {
 	fs.DurationVar(&pf.requestTimeout, "request-timeout", 10*time.Second, "the longest wait for one reply before the port counts as hung")
 	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", time.Minute, "the longest wait for the port's hello")
 	fs.DurationVar(&pf.timeout, "timeout", overall, "the longest the whole run may take")
@@ -246,9 +269,19 @@ func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 // or blank: an unset variable in a CI script must not check the bundled
 // implementation instead of the port and pass.
 func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
+	if len(pf.commands) == 1 {
+		pf.command = pf.commands[0]
+	}
+	bad := pf.command
+	if len(pf.commands) > 0 {
+		bad = "x" // every command is checked: none is blank
+	}
+	if i := slices.IndexFunc(pf.commands, func(s string) bool { return strings.TrimSpace(s) == "" }); i >= 0 {
+		bad = pf.commands[i]
+	}
 	switch {
-	case given(fs, "port") && strings.TrimSpace(pf.command) == "":
-		fmt.Fprintf(c.stderr, "%s: -port %q is empty: give the port's command line, or leave -port out to check the bundled implementation\n", fs.Name(), pf.command)
+	case given(fs, "port") && strings.TrimSpace(bad) == "":
+		fmt.Fprintf(c.stderr, "%s: -port %q is empty: give the port's command line, or leave -port out to check the bundled implementation\n", fs.Name(), bad)
 	case pf.requestTimeout <= 0:
 		fmt.Fprintf(c.stderr, "%s: -request-timeout %v: must be positive\n", fs.Name(), pf.requestTimeout)
 	case pf.handshakeTimeout <= 0:

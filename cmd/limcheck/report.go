@@ -51,6 +51,7 @@ type report struct {
 	timedOut     bool            // the run's --timeout passed: Incomplete says after what (never status 0)
 	expectFail   map[string]bool // the IDs --expect-fail lists
 	room         int             // bytes of port text the report may still keep (maxPortText)
+	cannotRun    bool            // the port's command could not run (run over several ports): status 2
 	signal       int             // the signal that stopped limcheck during the run: status 128 + it
 	stoppedBy    string          // what stopped the run before its NOT RUN cases, when not the port or --timeout: --fail-fast, a signal
 	streamed     int             // the cases the text report printed as they finished (live)
@@ -418,6 +419,8 @@ func (rep *report) status() int {
 		return 128 + rep.signal
 	case rep.Broken != "":
 		return exitBroken
+	case rep.cannotRun:
+		return exitUsage
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
 		return exitFailed
 	case rep.Incomplete != "" && (rep.timedOut || !rep.allowEmpty):

@@ -57,7 +57,7 @@ func (c cli) runCmd(args []string) int {
 	fs := c.flags("run", "[flags]", "Runs every conformance vector against a port and reports each case.\nBy default only core cases run; -strict adds the strict (out-of-contract) ones.", checkStatuses)
 	var pf portFlags
 	var rf reportFlags
-	pf.register(fs, 10*time.Minute)
+	pf.registerMany(fs, 10*time.Minute)
 	rf.register(fs)
 	var sel selection
 	sel.register(fs)
@@ -76,6 +76,9 @@ func (c cli) runCmd(args []string) int {
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
 		return exitUsage
+	}
+	if len(pf.commands) > 1 {
+		return c.checkMany(&pf, &rf, all, selected, *alone)
 	}
 	return c.check("run", &pf, &rf, all, selected, *alone)
 }
@@ -116,6 +119,18 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
 		return exitUsage
 	}
+	rep, st := c.checkPort(cmd, pf, rf, expected, selected, alone, true, nil)
+	if rep == nil {
+		return st
+	}
+	return c.emit(cmd, rf, rep)
+}
+
+// checkPort runs selected on the port pf names and returns its report, or
+// nil and the exit status when the port cannot run at all. stream prints
+// the text report's cases as they finish; onStop, when set, prints the
+// report of a run a signal stops, instead of emit (live.partial).
+func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, alone int, stream bool, onStop func(*report)) (*report, int) {
 	start := time.Now()
 	port, err := pf.open()
 	var (
@@ -134,16 +149,18 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 			rep.Incomplete, rep.timedOut = pf.timedOut(0, len(selected))+", waiting for the port's hello", true
 		}
 		c.portProblem(pf, err)
-		return c.emit(cmd, rf, rep)
+		return rep, rep.status()
 	}
 	if err != nil {
-		return c.portProblem(pf, err)
+		return nil, c.portProblem(pf, err)
 	}
 	rep := startReport(port.Hello(), expected)
-	lv := c.newLive(cmd, rf, rep, selected, alone, start)
+	lv := c.newLive(cmd, rf, rep, selected, alone, start, stream)
+	lv.onStop = onStop
 	runErr := lv.runInBatches(port, selected)
 	closeErr := port.Close()
 	lv.mu.Lock()
+	defer lv.mu.Unlock()
 	if lv.held { // a port that wrote no stderr has none to attribute
 		stderrAloneFor(pf, rep, selected, alone)
 	}
@@ -161,8 +178,8 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	case errors.As(closeErr, &late):
 		rep.Incomplete, rep.timedOut = pf.timedOut(done, len(selected))+", waiting for the port to exit", true
 	}
-	lv.mu.Unlock()
-	return lv.emit()
+	lv.end()
+	return rep, rep.status()
 }
 
 // batchOps is about how many ops one RunCases call of runInBatches runs.

@@ -37,6 +37,7 @@ type live struct {
 	stderr   bool // the port wrote stderr in some case's window so far
 	stop     bool // --fail-fast saw a failure: no further batch runs
 	failFast bool
+	onStop   func(*report) // prints the report a signal stops, instead of emit
 }
 
 // current is the live report a signal prints, if any.
@@ -47,9 +48,9 @@ var current struct {
 
 // newLive begins the live report of a run of cases on the port rep
 // describes, and prints the text report's head.
-func (c cli) newLive(cmd string, rf *reportFlags, rep *report, cases []conformance.Case, alone int, start time.Time) *live {
+func (c cli) newLive(cmd string, rf *reportFlags, rep *report, cases []conformance.Case, alone int, start time.Time, stream bool) *live {
 	lv := &live{c: c, cmd: cmd, rf: rf, rep: rep, cases: cases, alone: alone, start: start, failFast: rf.failFast}
-	if !rf.json {
+	if stream && !rf.json {
 		lv.out = bufio.NewWriter(c.stdout)
 		writeHead(lv.out, rep, len(cases))
 		rep.headShown = true
@@ -113,22 +114,14 @@ func (lv *live) stopped() bool {
 	return lv.stop
 }
 
-// end releases the report from the signals: the run is over, and emit
-// prints the rest under lv.mu.
+// end releases the report from the signals, lv.mu held: the run is over,
+// and a signal from now on prints no report of it.
 func (lv *live) end() {
 	lv.ended = true
 	current.Lock()
 	current.lv = nil
 	current.Unlock()
 	lv.progress.clear()
-}
-
-// emit prints the rest of the report and returns the exit status.
-func (lv *live) emit() int {
-	lv.mu.Lock()
-	defer lv.mu.Unlock()
-	lv.end()
-	return lv.c.emit(lv.cmd, lv.rf, lv.rep)
 }
 
 // freeze holds the live report, if any, for partial: a run that sig
@@ -170,6 +163,10 @@ func (lv *live) partial(sig syscall.Signal) {
 	rep.stoppedBy = fmt.Sprintf("limcheck was stopped (%v)", sig)
 	rep.Incomplete = fmt.Sprintf("%s after %d of %d cases", rep.stoppedBy, done, len(lv.cases))
 	lv.progress.clear()
+	if lv.onStop != nil {
+		lv.onStop(rep)
+		return
+	}
 	lv.c.emit(lv.cmd, lv.rf, rep)
 }
 
