@@ -123,7 +123,8 @@ const usage = `usage:
   limcheck                      the built-in default: the bundled Go implementation
                                 against every vector, a short differential fuzz and
                                 spec.md's worked example
-  limcheck run [flags]          every vector against a port (PASS / FAIL / SKIP per case)
+  limcheck run [flags]          every vector against a port (PASS / FAIL / SKIP per case),
+                                or against several side by side (--port A --port B)
   limcheck fuzz [flags]         differential random testing of a port against the model;
                                 a divergence is shrunk and written as a vector file
   limcheck replay [flags] FILE  one vector file (a case or a fuzz counterexample)
