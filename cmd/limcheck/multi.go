@@ -117,6 +117,12 @@ func (c cli) emitMany(rf *reportFlags, rs *runs) int {
 			status = worse(status, exitUsage)
 		}
 	}
+	if rf.html != "" {
+		if err := writeHTML(rf.html, rs.Ports...); err != nil {
+			fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
+			status = worse(status, exitUsage)
+		}
+	}
 	for _, rep := range rs.Ports {
 		if rep.Incomplete != "" {
 			fmt.Fprintf(c.stderr, "limcheck run: port %s: %s\n", rep.title(), rep.Incomplete)
@@ -210,35 +216,12 @@ func area(id string) string {
 }
 
 // writeAreas writes, for every clause area the cases list, how many of
-// its cases each port passed of those it ran (a case counts in every area
-// of its clauses, once).
+// its cases each port passed of those it ran (areaCounts).
 func writeAreas(w io.Writer, rs *runs) {
-	var areas []string
-	for _, c := range rs.Ports[0].Cases {
-		for _, id := range c.Clauses {
-			if a := area(id); !slices.Contains(areas, a) {
-				areas = append(areas, a)
-			}
-		}
-	}
-	slices.Sort(areas)
-	for _, a := range areas {
-		fmt.Fprintf(w, "  %-6s", a)
-		for _, rep := range rs.Ports {
-			passed, ran := 0, 0
-			for _, c := range rep.Cases {
-				if !slices.ContainsFunc(c.Clauses, func(id string) bool { return area(id) == a }) {
-					continue
-				}
-				switch c.Verdict {
-				case vPass, vXFail:
-					passed++
-					ran++
-				case vFail, vXPass, vBroken:
-					ran++
-				}
-			}
-			fmt.Fprintf(w, "  %9s", fmt.Sprintf("%d/%d", passed, ran))
+	for _, a := range areaCounts(rs.Ports) {
+		fmt.Fprintf(w, "  %-6s", a.area)
+		for _, pc := range a.ports {
+			fmt.Fprintf(w, "  %9s", fmt.Sprintf("%d/%d", pc.passed, pc.ran))
 		}
 		fmt.Fprintln(w)
 	}

@@ -96,6 +96,7 @@ type caseReport struct {
 	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
 	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
 	Seconds     float64         `json:"-"`                     // the case's share of the run's time (protocol.CaseResult.Elapsed)
+	Timeline    []point         `json:"-"`                     // the ops up to the divergence with both sides' results (--html)
 }
 
 // difference is one field whose value differs at the diverging op; a
@@ -251,6 +252,7 @@ func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 			cr.Why += fmt.Sprintf(" (its results are not kept: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
 		}
 		cr.Differences = differences(cr.Expected, cr.Got, diff.Fields)
+		cr.Timeline = timeline(r.Case, i, r.Got)
 	}
 	return cr
 }

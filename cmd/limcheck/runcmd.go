@@ -42,6 +42,7 @@ type reportFlags struct {
 	expectFail string
 	allowEmpty bool
 	failFast   bool
+	html       string
 }
 
 func (rf *reportFlags) register(fs *flag.FlagSet) {
@@ -49,6 +50,7 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.junit, "junit", "", "also write the report as JUnit XML to `FILE`")
 	fs.BoolVar(&rf.quiet, "q", false, "print only the cases that did not pass or skip, and the closing line")
 	fs.BoolVar(&rf.allowEmpty, "allow-empty", false, "exit 0, not 4, when nothing was checked (the port skipped every case)")
+	fs.StringVar(&rf.html, "html", "", "also write the report as one self-contained HTML page to `FILE`")
 	fs.BoolVar(&rf.failFast, "fail-fast", false, "stop at the first case that fails or breaks; the cases after it are NOT RUN")
 	fs.StringVar(&rf.expectFail, "expect-fail", "", "`FILE` lists known-failing case IDs, one a line (# comments): they may fail; passing is reported")
 }
@@ -295,6 +297,12 @@ func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
 	}
 	if rf.junit != "" {
 		if err := writeJUnit(rf.junit, rep); err != nil {
+			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+			status = worse(status, exitUsage)
+		}
+	}
+	if rf.html != "" {
+		if err := writeHTML(rf.html, rep); err != nil {
 			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
 			status = worse(status, exitUsage)
 		}
