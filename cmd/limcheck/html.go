@@ -234,6 +234,7 @@ pre { background: #f6f6f6; padding: .5em; overflow-x: auto; white-space: pre-wra
 .failure { border: 1px solid #e0a0a0; border-radius: 4px; padding: .2em 1em 1em; margin: 1em 0; }
 .clauses a { margin-right: .5em; }
 svg text { font: 11px monospace; }
+.tl { overflow-x: auto; }
 </style>
 </head>
 <body>
@@ -259,7 +260,7 @@ svg text { font: 11px monospace; }
 <p class="description">{{.Description}}</p>
 <p class="clauses">clauses: {{range .Clauses}}<a href="{{.URL}}" title="{{.Text}}">{{.ID}}</a>{{end}}</p>
 <p class="why">{{.Why}}</p>
-{{if .Timeline}}{{with .Timeline}}<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="timeline of the ops up to the divergence">
+{{if .Timeline}}{{with .Timeline}}<div class="tl"><svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="timeline of the ops up to the divergence">
 <text x="4" y="84">model</text><text x="4" y="144">port</text>
 <line x1="80" y1="110" x2="{{.Width}}" y2="110" stroke="#999"/>
 {{range .Marks}}<g class="mark{{if .Differs}} diverges{{end}}">
@@ -268,8 +269,8 @@ svg text { font: 11px monospace; }
 <circle cx="{{.X}}" cy="66" r="5" fill="#2a7"/><text x="{{.X}}" y="{{.WantY}}" text-anchor="middle">{{.Want}}</text><text x="{{.X}}" y="{{.WantStY}}" text-anchor="middle" fill="#555">{{.WantSt}}</text>
 <circle cx="{{.X}}" cy="126" r="5" fill="{{if .Differs}}#c00{{else}}#2a7{{end}}"/><text x="{{.X}}" y="{{.GotY}}" text-anchor="middle">{{.Got}}</text><text x="{{.X}}" y="{{.GotStY}}" text-anchor="middle" fill="#555">{{.GotSt}}</text>
 </g>
-{{end}}{{range .Axis}}<text x="{{.X}}" y="192" text-anchor="middle" fill="#333">{{.Text}}</text>
-{{end}}</svg>{{end}}{{end}}
+{{end}}{{range .Axis}}<text x="{{.X}}" y="{{.Y}}" text-anchor="middle" fill="#333">{{.Text}}</text>
+{{end}}</svg></div>{{end}}{{end}}
 {{if .Context}}<p>the ops from a fresh instance up to the one that differs (marked &gt;):</p><pre class="context">{{.Context}}</pre>{{end}}
 {{if or .Expected .Got}}<table class="results"><tr><th>expected (model)</th><td><pre class="expected">{{.Expected}}</pre></td></tr>
 <tr><th>got</th><td><pre class="got">{{.Got}}</pre></td></tr>

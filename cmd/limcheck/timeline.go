@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/oracle"
@@ -36,23 +38,41 @@ func timeline(c conformance.Case, at int, got oracle.Outcome) []point {
 		if op.Now.IsZero() {
 			p.Now = ""
 		}
+		var w, g oracle.Result
 		if i < len(want.Results) {
-			p.Want, p.WantSt = short(want.Results[i]), state(want.Results[i])
+			w = want.Results[i]
 		}
 		if i < len(got.Results) {
-			p.Got, p.GotSt = short(got.Results[i]), state(got.Results[i])
-		} else {
-			p.NoGot, p.Got = true, "(no result)"
+			g = got.Results[i]
 		}
 		p.Differs = i == at
+		p.Want, p.WantSt = short(w, g, p.Differs), state(w)
+		p.Got, p.GotSt = short(g, w, p.Differs), state(g)
+		if i >= len(got.Results) {
+			p.NoGot, p.Got, p.GotSt = true, "(no result)", ""
+		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// short is a result in a few characters: its verdict, or ok, or its
-// first fields.
-func short(r oracle.Result) string {
+// short is a result in a few characters: its verdict or ok, or its first
+// field; at the diverging op (diff), the fields in which the two sides
+// differ, so that the picture shows where they part.
+func short(r, other oracle.Result, diff bool) string {
+	fields := resultFields(r)
+	if diff {
+		theirs := resultFields(other)
+		var parts []string
+		for _, kv := range fields {
+			if !slices.Contains(theirs, kv) {
+				parts = append(parts, kv)
+			}
+		}
+		if len(parts) > 0 {
+			return cut(strings.Join(parts, " "), 28)
+		}
+	}
 	switch {
 	case r.Error != "":
 		return "error " + clean(string(r.Error))
@@ -60,12 +80,37 @@ func short(r oracle.Result) string {
 		return clean(r.Verdict)
 	case !r.OK.IsZero():
 		return "ok=" + r.OK.String()
+	case len(fields) > 0:
+		return cut(fields[0], 16)
 	}
-	line := jsonSafe(strings.Trim(jsonLineOf(r), "{}"))
-	if len(line) > 24 {
-		line = line[:21] + "..."
+	return "{}"
+}
+
+// resultFields is r's fields as key=value, in JSON order, the response
+// left out (it is long; the differing fields show it).
+func resultFields(r oracle.Result) []string {
+	r.Response = nil
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(jsonLineOf(r)), &m) != nil {
+		return nil
 	}
-	return line
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+jsonSafe(strings.Trim(string(v), `"`)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// cut is s in at most n bytes, "..." marking a cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 3 && !utf8.RuneStart(s[n-3]) {
+		n--
+	}
+	return s[:n-3] + "..."
 }
 
 // state is what a result exposes of the bucket or window: tks for a lim
@@ -92,8 +137,9 @@ func jsonLineOf(r oracle.Result) string {
 	return string(b)
 }
 
-// svgTimeline is the timeline drawn: time on the x axis (op order where
-// no op has a time), the model's results on the upper row and the port's
+// svgTimeline is the timeline drawn: time on the x axis where the ops'
+// times run forward (op order where they do not, as in a fuzz trace, each
+// op labelled with its time), ops close in time kept apart, the model's results on the upper row and the port's
 // on the lower, the diverging op marked, and the state under each.
 type svgTimeline struct {
 	Width, Height int
@@ -113,26 +159,29 @@ type svgMark struct {
 
 type svgTick struct {
 	X    float64
+	Y    int // alternating, so that long times do not overlap
 	Text string
 }
 
 // draw lays out the points of a timeline.
 func draw(points []point) svgTimeline {
-	const left, right, step, minGap = 90, 40, 110, 80
+	const left, right, step, minGap = 90, 60, 130, 120
 	w := left + right + step*max(len(points)-1, 1)
-	tl := svgTimeline{Width: w, Height: 200}
-	lo, hi, timed := math.Inf(1), math.Inf(-1), false
+	tl := svgTimeline{Width: w, Height: 210}
+	lo, hi, timed := math.Inf(1), math.Inf(-1), true
 	for _, p := range points {
 		if v, ok := nowValue(p.Now); ok {
-			lo, hi, timed = min(lo, v), max(hi, v), true
+			timed = timed && v >= hi // time runs forward: the axis is time; else op order
+			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
+	timed = timed && hi > lo
 	prev := lo
 	for i, p := range points {
 		x := float64(left + step*i)
-		if v, ok := nowValue(p.Now); timed && hi > lo && ok {
+		if v, ok := nowValue(p.Now); timed && ok {
 			x, prev = left+(v-lo)/(hi-lo)*float64(w-left-right), v
-		} else if timed && hi > lo {
+		} else if timed {
 			x = left + (prev-lo)/(hi-lo)*float64(w-left-right)
 		}
 		tl.Marks = append(tl.Marks, svgMark{X: x, Label: fmt.Sprintf("%d %s", p.Index, p.Kind), Want: p.Want, Got: p.Got, WantSt: p.WantSt, GotSt: p.GotSt,
@@ -142,7 +191,7 @@ func draw(points []point) svgTimeline {
 		}
 		tl.Marks[i].X = x
 		if p.Now != "" {
-			tl.Axis = append(tl.Axis, svgTick{X: x, Text: "t=" + p.Now})
+			tl.Axis = append(tl.Axis, svgTick{X: x, Y: 190 + 13*(len(tl.Axis)%2), Text: "t=" + p.Now})
 		}
 	}
 	if n := len(tl.Marks); n > 0 {
