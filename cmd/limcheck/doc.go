@@ -38,6 +38,17 @@
 // skipped every trace checked nothing: status 4, unless --allow-empty.
 // replay runs one vector file.
 //
+// run prints each case as it finishes (a terminal gets a progress line on
+// stderr); SIGINT or SIGTERM prints the partial report, the rest NOT RUN,
+// before exiting 128+n. --fail-fast stops at the first failure, --clause
+// takes globs (GATE-*), --level core|strict chooses levels. Repeating
+// --port checks several ports side by side: one table, a case per row and
+// a port per column, summaries per clause area and per port, --json as
+// limcheck-runs/1, --junit a testsuite per port. --html FILE (run, replay,
+// fuzz) writes one self-contained HTML page with each failure's timeline
+// as inline SVG. list prints the cases the filters select; version the
+// tool's, spec's, protocol's and formats' versions.
+//
 // Exit status of run, fuzz, replay and the default: 0 every case passed (or
 // was skipped, or failed as --expect-fail lists); 1 some case failed, fuzz
 // found a divergence, or a listed failure passed; 2 usage or input error;
