@@ -38,16 +38,18 @@
 // of conformance/internal/build (make vectors; make vectorcheck fails on
 // stale files). impl/ is checked against them from fuzz/vectors_test.go.
 //
-// Two packages build on this one: conformance/protocol runs cases and
+// Three packages build on this one: conformance/protocol runs cases and
 // traces on a port, a program speaking the port protocol (spec.md
 // PROTO-1..PROTO-11), and serves an oracle.Subject as one;
 // conformance/search fuzzes a port against the model and shrinks what it
-// finds into a case of this format.
+// finds into a case of this format; conformance/conformancetest runs the
+// vectors, and a go test -fuzz target, inside a Go implementer's go test.
 //
 // # Imports
 //
 // The standard library, oracle and (through oracle) model/...; its tests
 // also github.com/santhosh-tekuri/jsonschema/v6. Never impl/, and never
-// conformance/protocol or conformance/search, which import it
+// conformance/protocol, conformance/search or conformance/conformancetest,
+// which import it
 // (internal/archcheck enforces the direction).
 package conformance

@@ -22,7 +22,7 @@ func TestReportSchema(t *testing.T) {
 	if err := c.AddResource(conformance.ReportSchemaFile, doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, def := range []string{"", "#/$defs/run", "#/$defs/fuzz"} {
+	for _, def := range []string{"", "#/$defs/run", "#/$defs/runs", "#/$defs/fuzz"} {
 		if _, err := c.Compile(conformance.ReportSchemaFile + def); err != nil {
 			t.Errorf("compile %s%s: %v", conformance.ReportSchemaFile, def, err)
 		}

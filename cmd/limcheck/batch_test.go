@@ -36,7 +36,7 @@ func TestRunInBatches(t *testing.T) {
 		}
 	}
 	rep := startReport(protocol.Hello{Name: "model"}, nil)
-	if err := runInBatches(rep, protocol.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
+	if err := (&live{rep: rep}).runInBatches(protocol.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Cases) != len(cases) || rep.Summary.Passed != len(cases) {
@@ -44,7 +44,7 @@ func TestRunInBatches(t *testing.T) {
 	}
 
 	rep = startReport(protocol.Hello{Name: "model"}, nil)
-	if err := runInBatches(rep, &breaksInBatch{SubjectRunner: protocol.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
+	if err := (&live{rep: rep}).runInBatches(&breaksInBatch{SubjectRunner: protocol.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
 		t.Fatal("runInBatches(a runner that breaks) = nil error, want the break")
 	}
 	i := slices.IndexFunc(rep.Cases, func(c caseReport) bool { return c.Verdict == vBroken })

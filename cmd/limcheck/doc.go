@@ -13,6 +13,8 @@
 //	limcheck coverage             spec.md's clauses by vectors
 //	limcheck serve [-model]       the bundled implementation as a port
 //	limcheck walk [-q]            spec.md's worked example through the model
+//	limcheck list [flags]         the cases run would run, with no port
+//	limcheck version              the tool's, spec's and protocol's versions
 //
 // With no arguments limcheck checks the bundled implementation (impl/,
 // served through the protocol in process) against every vector, fuzzes it
@@ -35,6 +37,17 @@
 // It counts the ops of skipped traces apart, and a run in which the port
 // skipped every trace checked nothing: status 4, unless --allow-empty.
 // replay runs one vector file.
+//
+// run prints each case as it finishes (a terminal gets a progress line on
+// stderr); SIGINT or SIGTERM prints the partial report, the rest NOT RUN,
+// before exiting 128+n. --fail-fast stops at the first failure, --clause
+// takes globs (GATE-*), --level core|strict chooses levels. Repeating
+// --port checks several ports side by side: one table, a case per row and
+// a port per column, summaries per clause area and per port, --json as
+// limcheck-runs/1, --junit a testsuite per port. --html FILE (run, replay,
+// fuzz) writes one self-contained HTML page with each failure's timeline
+// as inline SVG. list prints the cases the filters select; version the
+// tool's, spec's, protocol's and formats' versions.
 //
 // Exit status of run, fuzz, replay and the default: 0 every case passed (or
 // was skipped, or failed as --expect-fail lists); 1 some case failed, fuzz

@@ -31,6 +31,7 @@ func (c cli) fuzzCmd(args []string) int {
 	shrinkTime := fs.Duration("shrink-time", 30*time.Second, "the longest shrinking may take")
 	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
+	html := fs.String("html", "", "when a divergence is found, also write it as one self-contained HTML page, its trace drawn as a timeline, to `FILE`")
 	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked)")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
@@ -118,7 +119,13 @@ func (c cli) fuzzCmd(args []string) int {
 		if errors.As(rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
 			closeErr = nil // the break shrinking reports
 		}
-		return c.fuzzFound(&res, *out, &pf, closeErr)
+		st := c.fuzzFound(&res, *out, &pf, closeErr)
+		if *html != "" {
+			if err := writeFoundHTML(*html, port.Hello(), rep.Found); err != nil {
+				fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
+			}
+		}
+		return st
 	case rep.TimedOut || errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)):
 		// a budget that ran out, not a break (a port the deadline stopped
 		// says so again as it closes)
@@ -274,3 +281,16 @@ func (res *fuzzOutcome) shrinkStderr() string {
 
 // shellQuote quotes s for sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// writeFoundHTML writes the counterexample f, found on the port h, as the
+// HTML report of its one case.
+func writeFoundHTML(file string, h protocol.Hello, f *search.Counterexample) error {
+	r := protocol.CaseResult{Case: f.Case, Verdict: conformance.Fail, Divergence: f.Divergence, Got: f.Run.Outcome, Stderr: f.Run.Stderr}
+	switch {
+	case f.Divergence != nil:
+		r.Why = fmt.Sprintf("result differs at op %d", f.Divergence.Index)
+	default:
+		r.Why = "fault: " + f.Fault
+	}
+	return writeHTML(file, newReport(h, []protocol.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))
+}

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,17 +57,25 @@ func stopOnSignals() {
 	}()
 }
 
-// stopping is held by the goroutine that stops limcheck, for good.
-var stopping sync.Mutex
+// stopping is held by the goroutine that stops limcheck, for good;
+// exiting is set then, so that a write of the partial report that fails
+// does not stop limcheck again (pipeGuard).
+var (
+	stopping sync.Mutex
+	exiting  atomic.Bool
+)
 
 // stop ends limcheck on sig: it kills the process group of every port it
 // started (each runs in its own, PROTO-1, so a terminal's signals never
 // reach it, and a hung one would outlive limcheck), says so, and exits
 // with 128 + the signal's number, as a shell reports a process the signal
 // killed; a closed output with no port to stop (limcheck coverage | head)
-// ends it silently, as SIGPIPE does. It never returns.
+// ends it silently, as SIGPIPE does. A SIGINT or SIGTERM during a run
+// prints the run's partial report first (live.partial). It never returns.
 func stop(sig syscall.Signal) {
 	stopping.Lock()
+	exiting.Store(true)
+	lv := freeze(sig)
 	msg := fmt.Sprintf("\nlimcheck: %v", sig)
 	switch n := protocol.KillAll(); {
 	case n == 1:
@@ -78,6 +88,9 @@ func stop(sig syscall.Signal) {
 	if msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}
+	if lv != nil {
+		lv.partial(sig)
+	}
 	os.Exit(128 + int(sig))
 }
 
@@ -88,7 +101,7 @@ type pipeGuard struct{ f *os.File }
 
 func (g pipeGuard) Write(b []byte) (int, error) {
 	n, err := g.f.Write(b)
-	if errors.Is(err, syscall.EPIPE) {
+	if errors.Is(err, syscall.EPIPE) && !exiting.Load() {
 		stop(syscall.SIGPIPE)
 	}
 	return n, err
@@ -110,7 +123,8 @@ const usage = `usage:
   limcheck                      the built-in default: the bundled Go implementation
                                 against every vector, a short differential fuzz and
                                 spec.md's worked example
-  limcheck run [flags]          every vector against a port (PASS / FAIL / SKIP per case)
+  limcheck run [flags]          every vector against a port (PASS / FAIL / SKIP per case),
+                                or against several side by side (--port A --port B)
   limcheck fuzz [flags]         differential random testing of a port against the model;
                                 a divergence is shrunk and written as a vector file
   limcheck replay [flags] FILE  one vector file (a case or a fuzz counterexample)
@@ -118,6 +132,8 @@ const usage = `usage:
   limcheck coverage             spec.md's clauses by the vectors that check them
   limcheck serve [-model]       be a port: the bundled Go implementation on stdin/stdout
   limcheck walk [-q]            spec.md's worked example and findings through the model
+  limcheck list [flags]         the cases run would run (ID, level, component, clauses)
+  limcheck version              limcheck's, the spec's, the protocol's and the formats' versions
 
 A port is a program speaking the protocol of spec.md (PROTO-1..11) on its
 stdin and stdout, given as --port 'COMMAND ARGS' (run by sh -c). Without
@@ -156,6 +172,10 @@ func (c cli) main(args []string) int {
 		return c.serveCmd(args[1:])
 	case "walk":
 		return c.walkCmd(args[1:])
+	case "list":
+		return c.listCmd(args[1:])
+	case "version", "-version", "--version":
+		return c.versionCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK
@@ -211,6 +231,7 @@ func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]str
 // portFlags are the flags naming and bounding a port.
 type portFlags struct {
 	command          string
+	commands         commandList // run's --port, repeatable: several ports side by side
 	requestTimeout   time.Duration
 	handshakeTimeout time.Duration
 	timeout          time.Duration
@@ -219,6 +240,27 @@ type portFlags struct {
 
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
+	pf.registerRest(fs, overall)
+}
+
+// registerMany is register with a repeatable --port: run checks several
+// ports side by side.
+func (pf *portFlags) registerMany(fs *flag.FlagSet, overall time.Duration) {
+	fs.Var(&pf.commands, "port", "the port: a command line run by sh -c (default: the bundled Go implementation, in process); repeat it to check several ports side by side")
+	pf.registerRest(fs, overall)
+}
+
+// commandList is a repeatable flag of command lines, which may hold commas.
+type commandList []string
+
+func (l *commandList) String() string { return strings.Join(*l, " ") }
+
+func (l *commandList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func (pf *portFlags) registerRest(fs *flag.FlagSet, overall time.Duration) {
 	fs.DurationVar(&pf.requestTimeout, "request-timeout", 10*time.Second, "the longest wait for one reply before the port counts as hung")
 	fs.DurationVar(&pf.handshakeTimeout, "handshake-timeout", time.Minute, "the longest wait for the port's hello")
 	fs.DurationVar(&pf.timeout, "timeout", overall, "the longest the whole run may take")
@@ -228,9 +270,19 @@ func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
 // or blank: an unset variable in a CI script must not check the bundled
 // implementation instead of the port and pass.
 func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
+	if len(pf.commands) == 1 {
+		pf.command = pf.commands[0]
+	}
+	bad := pf.command
+	if len(pf.commands) > 0 {
+		bad = "x" // every command is checked: none is blank
+	}
+	if i := slices.IndexFunc(pf.commands, func(s string) bool { return strings.TrimSpace(s) == "" }); i >= 0 {
+		bad = pf.commands[i]
+	}
 	switch {
-	case given(fs, "port") && strings.TrimSpace(pf.command) == "":
-		fmt.Fprintf(c.stderr, "%s: -port %q is empty: give the port's command line, or leave -port out to check the bundled implementation\n", fs.Name(), pf.command)
+	case given(fs, "port") && strings.TrimSpace(bad) == "":
+		fmt.Fprintf(c.stderr, "%s: -port %q is empty: give the port's command line, or leave -port out to check the bundled implementation\n", fs.Name(), bad)
 	case pf.requestTimeout <= 0:
 		fmt.Fprintf(c.stderr, "%s: -request-timeout %v: must be positive\n", fs.Name(), pf.requestTimeout)
 	case pf.handshakeTimeout <= 0:

@@ -59,32 +59,36 @@ func ids(cs []conformance.Case) []string {
 // alternatives, filters of different kinds must all hold, strict cases
 // need -strict, and the order of the vector set is kept.
 func TestSelectCases(t *testing.T) {
+	both := []string{"core", "strict"}
 	tests := []struct {
 		ids, clauses, comps []string
-		strict              bool
+		levels              []string
 		want                []string
 		reason              string
 	}{
-		{nil, nil, nil, false, []string{"lim-take-013", "lim-key-001", "gate-admit-001", "throttle-any-001"}, "no filter: every core case"},
-		{nil, nil, nil, true, ids(cases), "-strict adds the strict cases, in place"},
-		{[]string{"lim-*"}, nil, nil, false, []string{"lim-take-013", "lim-key-001"}, "a glob"},
-		{[]string{"lim-key-*", "gate-admit-00?"}, nil, nil, false, []string{"lim-key-001", "gate-admit-001"}, "patterns are alternatives"},
-		{nil, []string{"LIM-12"}, nil, false, []string{"lim-take-013", "gate-admit-001"}, "a clause listed anywhere in a case"},
-		{nil, []string{"LIM-16", "THR-9"}, nil, false, []string{"lim-key-001", "throttle-any-001"}, "clauses are alternatives"},
-		{nil, []string{"LIM-12"}, []string{"gate"}, false, []string{"gate-admit-001"}, "filters of different kinds all hold"},
-		{[]string{"lim-*"}, []string{"LIM-7"}, nil, true, []string{"lim-take-001"}, "a strict case with -strict"},
-		{nil, []string{"LIM-1"}, nil, true, nil, "a clause is matched whole, not as a prefix"},
+		{nil, nil, nil, nil, []string{"lim-take-013", "lim-key-001", "gate-admit-001", "throttle-any-001"}, "no filter: every core case"},
+		{nil, nil, nil, both, ids(cases), "-strict adds the strict cases, in place"},
+		{[]string{"lim-*"}, nil, nil, nil, []string{"lim-take-013", "lim-key-001"}, "a glob"},
+		{[]string{"lim-key-*", "gate-admit-00?"}, nil, nil, nil, []string{"lim-key-001", "gate-admit-001"}, "patterns are alternatives"},
+		{nil, []string{"LIM-12"}, nil, nil, []string{"lim-take-013", "gate-admit-001"}, "a clause listed anywhere in a case"},
+		{nil, []string{"LIM-16", "THR-9"}, nil, nil, []string{"lim-key-001", "throttle-any-001"}, "clauses are alternatives"},
+		{nil, []string{"LIM-12"}, []string{"gate"}, nil, []string{"gate-admit-001"}, "filters of different kinds all hold"},
+		{[]string{"lim-*"}, []string{"LIM-7"}, nil, both, []string{"lim-take-001"}, "a strict case with -strict"},
+		{nil, []string{"LIM-1"}, nil, both, nil, "a clause is matched whole, not as a prefix"},
+		{nil, []string{"LIM-1*"}, nil, nil, []string{"lim-take-013", "lim-key-001", "gate-admit-001"}, "a clause glob"},
+		{nil, []string{"GATE-*", "THR-?"}, nil, nil, []string{"gate-admit-001", "throttle-any-001"}, "clause globs are alternatives"},
+		{nil, nil, nil, []string{"strict"}, []string{"lim-take-001"}, "-level strict: only the strict cases"},
 	}
 	for _, tt := range tests {
-		got, err := selectCases(cases, tt.ids, tt.clauses, tt.comps, tt.strict)
+		got, err := selectCases(cases, tt.ids, tt.clauses, tt.comps, tt.levels)
 		if tt.want == nil {
 			if err == nil {
-				t.Errorf("selectCases(%q, %q, %q, %v) = %q, want an error (%s)", tt.ids, tt.clauses, tt.comps, tt.strict, ids(got), tt.reason)
+				t.Errorf("selectCases(%q, %q, %q, %v) = %q, want an error (%s)", tt.ids, tt.clauses, tt.comps, tt.levels, ids(got), tt.reason)
 			}
 			continue
 		}
 		if err != nil || !slices.Equal(ids(got), tt.want) {
-			t.Errorf("selectCases(%q, %q, %q, %v) = %q, %v; want %q (%s)", tt.ids, tt.clauses, tt.comps, tt.strict, ids(got), err, tt.want, tt.reason)
+			t.Errorf("selectCases(%q, %q, %q, %v) = %q, %v; want %q (%s)", tt.ids, tt.clauses, tt.comps, tt.levels, ids(got), err, tt.want, tt.reason)
 		}
 	}
 }
@@ -101,9 +105,10 @@ func TestSelectCasesErrors(t *testing.T) {
 		{nil, nil, []string{"gates"}, `-component "gates": not a component`, "a misspelt component is named"},
 		{[]string{"nope-*"}, nil, nil, "no case matches the filters", "nothing matches"},
 		{nil, []string{"LIM-7"}, nil, "strict cases run only with -strict", "only strict cases match: the hint names -strict"},
+		{nil, []string{"GATE-["}, nil, `-clause "GATE-[": bad pattern`, "a malformed clause glob is reported"},
 	}
 	for _, tt := range tests {
-		_, err := selectCases(cases, tt.ids, tt.clauses, tt.comps, false)
+		_, err := selectCases(cases, tt.ids, tt.clauses, tt.comps, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("selectCases(%q, %q, %q) error = %v, want one containing %q (%s)", tt.ids, tt.clauses, tt.comps, err, tt.want, tt.reason)
 		}
@@ -256,8 +261,11 @@ func TestWriteJUnit(t *testing.T) {
 	if s.Tests != 7 || s.Failures != 2 || s.Errors != 1 || s.Skipped != 3 || len(s.Cases) != 7 {
 		t.Errorf("suite tests=%d failures=%d errors=%d skipped=%d cases=%d; want 7, 2, 1, 3, 7", s.Tests, s.Failures, s.Errors, s.Skipped, len(s.Cases))
 	}
-	if c := s.Cases[1]; c.Failure == nil || c.Failure.Message != "why fail" || c.Name != "c1 [LIM-12 PROP-4]" || c.Class != "limcheck.lim" {
-		t.Errorf("the failed case is %+v, want a failure with the why, named by ID and clauses", c)
+	if c := s.Cases[1]; c.Failure == nil || c.Failure.Message != "why fail" || c.Name != "c1" || c.Class != "limcheck.lim" {
+		t.Errorf("the failed case is %+v, want a failure with the why, named by its ID", c)
+	}
+	if c := s.Cases[1]; c.Properties == nil || !slices.Contains(c.Properties.Props, junitProp{"clause", "PROP-4"}) {
+		t.Errorf("the failed case's properties are %+v, want its clauses among them", c.Properties)
 	}
 }
 

@@ -54,7 +54,11 @@ var readmeStatus = map[string]int{
 	// (readmeCounterexample); driver.py, the port without it, passes it.
 	"limcheck replay --port 'python3 driver.py' limcheck-counterexample-gate-42.json": exitOK,
 	"limcheck vectors export ./vectors":                                               exitOK,
-	"limcheck coverage":                                                               exitOK,
+	// Streaming and several ports: the three reference ports pass.
+	"limcheck list --clause 'GATE-1?'": exitOK,
+	"limcheck version":                 exitOK,
+	"limcheck run --port 'python3 ports/python/driver.py' --port 'node ports/js/driver.js' --port 'limcheck serve' --clause 'GATE-1?'": exitOK,
+	"limcheck coverage": exitOK,
 	// The CI workflow: limcheck-known-failures.txt lists no case, and the
 	// port has no divergence to find.
 	"limcheck run --port 'python3 driver.py' --strict --junit limcheck.xml --expect-fail limcheck-known-failures.txt":   exitOK,
@@ -99,7 +103,15 @@ var readmeSubstitutions = []substitution{
 		run:    "limcheck fuzz --port 'python3 driver.py' --seed 1 --ops 2000 --out counterexample.json",
 		why:    "${{ github.run_number }} is GitHub Actions' expression, filled in before sh sees the line (sh calls it a bad substitution); a minute is past this test's budget",
 	},
+	{
+		readme: readmeSideBySide,
+		run:    `limcheck run --port "python3 $PORTS/python/driver.py" --port "node $PORTS/js/driver.js" --port 'limcheck serve' --clause 'GATE-1?'`,
+		why:    "the README runs it from a checkout; the work directory is not one, so the ports are named by their path in this repository ($PORTS)",
+	},
 }
+
+// readmeSideBySide is the README's run of the three reference ports.
+const readmeSideBySide = "limcheck run --port 'python3 ports/python/driver.py' --port 'node ports/js/driver.js' --port 'limcheck serve' --clause 'GATE-1?'"
 
 // readmeMutant is the bug planted in the Python port to find the
 // counterexample the README's replay line reads (ports/mutants.json): a
@@ -251,6 +263,11 @@ func prepareReadmeWork(env *testscript.Env, counterexample []byte) error {
 	if err := copyPythonPort(env.WorkDir); err != nil {
 		return err
 	}
+	ports, err := filepath.Abs("../../ports")
+	if err != nil {
+		return err
+	}
+	env.Setenv("PORTS", ports)
 	files := map[string][]byte{
 		"limcheck-counterexample-gate-42.json": counterexample,
 		"limcheck-known-failures.txt":          []byte("# cases this port is known to fail: none\n"),

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -54,6 +51,11 @@ type report struct {
 	timedOut     bool            // the run's --timeout passed: Incomplete says after what (never status 0)
 	expectFail   map[string]bool // the IDs --expect-fail lists
 	room         int             // bytes of port text the report may still keep (maxPortText)
+	cannotRun    bool            // the port's command could not run (run over several ports): status 2
+	signal       int             // the signal that stopped limcheck during the run: status 128 + it
+	stoppedBy    string          // what stopped the run before its NOT RUN cases, when not the port or --timeout: --fail-fast, a signal
+	streamed     int             // the cases the text report printed as they finished (live)
+	headShown    bool            // the text report's head is printed
 }
 
 // portInfo is the port's hello, clean.
@@ -93,6 +95,8 @@ type caseReport struct {
 	Differences []difference    `json:"differences,omitempty"` // field by field, sorted
 	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
 	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
+	Seconds     float64         `json:"-"`                     // the case's share of the run's time (protocol.CaseResult.Elapsed)
+	Timeline    []point         `json:"-"`                     // the ops up to the divergence with both sides' results (--html)
 }
 
 // difference is one field whose value differs at the diverging op; a
@@ -208,7 +212,7 @@ func (rep *report) finish(elapsed time.Duration) {
 // caseOf is the report of one result.
 func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
-		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why))}
+		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why)), Seconds: r.Elapsed.Seconds()}
 	listed := rep.expectFail[r.Case.ID]
 	switch r.Verdict {
 	case conformance.Pass:
@@ -248,6 +252,7 @@ func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 			cr.Why += fmt.Sprintf(" (its results are not kept: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
 		}
 		cr.Differences = differences(cr.Expected, cr.Got, diff.Fields)
+		cr.Timeline = timeline(r.Case, i, r.Got)
 	}
 	return cr
 }
@@ -412,8 +417,12 @@ func (rep *report) count(v string) {
 // status is the exit status the report calls for.
 func (rep *report) status() int {
 	switch {
+	case rep.signal != 0:
+		return 128 + rep.signal
 	case rep.Broken != "":
 		return exitBroken
+	case rep.cannotRun:
+		return exitUsage
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
 		return exitFailed
 	case rep.Incomplete != "" && (rep.timedOut || !rep.allowEmpty):
@@ -446,40 +455,55 @@ func (rep *report) closing() string {
 	return line
 }
 
-// writeText writes the human report.
+// writeText writes the human report: its head, each case, its tail.
 func writeText(w io.Writer, rep *report, quiet bool) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, len(rep.Cases))
-	notRun := 0
-	for _, c := range rep.Cases {
-		if c.Verdict == vNotRun {
-			notRun++
-			continue
-		}
-		if quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail) {
-			continue
-		}
-		fmt.Fprintf(w, "%-6s %s [%s]\n", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
-		if c.Verdict == vPass || (c.Verdict == vSkip && c.Why == "") {
-			continue
-		}
-		if c.Verdict != vSkip {
-			fmt.Fprintf(w, "       %s\n", c.Description)
-		}
-		if c.Why != "" {
-			fmt.Fprintf(w, "       %s\n", c.Why)
-		}
-		if c.Context != "" {
-			fmt.Fprint(w, indent(c.difference().Text("expected", "got"), "       "))
-		}
-		if s := c.Stderr; s != nil && len(s.Lines) == 0 {
-			fmt.Fprintf(w, "       %s: none\n", s.label())
-		} else if s != nil {
-			fmt.Fprintf(w, "       %s:\n", s.label())
-			fmt.Fprint(w, indent(lastLines(strings.Join(s.Lines, "\n"), 20), "       | "))
-		}
+	if !rep.headShown {
+		writeHead(w, rep, len(rep.Cases))
 	}
-	if notRun > 0 {
-		fmt.Fprintf(w, "NOT RUN %d cases: %s before them\n", notRun, rep.stopper())
+	for _, c := range rep.Cases[rep.streamed:] {
+		writeCase(w, c, quiet)
+	}
+	writeTail(w, rep)
+}
+
+// writeHead writes the report's first line, for a run of n cases.
+func writeHead(w io.Writer, rep *report, n int) {
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, n)
+}
+
+// writeCase writes one case of the human report: nothing for a case not
+// run (the tail counts them), a line for one that passed or skipped, and
+// a failure with its description, why, divergence and stderr.
+func writeCase(w io.Writer, c caseReport, quiet bool) {
+	if c.Verdict == vNotRun || (quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail)) {
+		return
+	}
+	fmt.Fprintf(w, "%-6s %s [%s]\n", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
+	if c.Verdict == vPass || (c.Verdict == vSkip && c.Why == "") {
+		return
+	}
+	if c.Verdict != vSkip {
+		fmt.Fprintf(w, "       %s\n", c.Description)
+	}
+	if c.Why != "" {
+		fmt.Fprintf(w, "       %s\n", c.Why)
+	}
+	if c.Context != "" {
+		fmt.Fprint(w, indent(c.difference().Text("expected", "got"), "       "))
+	}
+	if s := c.Stderr; s != nil && len(s.Lines) == 0 {
+		fmt.Fprintf(w, "       %s: none\n", s.label())
+	} else if s != nil {
+		fmt.Fprintf(w, "       %s:\n", s.label())
+		fmt.Fprint(w, indent(lastLines(strings.Join(s.Lines, "\n"), 20), "       | "))
+	}
+}
+
+// writeTail writes what follows the cases: the cases not run, why the
+// run is incomplete or broken, and the closing line.
+func writeTail(w io.Writer, rep *report) {
+	if n := rep.Summary.NotRun; n > 0 {
+		fmt.Fprintf(w, "NOT RUN %d cases: %s before them\n", n, rep.stopper())
 	}
 	if rep.Incomplete != "" {
 		fmt.Fprintln(w, rep.Incomplete)
@@ -495,6 +519,9 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 
 // stopper names what stopped the run before its NOT RUN cases.
 func (rep *report) stopper() string {
+	if rep.stoppedBy != "" {
+		return rep.stoppedBy
+	}
 	if rep.timedOut {
 		return "the run's --timeout passed"
 	}
@@ -552,94 +579,4 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = io.WriteString(w, jsonSafe(string(out))+"\n")
 	return err
-}
-
-// The JUnit XML form: one testsuite, one testcase per case.
-type junitSuites struct {
-	XMLName xml.Name   `xml:"testsuites"`
-	Suites  []junitSet `xml:"testsuite"`
-}
-
-type junitSet struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Class   string     `xml:"classname,attr"`
-	Name    string     `xml:"name,attr"`
-	Failure *junitText `xml:"failure,omitempty"`
-	Error   *junitText `xml:"error,omitempty"`
-	Skipped *junitText `xml:"skipped,omitempty"`
-	Stderr  string     `xml:"system-err,omitempty"`
-}
-
-type junitText struct {
-	Message string `xml:"message,attr"`
-	Body    string `xml:",chardata"`
-}
-
-// junitBreak is the error testcase of a break that no case shows as
-// BROKEN (at the handshake, at shutdown): without it a CI dashboard shows
-// such a run as all skipped or all passed.
-func (rep *report) junitBreak() (junitCase, bool) {
-	if rep.Broken == "" || rep.Summary.Broken > 0 {
-		return junitCase{}, false
-	}
-	at := cmp.Or(rep.BrokenAt, atRun)
-	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Error: &junitText{Message: rep.Broken, Body: strings.Join(rep.BrokenStderr, "\n")}}, true
-}
-
-// writeJUnit writes the report as JUnit XML to file.
-func writeJUnit(file string, rep *report) error {
-	set := junitSet{Name: "limcheck " + rep.Port.Name, Tests: len(rep.Cases), Time: fmt.Sprintf("%.3f", rep.Elapsed.Seconds())}
-	brk, broke := rep.junitBreak()
-	if broke {
-		set.Tests++
-		set.Errors++
-	}
-	if broke && rep.BrokenAt == atHandshake {
-		set.Cases = append(set.Cases, brk)
-	}
-	for _, c := range rep.Cases {
-		jc := junitCase{Class: "limcheck." + c.Component, Name: c.ID + " [" + strings.Join(c.Clauses, " ") + "]"}
-		if c.Stderr != nil {
-			jc.Stderr = c.Stderr.text()
-		}
-		body := c.Description + "\n"
-		if c.Context != "" {
-			body += c.difference().Text("expected", "got")
-		}
-		switch c.Verdict {
-		case vFail, vXPass:
-			jc.Failure = &junitText{Message: c.Why, Body: body}
-			set.Failures++
-		case vBroken:
-			jc.Error = &junitText{Message: c.Why, Body: body}
-			set.Errors++
-		case vNotRun:
-			jc.Skipped = &junitText{Message: "not run: " + rep.stopper() + " before this case"}
-			set.Skipped++
-		case vSkip, vXFail:
-			jc.Skipped = &junitText{Message: strings.ToLower(c.Verdict) + ": " + c.Why}
-			set.Skipped++
-		}
-		set.Cases = append(set.Cases, jc)
-	}
-	if broke && rep.BrokenAt != atHandshake {
-		set.Cases = append(set.Cases, brk)
-	}
-	out, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("-junit: %w", err)
-	}
-	if err := os.WriteFile(file, append([]byte(xml.Header), append(out, '\n')...), 0o644); err != nil {
-		return fmt.Errorf("-junit: %w", err)
-	}
-	return nil
 }

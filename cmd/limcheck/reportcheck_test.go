@@ -54,7 +54,7 @@ func byteClean(s string) error {
 // ("run" or "fuzz") accepts.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
-		ts.Fatalf("usage: schema run|fuzz FILE")
+		ts.Fatalf("usage: schema run|runs|fuzz FILE")
 	}
 	err := validateReport(args[0], []byte(ts.ReadFile(args[1])))
 	switch {

@@ -41,6 +41,8 @@ type reportFlags struct {
 	quiet      bool
 	expectFail string
 	allowEmpty bool
+	failFast   bool
+	html       string
 }
 
 func (rf *reportFlags) register(fs *flag.FlagSet) {
@@ -48,6 +50,8 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.junit, "junit", "", "also write the report as JUnit XML to `FILE`")
 	fs.BoolVar(&rf.quiet, "q", false, "print only the cases that did not pass or skip, and the closing line")
 	fs.BoolVar(&rf.allowEmpty, "allow-empty", false, "exit 0, not 4, when nothing was checked (the port skipped every case)")
+	fs.StringVar(&rf.html, "html", "", "also write the report as one self-contained HTML page to `FILE`")
+	fs.BoolVar(&rf.failFast, "fail-fast", false, "stop at the first case that fails or breaks; the cases after it are NOT RUN")
 	fs.StringVar(&rf.expectFail, "expect-fail", "", "`FILE` lists known-failing case IDs, one a line (# comments): they may fail; passing is reported")
 }
 
@@ -55,14 +59,10 @@ func (c cli) runCmd(args []string) int {
 	fs := c.flags("run", "[flags]", "Runs every conformance vector against a port and reports each case.\nBy default only core cases run; -strict adds the strict (out-of-contract) ones.", checkStatuses)
 	var pf portFlags
 	var rf reportFlags
-	var cases, clauses, comps listFlag
-	pf.register(fs, 10*time.Minute)
+	pf.registerMany(fs, 10*time.Minute)
 	rf.register(fs)
-	vectors := fs.String("vectors", "", "read the vectors from `DIR` (laid out as conformance/vectors) instead of the built-in set")
-	strict := fs.Bool("strict", false, "also run the strict cases (out-of-contract input, spec.md VEC-5)")
-	fs.Var(&cases, "case", "run only cases whose ID matches `PATTERN` (a glob: gate-retry-*; repeatable, comma-separated)")
-	fs.Var(&clauses, "clause", "run only cases that list spec `ID` (LIM-7; repeatable, comma-separated)")
-	fs.Var(&comps, "component", "run only cases of `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable)")
+	var sel selection
+	sel.register(fs)
 	alone := fs.Int("alone", defaultAlone, "re-run the first `N` failing cases each alone in a fresh port, to show the stderr that is its own (0: none)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
@@ -74,15 +74,13 @@ func (c cli) runCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck run: -alone %d is out of range: want 0 to %d\n", *alone, maxAlone)
 		return exitUsage
 	}
-	all, err := loadVectors(*vectors)
+	all, selected, err := sel.load(fs)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
 		return exitUsage
 	}
-	selected, err := selectCases(all, cases, clauses, comps, *strict)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
-		return exitUsage
+	if len(pf.commands) > 1 {
+		return c.checkMany(&pf, &rf, all, selected, *alone)
 	}
 	return c.check("run", &pf, &rf, all, selected, *alone)
 }
@@ -123,6 +121,18 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
 		return exitUsage
 	}
+	rep, st := c.checkPort(cmd, pf, rf, expected, selected, alone, true, nil)
+	if rep == nil {
+		return st
+	}
+	return c.emit(cmd, rf, rep)
+}
+
+// checkPort runs selected on the port pf names and returns its report, or
+// nil and the exit status when the port cannot run at all. stream prints
+// the text report's cases as they finish; onStop, when set, prints the
+// report of a run a signal stops, instead of emit (live.partial).
+func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, alone int, stream bool, onStop func(*report)) (*report, int) {
 	start := time.Now()
 	port, err := pf.open()
 	var (
@@ -141,17 +151,22 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 			rep.Incomplete, rep.timedOut = pf.timedOut(0, len(selected))+", waiting for the port's hello", true
 		}
 		c.portProblem(pf, err)
-		return c.emit(cmd, rf, rep)
+		return rep, rep.status()
 	}
 	if err != nil {
-		return c.portProblem(pf, err)
+		return nil, c.portProblem(pf, err)
 	}
 	rep := startReport(port.Hello(), expected)
-	runErr := runInBatches(rep, port, selected)
+	lv := c.newLive(cmd, rf, rep, selected, alone, start, stream)
+	lv.onStop = onStop
+	runErr := lv.runInBatches(port, selected)
 	closeErr := port.Close()
-	if port.Stderr() != "" && alone > 0 { // a port that wrote no stderr has none to attribute
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if lv.held { // a port that wrote no stderr has none to attribute
 		stderrAloneFor(pf, rep, selected, alone)
 	}
+	lv.held = false
 	rep.finish(time.Since(start))
 	switch done := len(selected) - rep.Summary.NotRun; {
 	case errors.As(runErr, &broken):
@@ -165,30 +180,44 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 	case errors.As(closeErr, &late):
 		rep.Incomplete, rep.timedOut = pf.timedOut(done, len(selected))+", waiting for the port to exit", true
 	}
-	return c.emit(cmd, rf, rep)
+	lv.end()
+	return rep, rep.status()
 }
 
 // batchOps is about how many ops one RunCases call of runInBatches runs.
 const batchOps = 4096
 
-// runInBatches runs cases on r, about batchOps ops at a time, and adds
-// the results to rep batch by batch: the report keeps little of a case
-// (nothing of the port's results unless it failed), so a long vector set
-// never holds every result at once. When r breaks, the cases after the
-// batch are not run.
-func runInBatches(rep *report, r protocol.Runner, cases []conformance.Case) error {
+// runInBatches runs cases on r, about batchOps ops at a time (one case
+// at a time with --fail-fast, which stops after the first that fails),
+// and adds the results to the live report as they come: the report keeps
+// little of a case (nothing of the port's results unless it failed), so a
+// long vector set never holds every result at once. When r breaks, the
+// cases after the batch are not run.
+func (lv *live) runInBatches(r protocol.Runner, cases []conformance.Case) error {
 	for len(cases) > 0 {
 		n, ops := 0, 0
-		for n < len(cases) && (n == 0 || ops+len(cases[n].Ops) <= batchOps) {
+		for n < len(cases) && (n == 0 || (!lv.failFast && ops+len(cases[n].Ops) <= batchOps)) {
 			ops += len(cases[n].Ops)
 			n++
 		}
-		results, err := protocol.RunCases(r, cases[:n])
-		rep.add(results)
+		err := protocol.RunCasesEach(r, cases[:n], lv.add)
 		cases = cases[n:]
 		if err != nil {
-			rep.add(notRun(r, cases))
+			lv.addAll(notRun(r, cases))
 			return err
+		}
+		if lv.stopped() && len(cases) > 0 {
+			rest := notRun(r, cases)
+			for i := range rest {
+				if rest[i].Verdict == protocol.NotRun {
+					rest[i].Why = "not run: --fail-fast stopped the run at the first failure"
+				}
+			}
+			lv.addAll(rest)
+			lv.mu.Lock()
+			lv.rep.stoppedBy = "--fail-fast stopped the run at the first failure"
+			lv.mu.Unlock()
+			return nil
 		}
 	}
 	return nil
@@ -272,6 +301,12 @@ func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
 			status = worse(status, exitUsage)
 		}
 	}
+	if rf.html != "" {
+		if err := writeHTML(rf.html, rep); err != nil {
+			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+			status = worse(status, exitUsage)
+		}
+	}
 	switch {
 	case rep.Incomplete != "" && rf.allowEmpty:
 		fmt.Fprintf(c.stderr, "limcheck %s: %s; --allow-empty accepts that\n", cmd, rep.Incomplete)
@@ -313,12 +348,52 @@ func loadVectors(dir string) ([]conformance.Case, error) {
 	return cases, err
 }
 
-// selectCases filters cases; a filter that matches nothing is an error,
-// so a typo never passes vacuously.
-func selectCases(all []conformance.Case, ids, clauses, comps []string, strict bool) ([]conformance.Case, error) {
+// selection is the flags that choose the cases: the vector set and the
+// filters of run and list.
+type selection struct {
+	vectors                     string
+	strict                      bool
+	cases, clauses, comps, lvls listFlag
+}
+
+func (sel *selection) register(fs *flag.FlagSet) {
+	fs.StringVar(&sel.vectors, "vectors", "", "read the vectors from `DIR` (laid out as conformance/vectors) instead of the built-in set")
+	fs.BoolVar(&sel.strict, "strict", false, "also run the strict cases (out-of-contract input, spec.md VEC-5): -level core,strict")
+	fs.Var(&sel.cases, "case", "run only cases whose ID matches `PATTERN` (a glob: gate-retry-*; repeatable, comma-separated)")
+	fs.Var(&sel.clauses, "clause", "run only cases that list a spec clause matching `PATTERN` (LIM-7, a glob: 'GATE-*'; repeatable, comma-separated)")
+	fs.Var(&sel.comps, "component", "run only cases of `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable)")
+	fs.Var(&sel.lvls, "level", "run only cases of `LEVEL`: core, strict (repeatable, comma-separated; default core)")
+}
+
+// load loads the vector set and selects its cases: all of them, for
+// --expect-fail, and those the filters choose.
+func (sel *selection) load(fs *flag.FlagSet) (all, selected []conformance.Case, err error) {
+	levels := []string(sel.lvls)
+	switch {
+	case sel.strict && given(fs, "level"):
+		return nil, nil, errors.New("-strict and -level: give one (-strict is -level core,strict)")
+	case sel.strict:
+		levels = []string{string(conformance.Core), string(conformance.Strict)}
+	}
+	if all, err = loadVectors(sel.vectors); err != nil {
+		return nil, nil, err
+	}
+	selected, err = selectCases(all, sel.cases, sel.clauses, sel.comps, levels)
+	return all, selected, err
+}
+
+// selectCases filters cases: by ID and clause globs, components and
+// levels (none: core only). A filter that matches nothing is an error, so
+// a typo never passes vacuously.
+func selectCases(all []conformance.Case, ids, clauses, comps, levels []string) ([]conformance.Case, error) {
 	for _, p := range ids {
 		if _, err := path.Match(p, ""); err != nil {
 			return nil, fmt.Errorf("-case %q: bad pattern: %v", p, err)
+		}
+	}
+	for _, p := range clauses {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("-clause %q: bad pattern: %v", p, err)
 		}
 	}
 	for _, c := range comps {
@@ -326,18 +401,29 @@ func selectCases(all []conformance.Case, ids, clauses, comps []string, strict bo
 			return nil, fmt.Errorf("-component %q: not a component (want one of %v)", c, oracle.Components())
 		}
 	}
+	for _, l := range levels {
+		if l != string(conformance.Core) && l != string(conformance.Strict) {
+			return nil, fmt.Errorf("-level %q: not a level (want core or strict)", l)
+		}
+	}
+	if len(levels) == 0 {
+		levels = []string{string(conformance.Core)}
+	}
+	matches := func(patterns []string, s string) bool {
+		return slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, s); return ok })
+	}
 	var out []conformance.Case
 	for _, cs := range all {
-		if (cs.Level == conformance.Strict && !strict) ||
+		if !slices.Contains(levels, string(cs.Level)) ||
 			(len(comps) > 0 && !slices.Contains(comps, string(cs.Component))) ||
-			(len(clauses) > 0 && !slices.ContainsFunc(clauses, func(id string) bool { return slices.Contains(cs.Clauses, id) })) ||
-			(len(ids) > 0 && !slices.ContainsFunc(ids, func(p string) bool { ok, _ := path.Match(p, cs.ID); return ok })) {
+			(len(clauses) > 0 && !slices.ContainsFunc(cs.Clauses, func(id string) bool { return matches(clauses, id) })) ||
+			(len(ids) > 0 && !matches(ids, cs.ID)) {
 			continue
 		}
 		out = append(out, cs)
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no case matches the filters (strict cases run only with -strict)")
+		return nil, errors.New("no case matches the filters (strict cases run only with -strict or -level strict)")
 	}
 	return out, nil
 }

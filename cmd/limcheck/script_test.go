@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -125,20 +126,27 @@ func scriptsFor(race bool) ([]string, error) {
 	return files, nil
 }
 
-// cmdWaitFile is `waitfile FILE`: it waits up to a minute (scaled) for
-// FILE to exist and be non-empty (a background process's sign that it got
-// somewhere).
+// cmdWaitFile is `waitfile FILE [REGEXP]`: it waits up to a minute
+// (scaled) for FILE to exist and be non-empty, or to have a line that
+// matches REGEXP (a background process's sign that it got somewhere).
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile FILE")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [REGEXP]")
+	}
+	re := regexp.MustCompile("(?m).")
+	if len(args) == 2 {
+		var err error
+		if re, err = regexp.Compile("(?m)" + args[1]); err != nil {
+			ts.Fatalf("waitfile: %v", err)
+		}
 	}
 	limit := slowdown.Scale(time.Minute)
 	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if st, err := os.Stat(ts.MkAbs(args[0])); err == nil && st.Size() > 0 {
+		if data, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(data) {
 			return
 		}
 	}
-	ts.Fatalf("%s did not appear within %v", args[0], limit)
+	ts.Fatalf("%s did not appear (or match %q) within %v", args[0], re, limit)
 }
 
 // cmdGone is `gone PIDFILE`: it fails unless every process whose pid

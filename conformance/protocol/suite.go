@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/oracle"
@@ -31,6 +32,10 @@ type CaseResult struct {
 	Got oracle.Outcome
 	// Stderr is what the port wrote on stderr while the case ran.
 	Stderr string
+	// Elapsed is the time from the end of the case before (or the start
+	// of the run) to the end of this one: with requests pipelined, the
+	// case's share of the run's time.
+	Elapsed time.Duration
 }
 
 // RunCases runs every case on r, pipelined, and returns one result per
@@ -39,25 +44,48 @@ type CaseResult struct {
 // Broken, every later case NotRun, and the *BrokenError is returned too.
 // When a port's deadline passes, the case in flight and every later case
 // are NotRun, and the *DeadlineError is returned too.
+func RunCases(r Runner, cases []conformance.Case) ([]CaseResult, error) {
+	results := make([]CaseResult, 0, len(cases))
+	err := RunCasesEach(r, cases, func(res CaseResult) { results = append(results, res) })
+	return results, err
+}
+
+// RunCasesEach is RunCases calling each with every case's result, in the
+// order of cases, as soon as it and every case before it are known: a
+// reporter prints a case as it finishes. each runs on the caller's
+// goroutine, between the port's replies: it must not block for long.
 //
 // spec VEC-12: "A subject that does not implement a case's component ... skips it"
 // spec PROTO-9: "reports the case in flight as broken ... reports every case not finished as not run"
-func RunCases(r Runner, cases []conformance.Case) ([]CaseResult, error) {
+func RunCasesEach(r Runner, cases []conformance.Case, each func(CaseResult)) error {
 	results := make([]CaseResult, len(cases))
+	final := make([]bool, len(cases))
 	var traces []oracle.Trace
 	var index []int // index[i] is the case of traces[i]
 	for i, c := range cases {
 		results[i] = CaseResult{Case: c, Verdict: NotRun, Why: "not run: the port broke before it"}
 		if !r.Implements(c.Component) {
 			results[i].Verdict, results[i].Why = conformance.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
+			final[i] = true
 			continue
 		}
 		traces = append(traces, c.Trace())
 		index = append(index, i)
 	}
+	next, last := 0, time.Now()
+	flush := func() {
+		for ; next < len(cases) && final[next]; next++ {
+			now := time.Now()
+			results[next].Elapsed, last = now.Sub(last), now
+			each(results[next])
+		}
+	}
+	flush()
 	err := r.RunTraces(traces, func(i int, run TraceRun) {
 		res := &results[index[i]]
 		*res = judge(res.Case, traces[i], run)
+		final[index[i]] = true
+		flush()
 	})
 	var late *DeadlineError
 	if errors.As(err, &late) {
@@ -76,7 +104,11 @@ func RunCases(r Runner, cases []conformance.Case) ([]CaseResult, error) {
 			res.Why = fmt.Sprintf("%s, at %s", broken.What, at)
 		}
 	}
-	return results, err
+	for i := range final {
+		final[i] = true
+	}
+	flush()
+	return err
 }
 
 // judge compares a case's run with its expectations.

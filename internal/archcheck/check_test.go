@@ -55,6 +55,24 @@ func TestCheck(t *testing.T) {
 			graph:  map[string][]string{mod + "/conformance/vectors": {mod + "/model", mod + "/oracle", "example.org/yaml"}},
 		},
 		{
+			reason: "the go test helper may import conformance, oracle, model and rapid",
+			graph: map[string][]string{
+				mod + "/conformance/conformancetest":   {"testing", mod + "/conformance", mod + "/oracle", mod + "/model", "pgregory.net/rapid"},
+				xtestOf("conformance/conformancetest"): {mod + "/conformance/conformancetest", mod + "/oracle"},
+			},
+		},
+		{
+			reason: "the go test helper runs no process: never the protocol, the search or another third-party package",
+			graph: map[string][]string{mod + "/conformance/conformancetest": {
+				mod + "/conformance/protocol", mod + "/conformance/search", "github.com/google/go-cmp/cmp",
+			}},
+			want: []archcheck.Violation{
+				edge(mod+"/conformance/conformancetest", mod+"/conformance/protocol"),
+				edge(mod+"/conformance/conformancetest", mod+"/conformance/search"),
+				edge(mod+"/conformance/conformancetest", "github.com/google/go-cmp/cmp"),
+			},
+		},
+		{
 			reason: "fuzz, cmd and internal may import anything in the module",
 			graph: map[string][]string{
 				mod + "/fuzz":                {mod + "/impl/lim", mod + "/model/lim"},

@@ -21,6 +21,10 @@
 //	conformance/search    conformance (the protocol        internal/slowdown
 //	                      included), model, oracle, any
 //	                      third-party package
+//	conformance/          conformance, model, oracle,      (nothing more)
+//	  conformancetest     rapid; never conformance/
+//	                      protocol or conformance/search
+//	                      (a go test helper: no process)
 //	fuzz                  anything                         anything
 //	cmd                   anything                         anything
 //	internal              anything                         anything

@@ -39,6 +39,7 @@ type layerRule struct {
 const (
 	protocolLayer = "conformance/protocol"
 	searchLayer   = "conformance/search"
+	helperLayer   = "conformance/conformancetest"
 )
 
 // rules is the layering table that doc.go documents. A layer may lie
@@ -83,6 +84,16 @@ var rules = []layerRule{
 		says:  "conformance/search may import only the standard library, third-party packages, conformance/... (the protocol included), model/... and oracle/... (its tests also internal/slowdown)",
 	},
 	{
+		// A Go implementer's go test helper runs the vectors and the model
+		// in process: no port, no process, so never the protocol or the
+		// search; rapid for its fuzz target, nothing else from outside,
+		// since it lands in other modules' test binaries.
+		layer: helperLayer,
+		code:  helperAllowance(),
+		tests: helperAllowance(),
+		says:  "conformance/conformancetest may import only the standard library, conformance/... (never conformance/protocol or conformance/search), model/..., oracle/... and rapid",
+	},
+	{
 		layer: "",
 		says:  "the root package (spec.md, embedded) may import only the standard library",
 	},
@@ -106,6 +117,15 @@ func conformanceAllowance(except ...string) allowance {
 		module:   []string{"conformance", "model", "oracle"},
 		except:   except,
 		external: []string{anything},
+	}
+}
+
+// helperAllowance is what conformance/conformancetest's files may import.
+func helperAllowance() allowance {
+	return allowance{
+		module:   []string{"conformance", "model", "oracle"},
+		except:   []string{protocolLayer, searchLayer},
+		external: []string{rapid},
 	}
 }
 
