@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/limcheck/limcheck/model/lim"
@@ -131,10 +132,13 @@ func slotSharers(ip string, slots int64, n int) []string {
 func searchSharers(ip string, slots int64, n int) []string {
 	want := lim.IPKey(ip) % slots
 	var out []string
+	buf := make([]byte, 0, len("10.0.255.255"))
 	for i := 1; i < 1<<16 && len(out) < n; i++ {
-		cand := fmt.Sprintf("10.0.%d.%d", i>>8, i&255)
-		if cand != ip && lim.IPKey(cand)%slots == want {
-			out = append(out, cand)
+		// "10.0.%d.%d" without fmt: this loop runs up to 65,535 times a
+		// slot count, the fuzzer's hottest path before the cache fills
+		buf = strconv.AppendInt(append(strconv.AppendInt(append(buf[:0], "10.0."...), int64(i>>8), 10), '.'), int64(i&255), 10)
+		if string(buf) != ip && lim.IPKey(string(buf))%slots == want {
+			out = append(out, string(buf))
 		}
 	}
 	return out

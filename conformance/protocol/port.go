@@ -593,6 +593,9 @@ type traceState struct {
 	dead   bool // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
 	open   bool // open's result was {}: the instance is open until its close
 	stderr int64
+	// results is where run.Outcome.Results grows (newTraceStates); the
+	// run's results stay nil until the first one.
+	results []oracle.Result
 }
 
 // RunTraces implements Runner: it pipelines every trace's open, ops and
@@ -606,7 +609,7 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	}
 	var (
 		queue  []pending
-		states = make([]traceState, len(ts))
+		states = newTraceStates(ts)
 		ti, oi = 0, -1 // the next request to send: trace ti, op oi
 		buf    []byte
 		timer  = time.NewTimer(p.opt.RequestTimeout)
@@ -684,6 +687,23 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	return nil
 }
 
+// newTraceStates returns the states of ts, their results carved from one
+// array (an append per op, on the fuzzer's hot path, no longer allocates).
+func newTraceStates(ts []oracle.Trace) []traceState {
+	states := make([]traceState, len(ts))
+	n := 0
+	for i := range ts {
+		n += len(ts[i].Ops)
+	}
+	results := make([]oracle.Result, n)
+	for i := range ts {
+		if k := len(ts[i].Ops); k > 0 { // none stays nil, as before
+			states[i].results, results = results[:0:k], results[k:]
+		}
+	}
+	return states
+}
+
 // take records the reply to op of the trace (-1: open).
 func (st *traceState) take(op int, r reply) {
 	switch {
@@ -705,6 +725,9 @@ func (st *traceState) take(op int, r reply) {
 			st.run.Fault, st.run.FaultOp, st.dead = fmt.Sprintf(`open's result is %s, want {} or {"error":"config"}`, appendResultObject(nil, &r.result)), -1, true
 		}
 	default:
+		if st.run.Outcome.Results == nil {
+			st.run.Outcome.Results = st.results
+		}
 		st.run.Outcome.Results = append(st.run.Outcome.Results, boundResult(r.result))
 	}
 }
