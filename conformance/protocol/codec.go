@@ -440,8 +440,8 @@ func (s *scanner) result(r *oracle.Result) bool {
 	})
 }
 
-// decodeRequestFast reads a request line of the common shape: no config,
-// keys or faults.
+// decodeRequestFast reads a request line of the common shape: keys and
+// configs of plain strings, no faults.
 func decodeRequestFast(line []byte) (wireRequest, bool) {
 	var req wireRequest
 	s := scanner{b: line}
@@ -495,6 +495,18 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 			b := oracle.Bytes(v)
 			req.Key = &b
 			return ok
+		case "keys":
+			req.Keys = []oracle.Bytes{} // [] is check_any of no key, not absent
+			return s.array(func() bool {
+				v, ok := s.str()
+				req.Keys = append(req.Keys, oracle.Bytes(v))
+				return ok
+			})
+		case "config":
+			if req.Config == nil { // a repeated key fills the same config, as encoding/json does
+				req.Config = &oracle.Config{}
+			}
+			return s.config(req.Config)
 		}
 		return false
 	})
@@ -502,4 +514,76 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 		return wireRequest{}, false
 	}
 	return req, true
+}
+
+// array reads an array, calling elem to read each element.
+func (s *scanner) array(elem func() bool) bool {
+	if !s.is('[') {
+		return false
+	}
+	if s.is(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if s.is(',') {
+			continue
+		}
+		return s.is(']')
+	}
+}
+
+// config reads an open's config: a gate or a throttle config, or both.
+func (s *scanner) config(c *oracle.Config) bool {
+	return s.object(func(k []byte) bool {
+		switch string(k) {
+		case "gate":
+			if c.Gate == nil {
+				c.Gate = &oracle.GateConfig{}
+			}
+			return s.gateConfig(c.Gate)
+		case "throttle":
+			if c.Throttle == nil {
+				c.Throttle = &oracle.ThrottleConfig{}
+			}
+			return s.throttleConfig(c.Throttle)
+		}
+		return false
+	})
+}
+
+func (s *scanner) gateConfig(g *oracle.GateConfig) bool {
+	return s.object(func(k []byte) bool {
+		switch string(k) {
+		case "cap":
+			return s.num(&g.Cap)
+		case "refil":
+			return s.num(&g.Refil)
+		case "ivl":
+			return s.num(&g.Ivl)
+		case "maxif":
+			return s.num(&g.Maxif)
+		case "slots":
+			return s.num(&g.Slots)
+		case "tick_nanos":
+			return s.num(&g.TickNanos)
+		}
+		return false
+	})
+}
+
+func (s *scanner) throttleConfig(t *oracle.ThrottleConfig) bool {
+	return s.object(func(k []byte) bool {
+		switch string(k) {
+		case "threshold":
+			return s.num(&t.Threshold)
+		case "window_secs":
+			return s.num(&t.WindowSecs)
+		case "ban_secs":
+			return s.num(&t.BanSecs)
+		}
+		return false
+	})
 }
