@@ -61,8 +61,8 @@ type generator struct {
 }
 
 // startGenerator starts generating batches of size traces, trace i of
-// component comps[i%len(comps)].
-func startGenerator(comps []oracle.Component, seed uint64, size int) *generator {
+// component comps[i%len(comps)], every isolation-th a twin (0: none).
+func startGenerator(comps []oracle.Component, seed uint64, size, isolation int) *generator {
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	g := &generator{ordered: make(chan *genBatch, workers+1), quit: make(chan struct{})}
 	jobs := make(chan *genBatch)
@@ -88,7 +88,7 @@ func startGenerator(comps []oracle.Component, seed uint64, size int) *generator 
 		go func() {
 			defer g.wg.Done()
 			for b := range jobs {
-				b.generate(comps, seed, size)
+				b.generate(comps, seed, size, isolation)
 				close(b.done)
 			}
 		}()
@@ -112,7 +112,7 @@ func (g *generator) stop() {
 }
 
 // generate fills b with size traces from b.start and their outcomes.
-func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
+func (b *genBatch) generate(comps []oracle.Component, seed uint64, size, isolation int) {
 	defer func() {
 		if p := recover(); p != nil {
 			b.err = fmt.Errorf("search: fuzz: generating trace %d of seed %d: %v (a bug in the oracle's generators)", b.start+len(b.traces), seed, p)
@@ -133,8 +133,17 @@ func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
 		if want.Open != "" {
 			sent.Ops = []oracle.Op{} // a refused config runs no op (VEC-11)
 		}
+		sent.Twin = isTwin(c, i/len(comps), isolation) && want.Open == ""
 		b.traces = append(b.traces, t)
 		b.sent = append(b.sent, sent)
 		b.want = append(b.want, want)
 	}
+}
+
+// isTwin reports whether the n-th trace of component c in a run (trace i
+// is the i/len(comps)-th of its component) runs as a twin trace when every
+// isolation-th does (FuzzOptions.Isolation): lim has no instance state, so
+// its traces never do.
+func isTwin(c oracle.Component, n, isolation int) bool {
+	return isolation > 0 && c != oracle.Lim && n%isolation == isolation-1
 }
