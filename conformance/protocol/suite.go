@@ -27,7 +27,8 @@ type CaseResult struct {
 	// not run.
 	Why string
 	// Got is what the port returned: the outcome of open and the results
-	// of the ops that ran.
+	// of the ops that ran (of a twin case's second instance when that is
+	// where it diverged).
 	Got oracle.Outcome
 	// Stderr is what the port wrote on stderr while the case ran.
 	Stderr string
@@ -107,6 +108,7 @@ func judge(c conformance.Case, t oracle.Trace, run TraceRun) CaseResult {
 			res.Why = "result differs at " + describe(t, d.Index)
 		} else if d := twinDivergence(t, c.Expected(), run); d != nil {
 			res.Verdict, res.Divergence = conformance.Fail, d
+			res.Got = oracle.Outcome{Results: run.Twin} // what diverged: the second instance's
 			res.Why = "result differs on the second instance (open beside the first) at " + describe(t, d.Index)
 		} else {
 			res.Verdict = conformance.Pass

@@ -295,6 +295,15 @@ func (c *Counterexample) finish(name string) error {
 	return err
 }
 
+// Got is the outcome c's divergence is on: the run's, or on a twin
+// trace the second instance's results (OnTwin).
+func (c *Counterexample) Got() oracle.Outcome {
+	if c.OnTwin {
+		return oracle.Outcome{Results: c.Run.Twin}
+	}
+	return c.Run.Outcome
+}
+
 // Report renders c for people: the trace, the divergence or fault, how
 // shrinking and the fresh run went, and what the implementation wrote on
 // stderr while it ran.
@@ -316,12 +325,10 @@ func (c *Counterexample) Report(gotName string) string {
 		fmt.Fprintf(&b, "on a fresh runner: %q %v\n", c.Confirmation, c.ConfirmErr)
 	}
 	if c.Divergence != nil {
-		got := c.Run.Outcome
 		if c.OnTwin {
 			b.WriteString("the trace ran on two instances of its config opened side by side (VEC-15); the second diverged:\n")
-			got = oracle.Outcome{Results: c.Run.Twin}
 		}
-		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), got).Text("model", gotName))
+		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Got()).Text("model", gotName))
 	} else {
 		b.WriteString(conformance.Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
 		fmt.Fprintf(&b, "%s faulted at %s: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
