@@ -223,7 +223,9 @@ func fail(msg string) {
 // ops go to that one. A trace alone runs as on the model; a twin trace's
 // two instances (VEC-15) share one state, as a port with a process-wide
 // store does.
-type shared struct{ cur map[oracle.Component]oracle.Instance }
+type shared struct {
+	cur map[oracle.Component]oracle.Instance
+}
 
 func (*shared) Name() string                     { return "shared" }
 func (*shared) Implements(oracle.Component) bool { return true }

@@ -10,7 +10,9 @@ import (
 // sharedModel is the model with state shared between instances (it breaks
 // PROTO-12): an open replaces its component's one live instance, and every
 // instance's ops go to that one. A trace alone runs as on the model.
-type sharedModel struct{ cur map[oracle.Component]oracle.Instance }
+type sharedModel struct {
+	cur map[oracle.Component]oracle.Instance
+}
 
 func (*sharedModel) Name() string                     { return "shared" }
 func (*sharedModel) Implements(oracle.Component) bool { return true }
