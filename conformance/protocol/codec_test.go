@@ -179,3 +179,24 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendConfigIsJSONMarshal: appendConfig writes what json.Marshal
+// writes, for the configs GenTrace never draws too (none, both, fields
+// unset).
+func TestAppendConfigIsJSONMarshal(t *testing.T) {
+	n := oracle.I(-5)
+	for _, c := range []oracle.Config{
+		{},
+		{Gate: &oracle.GateConfig{}},
+		{Throttle: &oracle.ThrottleConfig{}},
+		{Gate: &oracle.GateConfig{Cap: n, TickNanos: oracle.I(1)}, Throttle: &oracle.ThrottleConfig{BanSecs: oracle.U(1<<64 - 1)}},
+	} {
+		want, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendConfig(nil, &c); string(got) != string(want) {
+			t.Errorf("appendConfig = %s\njson.Marshal = %s", got, want)
+		}
+	}
+}
