@@ -127,7 +127,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 		batch = defaultBatch
 	}
 	start := time.Now()
-	g := startGenerator(comps, opt.Seed, batch, max(opt.Isolation, 0))
+	g := startGenerator(comps, opt.Seed, batch, max(opt.Isolation, 0), opt.Ops)
 	defer g.stop()
 	pace := pacer{max: batch, end: opt.timeEnd(start)}
 

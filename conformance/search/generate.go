@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -58,19 +59,32 @@ type generator struct {
 	quit    chan struct{}
 	once    sync.Once
 	wg      sync.WaitGroup
+
+	comps            []oracle.Component
+	seed             uint64
+	size, isolation  int
+	bound            int          // the run's ops bound (0: none)
+	genOps, genTrace atomic.Int64 // the ops and traces generated so far
+	nextStart        int          // the start of the batch next hands out next (its caller's)
 }
 
 // startGenerator starts generating batches of size traces, trace i of
-// component comps[i%len(comps)], every isolation-th a twin (0: none).
-func startGenerator(comps []oracle.Component, seed uint64, size, isolation int) *generator {
+// component comps[i%len(comps)], every isolation-th a twin (0: none), for a
+// run of at most bound ops (0: no bound).
+func startGenerator(comps []oracle.Component, seed uint64, size, isolation, bound int) *generator {
 	workers := max(runtime.GOMAXPROCS(0), 1)
-	g := &generator{ordered: make(chan *genBatch, workers+1), quit: make(chan struct{})}
+	g := &generator{ordered: make(chan *genBatch, workers+1), quit: make(chan struct{}),
+		comps: comps, seed: seed, size: size, isolation: isolation, bound: bound}
 	jobs := make(chan *genBatch)
 	g.wg.Add(1 + workers)
 	go func() { // the dispatcher: batches in order, at most cap(ordered) ahead
 		defer g.wg.Done()
 		defer close(jobs)
 		for start := 0; ; start += size {
+			if g.enough(start) {
+				close(g.ordered) // next generates any further batch itself
+				return
+			}
 			b := &genBatch{start: start, done: make(chan struct{})}
 			select {
 			case g.ordered <- b:
@@ -89,6 +103,8 @@ func startGenerator(comps []oracle.Component, seed uint64, size, isolation int) 
 			defer g.wg.Done()
 			for b := range jobs {
 				b.generate(comps, seed, size, isolation)
+				g.genOps.Add(int64(b.ops()))
+				g.genTrace.Add(int64(len(b.want)))
 				close(b.done)
 			}
 		}()
@@ -96,11 +112,37 @@ func startGenerator(comps []oracle.Component, seed uint64, size, isolation int) 
 	return g
 }
 
-// next returns the next batch, once generated.
+// enough reports whether the batches before start carry, at the mean ops
+// per trace generated so far, a quarter more ops than the run's bound:
+// generating further ahead would be work the run throws away (at the end of
+// a run of 20,000 ops, the batches queued ahead held a third as many again).
+func (g *generator) enough(start int) bool {
+	traces := g.genTrace.Load()
+	return g.bound > 0 && traces > 0 && float64(start)*float64(g.genOps.Load())/float64(traces) >= 1.25*float64(g.bound)
+}
+
+// next returns the next batch, once generated: the workers', or, past
+// what they generated ahead, one it generates itself (the same traces:
+// trace i depends only on the seed and i).
 func (g *generator) next() *genBatch {
-	b := <-g.ordered
-	<-b.done
+	b, ok := <-g.ordered
+	if ok {
+		<-b.done
+	} else {
+		b = &genBatch{start: g.nextStart}
+		b.generate(g.comps, g.seed, g.size, g.isolation)
+	}
+	g.nextStart = b.start + g.size
 	return b
+}
+
+// ops returns the ops of b's traces, as an ops bound counts them.
+func (b *genBatch) ops() int {
+	n := 0
+	for _, w := range b.want {
+		n += len(w.Results)
+	}
+	return n
 }
 
 // stop stops the workers and waits for them.
