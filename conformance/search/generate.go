@@ -113,12 +113,12 @@ func startGenerator(comps []oracle.Component, seed uint64, size, isolation, boun
 }
 
 // enough reports whether the batches before start carry, at the mean ops
-// per trace generated so far, a quarter more ops than the run's bound:
+// per trace generated so far, a twentieth more ops than the run's bound:
 // generating further ahead would be work the run throws away (at the end of
 // a run of 20,000 ops, the batches queued ahead held a third as many again).
 func (g *generator) enough(start int) bool {
 	traces := g.genTrace.Load()
-	return g.bound > 0 && traces > 0 && float64(start)*float64(g.genOps.Load())/float64(traces) >= 1.25*float64(g.bound)
+	return g.bound > 0 && traces > 0 && float64(start)*float64(g.genOps.Load())/float64(traces) >= 1.05*float64(g.bound)
 }
 
 // next returns the next batch, once generated: the workers', or, past

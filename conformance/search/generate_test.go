@@ -8,7 +8,7 @@ import (
 )
 
 // TestGeneratorPastItsBoundHandsOutTheSameTraces: a generator stops
-// generating ahead once its batches carry a quarter more ops than its bound;
+// generating ahead once its batches carry a twentieth more ops than its bound;
 // next still hands out every later batch, in order, each trace i
 // GenFuzzTrace(comps[i%len(comps)], seed, i), as one without a bound does.
 func TestGeneratorPastItsBoundHandsOutTheSameTraces(t *testing.T) {
