@@ -39,6 +39,10 @@ type Case struct {
 	Config      *oracle.Config    `json:"config,omitempty"`      // nil for lim
 	ExpectOpen  oracle.ErrorClass `json:"expect_open,omitempty"` // oracle.ErrConfig or ""
 	Ops         []Step            `json:"ops"`
+	// Twin runs the case on two instances of its config opened side by
+	// side, each op on the first and then on the second; both must give
+	// every expect (VEC-15).
+	Twin bool `json:"twin,omitempty"`
 }
 
 // Step is one op of a case with the result it must return: the op's fields
@@ -74,7 +78,7 @@ func (s *Step) UnmarshalJSON(b []byte) error {
 
 // Trace returns the case as a trace: its component, config and ops.
 func (c Case) Trace() oracle.Trace {
-	t := oracle.Trace{Component: c.Component, Ops: make([]oracle.Op, len(c.Ops))}
+	t := oracle.Trace{Component: c.Component, Ops: make([]oracle.Op, len(c.Ops)), Twin: c.Twin}
 	if c.Config != nil {
 		t.Config = *c.Config
 	}

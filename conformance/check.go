@@ -33,7 +33,14 @@ func Check(s oracle.Subject, c Case) (Verdict, *oracle.Divergence, error) {
 		return Skip, nil, nil
 	}
 	t := c.Trace()
-	got, err := oracle.Run(s, t)
+	var got oracle.Outcome
+	var twin []oracle.Result
+	var err error
+	if t.Twin {
+		got, twin, err = oracle.RunTwin(s, t)
+	} else {
+		got, err = oracle.Run(s, t)
+	}
 	switch {
 	case errors.Is(err, oracle.ErrUnsupported):
 		return Skip, nil, nil
@@ -43,6 +50,13 @@ func Check(s oracle.Subject, c Case) (Verdict, *oracle.Divergence, error) {
 	// spec VEC-10: "no field that expect lacks"
 	if d := oracle.Compare(t, c.Expected(), got); d != nil {
 		return Fail, d, nil
+	}
+	// spec VEC-15: "each instance's results must equal expect"
+	if t.Twin && got.Open == "" {
+		if d := oracle.Compare(t, c.Expected(), oracle.Outcome{Results: twin}); d != nil {
+			d.Diff = "on the second instance: " + d.Diff
+			return Fail, d, nil
+		}
 	}
 	return Pass, nil, nil
 }

@@ -391,6 +391,11 @@ func (c Case) checkConfig() error {
 		return fmt.Errorf("expect_open %q, want %q or nothing", c.ExpectOpen, oracle.ErrConfig)
 	case c.ExpectOpen != "" && len(c.Ops) > 0:
 		return fmt.Errorf("expect_open %q with %d ops: a refused config runs no op", c.ExpectOpen, len(c.Ops))
+	// spec VEC-15: "A twin case's config is accepted."
+	case c.Twin && c.ExpectOpen != "":
+		return fmt.Errorf("twin with expect_open %q: a twin case's config is accepted", c.ExpectOpen)
+	case c.Twin && c.Component == oracle.Lim:
+		return errors.New("twin on lim: lim's functions have no instance to share state with")
 	}
 	return nil
 }

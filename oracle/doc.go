@@ -13,7 +13,8 @@
 //     that all subjects refuse the same malformed ops ([ErrBadOp]).
 //   - [Subject], [Instance]; [Model], the reference subject.
 //   - [Trace], [Outcome], [Run], [Compare], [Divergence]: run a trace, find
-//     and report the first divergence as cmp.Diff "(-want +got)".
+//     and report the first divergence as cmp.Diff "(-want +got)"; [RunTwin]
+//     runs a twin trace on two instances side by side (spec VEC-15).
 //
 // Imports: the standard library, model/..., github.com/google/go-cmp and
 // pgregory.net/rapid (generators). Never impl/: the adapter of impl/ lives in

@@ -56,8 +56,9 @@ func GenTrace(c Component) *rapid.Generator[Trace] {
 		}
 		n := rapid.IntRange(0, 64).Draw(t, "op count")
 		ops := make([]Op, 0, n)
+		opGen := g.Op() // one generator for every op: the same draws, built once
 		for range n {
-			op := g.Op().Draw(t, "op")
+			op := opGen.Draw(t, "op")
 			ops = append(ops, op)
 			if inst != nil { // nil: the config was refused, no op runs
 				g.observeModel(t, inst, op)
@@ -121,25 +122,33 @@ func (g *OpGen) Kinds() []Kind {
 }
 
 // weighted lists the kinds with repeats, so that SampledFrom draws the ops
-// that move state more often than the reads.
+// that move state more often than the reads. The lists are shared: never
+// write to one.
 func (g *OpGen) weighted() []Kind {
 	switch g.c {
 	case Lim:
-		return []Kind{LimTake, LimTake, LimTake, LimTake, LimTake, LimTake, LimAcq, LimAcq, LimRel, LimRel, LimCfg, LimBktNew, LimIPKey, LimResp503}
+		return weightedLim
 	case Gate:
-		return []Kind{Admit, Admit, Admit, Admit, Admit, Admit, Release, Release, Release, InFlight, Bucket}
+		return weightedGate
+	case ThrottleFaults:
+		return weightedThrottleFaults
 	}
-	ks := []Kind{Check, Check, Check, CheckAny, CheckAny, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordSuccess, Reset, PurgeExpired, PurgeExpired}
-	if g.c == ThrottleFaults {
-		ks = append(ks, SetFaults, SetFaults)
-	}
-	return ks
+	return weightedThrottle
 }
+
+// The lists weighted returns, built once: an OpGen draws a kind per op.
+var (
+	weightedLim            = []Kind{LimTake, LimTake, LimTake, LimTake, LimTake, LimTake, LimAcq, LimAcq, LimRel, LimRel, LimCfg, LimBktNew, LimIPKey, LimResp503}
+	weightedGate           = []Kind{Admit, Admit, Admit, Admit, Admit, Admit, Release, Release, Release, InFlight, Bucket}
+	weightedThrottle       = []Kind{Check, Check, Check, CheckAny, CheckAny, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordFailure, RecordSuccess, Reset, PurgeExpired, PurgeExpired}
+	weightedThrottleFaults = append(slices.Clip(weightedThrottle), SetFaults, SetFaults)
+)
 
 // Op draws the next op, of any kind of g's component.
 func (g *OpGen) Op() *rapid.Generator[Op] {
+	kinds := rapid.SampledFrom(g.weighted())
 	return rapid.Custom(func(t *rapid.T) Op {
-		return g.draw(t, rapid.SampledFrom(g.weighted()).Draw(t, "kind"))
+		return g.draw(t, kinds.Draw(t, "kind"))
 	})
 }
 

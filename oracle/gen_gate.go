@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/limcheck/limcheck/model/lim"
@@ -127,14 +128,33 @@ func slotSharers(ip string, slots int64, n int) []string {
 	return out
 }
 
-// searchSharers is slotSharers without the cache.
+// searchSharers is slotSharers without the cache: the first n quads
+// 10.0.x.y (i = x<<8|y from 1 up, ip excepted) whose slot is ip's. The key
+// of a quad is its prefix's key carried on by the last digits (LIM-16 is a
+// left fold), so the search costs a few steps a candidate, not a string
+// and a hash: it ran up to 65,535 times a slot count, the fuzzer's hottest
+// path before the cache fills.
 func searchSharers(ip string, slots int64, n int) []string {
 	want := lim.IPKey(ip) % slots
 	var out []string
-	for i := 1; i < 1<<16 && len(out) < n; i++ {
-		cand := fmt.Sprintf("10.0.%d.%d", i>>8, i&255)
-		if cand != ip && lim.IPKey(cand)%slots == want {
-			out = append(out, cand)
+	var buf []byte
+	for x := 0; x < 256 && len(out) < n; x++ {
+		buf = append(strconv.AppendInt(append(buf[:0], "10.0."...), int64(x), 10), '.')
+		hx := lim.IPKey(string(buf))
+		for y := 0; y < 256 && len(out) < n; y++ {
+			if x == 0 && y == 0 {
+				continue
+			}
+			h := hx
+			for _, c := range strconv.AppendInt(buf[len(buf):], int64(y), 10) {
+				h = (h*lim.KeyMul + int64(c)) % lim.KeyPrime
+			}
+			if h%slots != want {
+				continue
+			}
+			if cand := string(strconv.AppendInt(buf, int64(y), 10)); cand != ip {
+				out = append(out, cand)
+			}
 		}
 	}
 	return out

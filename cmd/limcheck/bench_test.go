@@ -3,7 +3,7 @@
 package main
 
 import (
-	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -19,29 +19,38 @@ import (
 //
 //	go test ./cmd/limcheck -run '^$' -bench . -benchmem -count 6
 //
-// The Go port runs as a process (`limcheck serve`, through a link to this
-// test binary, which TestMain turns into the CLI), exactly as a user runs
-// it; InProcess variants serve it over in-memory pipes, and Direct runs the
-// fuzzer with no protocol at all: the fuzzer's own ceiling. The fuzz
-// benchmarks run with the GC target limcheck fuzz sets (fuzzGCPercent);
-// set GOGC=100 to see the default's cost.
+// The Go port runs as a process (`limcheck serve`, a limcheck binary built
+// by go build for the benchmark), exactly as a user runs it; InProcess
+// variants serve it over in-memory pipes, and Direct runs the fuzzer with no
+// protocol at all: the fuzzer's own ceiling. The fuzz benchmarks run with
+// the GC target limcheck fuzz sets (fuzzGCPercent); set GOGC=100 to see the
+// default's cost. Besides ops/s (wall time, which on a shared machine
+// depends on the neighbours) they report cpu-ns/fuzzop: the CPU time of
+// limcheck and the port's process together per op checked, what bounds
+// ops/s on a machine of their own (2 cores: 2e9 / cpu-ns/fuzzop), and
+// port-cpu-ns/fuzzop, the port's share.
 
-// benchPorts are the ports the benchmarks drive, by name.
-func benchPorts(b *testing.B) map[string]string {
+// benchPort returns the command of the port the benchmarks call name.
+func benchPort(b *testing.B, name string) string {
 	b.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
+	switch name {
+	case "Go":
+		return shellQuote(buildLimcheck(b)) + " serve"
+	case "Python":
+		return portCommand(b, "python3", "../../ports/python/driver.py", "")
 	}
-	link := filepath.Join(b.TempDir(), "limcheck")
-	if err := os.Symlink(exe, link); err != nil {
-		b.Fatal(err)
+	return portCommand(b, "node", "../../ports/js/driver.js", "")
+}
+
+// buildLimcheck builds limcheck with go build, as a user builds it (not
+// this test binary), into b's temporary directory and returns its path.
+func buildLimcheck(b *testing.B) string {
+	b.Helper()
+	exe := filepath.Join(b.TempDir(), "limcheck")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build -o %s .: %v\n%s", exe, err, out)
 	}
-	return map[string]string{
-		"Go":     shellQuote(link) + " serve",
-		"Python": portCommand(b, "python3", "../../ports/python/driver.py", ""),
-		"JS":     portCommand(b, "node", "../../ports/js/driver.js", ""),
-	}
+	return exe
 }
 
 func allVectors(b *testing.B) []conformance.Case {
@@ -59,7 +68,7 @@ func allVectors(b *testing.B) []conformance.Case {
 func BenchmarkVectors(b *testing.B) {
 	cases := allVectors(b)
 	for _, name := range []string{"Go", "Python", "JS"} {
-		cmd := benchPorts(b)[name]
+		cmd := benchPort(b, name)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				p, err := protocol.StartPort(cmd, protocol.PortOptions{})
@@ -106,15 +115,21 @@ const benchFuzzOps = 20000
 // port, over every component in turn, one started port per benchmark.
 func BenchmarkFuzz(b *testing.B) {
 	for _, name := range []string{"Go", "Python", "JS"} {
-		cmd := benchPorts(b)[name]
+		cmd := benchPort(b, name)
 		b.Run(name, func(b *testing.B) {
+			self0, port0, cpuOK := cpuTime()
 			p, err := protocol.StartPort(cmd, protocol.PortOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchFuzz(b, p)
-			if err := p.Close(); err != nil {
+			ops := benchFuzz(b, p)
+			if err := p.Close(); err != nil { // waits for the process: its CPU is counted
 				b.Fatal(err)
+			}
+			if self1, port1, ok := cpuTime(); ok && cpuOK && ops > 0 {
+				self, port := float64(self1-self0), float64(port1-port0)
+				b.ReportMetric((self+port)/float64(ops), "cpu-ns/fuzzop")
+				b.ReportMetric(port/float64(ops), "port-cpu-ns/fuzzop")
 			}
 		})
 	}
@@ -131,7 +146,9 @@ func BenchmarkFuzz(b *testing.B) {
 	})
 }
 
-func benchFuzz(b *testing.B, r protocol.Runner) {
+// benchFuzz runs fuzz runs of benchFuzzOps through r while b loops and
+// returns the ops they checked.
+func benchFuzz(b *testing.B, r protocol.Runner) int {
 	tuneGC() // as limcheck fuzz runs
 	ops := 0
 	for seed := uint64(1); b.Loop(); seed++ {
@@ -145,4 +162,5 @@ func benchFuzz(b *testing.B, r protocol.Runner) {
 		ops += rep.Ops
 	}
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+	return ops
 }

@@ -96,7 +96,7 @@ func (c cli) defaultFuzz() int {
 		}
 		return p, p.Close, nil
 	}
-	rep, err := search.Fuzz(port, search.FuzzOptions{Seed: 1, Ops: defaultOps, Fresh: fresh})
+	rep, err := search.Fuzz(port, search.FuzzOptions{Seed: 1, Ops: defaultOps, Fresh: fresh, Isolation: defaultIsolation})
 	if cerr := port.Close(); err == nil && rep.Found == nil {
 		err = cerr
 	}

@@ -30,7 +30,9 @@
 // described by conformance/report.schema.json), --junit FILE also writes
 // JUnit XML, and --expect-fail FILE lists case IDs known to fail (XFAIL; one
 // that passes is XPASS, a failure). fuzz runs generated traces (--seed,
-// --duration or --ops, --component) on the port and the model, shrinks the
+// --duration or --ops, --component; one gate or throttle trace in 8
+// twinned, on two instances side by side: --isolation) on the port and the
+// model, shrinks the
 // first divergence by re-running the port, confirms it alone in a fresh
 // port process, prints it and writes it as a vector file (--out); a break
 // or a limit while shrinking stops shrinking, never loses the divergence.

@@ -16,7 +16,7 @@ import (
 
 // fakeportUsage lists the modes of the fakeport command.
 const fakeportUsage = `usage: fakeport MODE [N]
-modes: good, lying, skip-gate, stderr-flood, out-of-order, unknown-seq,
+modes: good, lying, shared, skip-gate, stderr-flood, out-of-order, unknown-seq,
   bad-hello, no-hello, exit-nonzero-at-end, crash-after N, hang-after N,
   nonjson-after N, early-exit-after N, pid-then-hang FILE`
 
@@ -60,6 +60,8 @@ func fakeportMain() {
 	case "good":
 	case "lying":
 		s = lying{}
+	case "shared":
+		s = &shared{cur: map[oracle.Component]oracle.Instance{}}
 	case "stderr-per-case":
 		s = stderrPerCase{}
 	case "skip-gate":
@@ -215,3 +217,31 @@ func fail(msg string) {
 	fmt.Fprintln(os.Stderr, msg)
 	os.Exit(2)
 }
+
+// shared is the model with state shared between instances (PROTO-12): an
+// open replaces its component's one live instance, and every instance's
+// ops go to that one. A trace alone runs as on the model; a twin trace's
+// two instances (VEC-15) share one state, as a port with a process-wide
+// store does.
+type shared struct {
+	cur map[oracle.Component]oracle.Instance
+}
+
+func (*shared) Name() string                     { return "shared" }
+func (*shared) Implements(oracle.Component) bool { return true }
+
+func (s *shared) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	inst, class, err := oracle.Model{}.Open(c, cfg)
+	if err != nil || class != "" {
+		return inst, class, err
+	}
+	s.cur[c] = inst
+	return sharedInstance{s, c}, "", nil
+}
+
+type sharedInstance struct {
+	s *shared
+	c oracle.Component
+}
+
+func (i sharedInstance) Do(op oracle.Op) (oracle.Result, error) { return i.s.cur[i.c].Do(op) }

@@ -19,6 +19,13 @@ import (
 const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\n" +
 	"broke the protocol, 4 incomplete: every trace was skipped (without -allow-empty) or -timeout passed"
 
+// defaultIsolation is how often limcheck fuzz twins a trace (the
+// -isolation flag, FuzzOptions.Isolation): one trace in 8 of each
+// stateful component costs an eighth more port work, and a port that
+// shares state between instances shows it within the first few dozen
+// traces.
+const defaultIsolation = 8
+
 func (c cli) fuzzCmd(args []string) int {
 	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
 	var pf portFlags
@@ -33,6 +40,7 @@ func (c cli) fuzzCmd(args []string) int {
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
 	html := fs.String("html", "", "when a divergence is found, also write it as one self-contained HTML page, its trace drawn as a timeline, to `FILE`")
 	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked)")
+	isolation := fs.Int("isolation", defaultIsolation, "run every `N`th trace of gate and throttle twinned: on two instances of its config opened side by side, each op on both, so that state shared between instances fails (0: never)")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
@@ -53,6 +61,9 @@ func (c cli) fuzzCmd(args []string) int {
 	case *shrinkRuns < 0:
 		fmt.Fprintf(c.stderr, "limcheck fuzz: -shrink-runs %d: must not be negative\n", *shrinkRuns)
 		return exitUsage
+	case *isolation < 0:
+		fmt.Fprintf(c.stderr, "limcheck fuzz: -isolation %d: must not be negative (0: never)\n", *isolation)
+		return exitUsage
 	}
 	repro := "limcheck fuzz"
 	if pf.command != "" {
@@ -66,6 +77,9 @@ func (c cli) fuzzCmd(args []string) int {
 	}
 	if len(comps) > 0 {
 		repro += " --component " + strings.Join(comps, ",")
+	}
+	if *isolation != defaultIsolation {
+		repro += fmt.Sprintf(" --isolation %d", *isolation)
 	}
 	if *duration == 0 && *ops == 0 {
 		*duration = 10 * time.Second
@@ -101,7 +115,7 @@ func (c cli) fuzzCmd(args []string) int {
 		}
 	}
 	opt := search.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns,
-		Deadline: pf.deadline, Fresh: pf.fresh}
+		Deadline: pf.deadline, Fresh: pf.fresh, Isolation: *isolation}
 	if c.tty && !*jsonOut {
 		opt.Progress = c.fuzzProgress()
 	}

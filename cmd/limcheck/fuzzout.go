@@ -106,9 +106,13 @@ func opLabel(i int) string {
 // the diverging one, then the model's and the subject's result there,
 // each clean (the subject's is the port's text).
 func divergenceText(f *search.Counterexample, name string) string {
-	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
+	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Got())
 	d.Want, d.Got = clean(d.Want), clean(d.Got)
-	return indent(d.Text("model", name), "  ")
+	text := indent(d.Text("model", name), "  ")
+	if f.OnTwin {
+		text = "  on the second instance: the trace ran twinned, on two instances of its config opened side by side (VEC-15);\n  the first agreed with the model, so the port shares state between instances (PROTO-12)\n" + text
+	}
+	return text
 }
 
 // portLines renders multi-line text a port wrote (its stderr) for a
@@ -175,7 +179,7 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 			out.Found.WriteError = res.writeErr.Error()
 		}
 		if f.Divergence != nil {
-			d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Run.Outcome)
+			d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Got())
 			if d.Want != "(no result)" && d.Got != "(no result)" {
 				out.Found.Differences = differences(json.RawMessage(jsonSafe(d.Want)), json.RawMessage(jsonSafe(d.Got)), d.Fields)
 			}

@@ -26,9 +26,7 @@ func appendRequestLine(b []byte, seq, inst int64, t *oracle.Trace, op int) []byt
 		b = append(b, `,"component":`...)
 		b = appendString(b, string(t.Component))
 		if t.Component != oracle.Lim {
-			cfg, _ := json.Marshal(t.Config) // a Config always marshals
-			b = append(b, `,"config":`...)
-			b = append(b, cfg...)
+			b = appendConfig(append(b, `,"config":`...), &t.Config)
 		}
 		b = append(b, `,"op":"open"`...)
 	case op == len(t.Ops):
@@ -37,6 +35,36 @@ func appendRequestLine(b []byte, seq, inst int64, t *oracle.Trace, op int) []byt
 		b = appendOpFields(b, &t.Ops[op])
 	}
 	return append(b, '}', '\n')
+}
+
+// appendConfig appends c as json.Marshal writes it (an open per trace;
+// encoding/json's reflection was a tenth of the fuzzer's encoding).
+func appendConfig(b []byte, c *oracle.Config) []byte {
+	b = append(b, '{')
+	if g := c.Gate; g != nil {
+		b = appendField(b, `"gate":{"cap":"`, g.Cap)
+		b = appendField(b, `,"refil":"`, g.Refil)
+		b = appendField(b, `,"ivl":"`, g.Ivl)
+		b = appendField(b, `,"maxif":"`, g.Maxif)
+		b = appendField(b, `,"slots":"`, g.Slots)
+		b = append(appendField(b, `,"tick_nanos":"`, g.TickNanos), '}')
+	}
+	if th := c.Throttle; th != nil {
+		if c.Gate != nil {
+			b = append(b, ',')
+		}
+		b = appendField(b, `"throttle":{"threshold":"`, th.Threshold)
+		b = appendField(b, `,"window_secs":"`, th.WindowSecs)
+		b = append(appendField(b, `,"ban_secs":"`, th.BanSecs), '}')
+	}
+	return append(b, '}')
+}
+
+// appendField appends prefix and n as Num's MarshalJSON writes it, after
+// its opening quote ("absent" when unset).
+func appendField(b []byte, prefix string, n oracle.Num) []byte {
+	b, _ = n.AppendText(append(b, prefix...)) // never fails
+	return append(b, '"')
 }
 
 // appendOpFields appends ,"op":... and op's set fields in Op's order.
@@ -440,8 +468,8 @@ func (s *scanner) result(r *oracle.Result) bool {
 	})
 }
 
-// decodeRequestFast reads a request line of the common shape: no config,
-// keys or faults.
+// decodeRequestFast reads a request line of the common shape: keys and
+// configs of plain strings, no faults.
 func decodeRequestFast(line []byte) (wireRequest, bool) {
 	var req wireRequest
 	s := scanner{b: line}
@@ -495,6 +523,18 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 			b := oracle.Bytes(v)
 			req.Key = &b
 			return ok
+		case "keys":
+			req.Keys = []oracle.Bytes{} // [] is check_any of no key, not absent
+			return s.array(func() bool {
+				v, ok := s.str()
+				req.Keys = append(req.Keys, oracle.Bytes(v))
+				return ok
+			})
+		case "config":
+			if req.Config == nil { // a repeated key fills the same config, as encoding/json does
+				req.Config = &oracle.Config{}
+			}
+			return s.config(req.Config)
 		}
 		return false
 	})
@@ -502,4 +542,76 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 		return wireRequest{}, false
 	}
 	return req, true
+}
+
+// array reads an array, calling elem to read each element.
+func (s *scanner) array(elem func() bool) bool {
+	if !s.is('[') {
+		return false
+	}
+	if s.is(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if s.is(',') {
+			continue
+		}
+		return s.is(']')
+	}
+}
+
+// config reads an open's config: a gate or a throttle config, or both.
+func (s *scanner) config(c *oracle.Config) bool {
+	return s.object(func(k []byte) bool {
+		switch string(k) {
+		case "gate":
+			if c.Gate == nil {
+				c.Gate = &oracle.GateConfig{}
+			}
+			return s.gateConfig(c.Gate)
+		case "throttle":
+			if c.Throttle == nil {
+				c.Throttle = &oracle.ThrottleConfig{}
+			}
+			return s.throttleConfig(c.Throttle)
+		}
+		return false
+	})
+}
+
+func (s *scanner) gateConfig(g *oracle.GateConfig) bool {
+	return s.object(func(k []byte) bool {
+		switch string(k) {
+		case "cap":
+			return s.num(&g.Cap)
+		case "refil":
+			return s.num(&g.Refil)
+		case "ivl":
+			return s.num(&g.Ivl)
+		case "maxif":
+			return s.num(&g.Maxif)
+		case "slots":
+			return s.num(&g.Slots)
+		case "tick_nanos":
+			return s.num(&g.TickNanos)
+		}
+		return false
+	})
+}
+
+func (s *scanner) throttleConfig(t *oracle.ThrottleConfig) bool {
+	return s.object(func(k []byte) bool {
+		switch string(k) {
+		case "threshold":
+			return s.num(&t.Threshold)
+		case "window_secs":
+			return s.num(&t.WindowSecs)
+		case "ban_secs":
+			return s.num(&t.BanSecs)
+		}
+		return false
+	})
 }

@@ -150,6 +150,11 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 		`{"seq":1,"result":{},"result":{"ok":"1"}}`, `{"SEQ":1,"result":{}}`, `{"seq":1.0,"result":{}}`,
 		`{"seq":1,"inst":2,"op":"admit","ip":"a","now":"-5"}`, `{"seq":1,"op":"lim_rel","n":"00"}`, ` {"seq":1,"result":{"verdict":"pass"}} ` + "\r",
 		`{"seq":1,"result":{"response":"HTTP/1.1 503\r\n"}}`, `{"seq":1,"result":{"touched":null}}`, `{"seq":9223372036854775808,"result":{}}`,
+		`{"seq":1,"inst":1,"op":"open","component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","slots":"2","tick_nanos":"1"}}}`,
+		`{"seq":1,"op":"open","config":{"throttle":{"threshold":"3"}},"config":{"gate":{"cap":"1"},"gate":{"ivl":"2"}}}`,
+		`{"seq":1,"op":"open","config":{}}`, `{"seq":1,"op":"open","config":null}`, `{"seq":1,"op":"open","config":{"throttle":null}}`,
+		`{"seq":1,"op":"check_any","keys":[]}`, `{"seq":1,"op":"check_any","keys":["a","",  "b"],"keys":["c"]}`, `{"seq":1,"op":"check_any","keys":null}`,
+		`{"seq":1,"op":"check_any","keys":[{"hex":"ff"}]}`, `{"seq":1,"op":"check_any","keys":["a",]}`, `{"seq":1,"op":"check_any","keys":["a"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -173,4 +178,25 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAppendConfigIsJSONMarshal: appendConfig writes what json.Marshal
+// writes, for the configs GenTrace never draws too (none, both, fields
+// unset).
+func TestAppendConfigIsJSONMarshal(t *testing.T) {
+	n := oracle.I(-5)
+	for _, c := range []oracle.Config{
+		{},
+		{Gate: &oracle.GateConfig{}},
+		{Throttle: &oracle.ThrottleConfig{}},
+		{Gate: &oracle.GateConfig{Cap: n, TickNanos: oracle.I(1)}, Throttle: &oracle.ThrottleConfig{BanSecs: oracle.U(1<<64 - 1)}},
+	} {
+		want, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendConfig(nil, &c); string(got) != string(want) {
+			t.Errorf("appendConfig = %s\njson.Marshal = %s", got, want)
+		}
+	}
 }

@@ -584,15 +584,20 @@ const (
 )
 
 // pending is a request in flight: its trace and its op (-1 open,
-// len(ops) close).
-type pending struct{ trace, op int }
+// len(ops) close), on the trace's first instance or (side 1) its twin.
+type pending struct{ trace, op, side int }
 
 // traceState is a trace's run while its replies come in.
 type traceState struct {
 	run    TraceRun
-	dead   bool // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
-	open   bool // open's result was {}: the instance is open until its close
+	dead   bool  // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
+	open   bool  // open's result was {}: the instance is open until its close
+	twin   bool  // the same for the second instance of a twin trace
+	inst   int64 // the inst of the first instance; its twin's is inst+1
 	stderr int64
+	// results is where run.Outcome.Results grows (newTraceStates); the
+	// run's results stay nil until the first one.
+	results []oracle.Result
 }
 
 // RunTraces implements Runner: it pipelines every trace's open, ops and
@@ -606,8 +611,9 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	}
 	var (
 		queue  []pending
-		states = make([]traceState, len(ts))
+		states = newTraceStates(ts)
 		ti, oi = 0, -1 // the next request to send: trace ti, op oi
+		side   = 0     // on the first instance (0) or, in a twin trace, the second (1)
 		buf    []byte
 		timer  = time.NewTimer(p.opt.RequestTimeout)
 		done   = 0
@@ -628,12 +634,16 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		idle := len(queue) == 0
 		for len(queue) < p.opt.Window && ti < len(ts) {
 			t := &ts[ti]
-			if oi == -1 {
+			if oi == -1 && side == 0 {
 				states[ti].stderr = p.stderr.total()
+				states[ti].inst = p.inst + 1
 			}
-			buf = p.appendRequest(buf, t, ti, oi)
-			queue = append(queue, pending{ti, oi})
-			if oi++; oi > len(t.Ops) {
+			buf = p.appendRequest(buf, t, states[ti].inst+int64(side), oi)
+			queue = append(queue, pending{ti, oi, side})
+			// spec VEC-15: "open both, then each op on the first instance and at once on the second"
+			if t.Twin && side == 0 {
+				side = 1
+			} else if side, oi = 0, oi+1; oi > len(t.Ops) {
 				ti, oi = ti+1, -1
 			}
 		}
@@ -658,15 +668,22 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 			resetTimer(timer, p.opt.RequestTimeout)
 			st := &states[in.trace]
 			if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
-				if why := closeProblem(ev.rep); st.open && why != "" {
+				if why := closeProblem(ev.rep); (in.side == 0 && st.open || in.side == 1 && st.twin) && why != "" {
 					return p.breaks(in.trace, in.op, why)
+				}
+				if in.side == 0 && ts[in.trace].Twin {
+					continue // the twin's close comes next
 				}
 				st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
 				each(in.trace, st.run)
 				done++
 				continue
 			}
-			if !st.dead {
+			switch {
+			case st.dead:
+			case in.side == 1:
+				st.takeTwin(in.op, ev.rep)
+			default:
 				st.take(in.op, ev.rep)
 			}
 		case <-timer.C:
@@ -682,6 +699,23 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		}
 	}
 	return nil
+}
+
+// newTraceStates returns the states of ts, their results carved from one
+// array (an append per op, on the fuzzer's hot path, no longer allocates).
+func newTraceStates(ts []oracle.Trace) []traceState {
+	states := make([]traceState, len(ts))
+	n := 0
+	for i := range ts {
+		n += len(ts[i].Ops)
+	}
+	results := make([]oracle.Result, n)
+	for i := range ts {
+		if k := len(ts[i].Ops); k > 0 { // none stays nil, as before
+			states[i].results, results = results[:0:k], results[k:]
+		}
+	}
+	return states
 }
 
 // take records the reply to op of the trace (-1: open).
@@ -705,7 +739,37 @@ func (st *traceState) take(op int, r reply) {
 			st.run.Fault, st.run.FaultOp, st.dead = fmt.Sprintf(`open's result is %s, want {} or {"error":"config"}`, appendResultObject(nil, &r.result)), -1, true
 		}
 	default:
+		if st.run.Outcome.Results == nil {
+			st.run.Outcome.Results = st.results
+		}
 		st.run.Outcome.Results = append(st.run.Outcome.Results, boundResult(r.result))
+	}
+}
+
+// takeTwin records the reply to op (-1: open) of the second instance of a
+// twin trace, whose first instance opened.
+//
+// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
+func (st *traceState) takeTwin(op int, r reply) {
+	const second = "on the second instance of the same config, open beside the first: "
+	switch {
+	case r.kind == replySkipped:
+		st.run.Skipped, st.dead = fmt.Sprintf("%s %s%s", opName(op), second, CutText(r.text, maxMessage)), true
+	case r.kind == replyFault && r.text == "":
+		st.run.Fault, st.run.FaultOp, st.dead = second+"the port faulted with an empty message", op, true
+	case r.kind == replyFault:
+		st.run.Fault, st.run.FaultOp, st.dead = second+CutText(r.text, maxMessage), op, true
+	case r.badJSON != nil:
+		st.run.Fault, st.run.FaultOp, st.dead = second+"its result does not decode: "+r.badJSON.Error(), op, true
+	case op == -1 && r.result == oracle.Result{}:
+		st.twin = true
+	case op == -1:
+		st.run.Fault, st.run.FaultOp, st.dead = fmt.Sprintf(`%sopen's result is %s, want {} as the first's`, second, appendResultObject(nil, &r.result)), -1, true
+	default:
+		if st.run.Twin == nil {
+			st.run.Twin = make([]oracle.Result, 0, cap(st.results))
+		}
+		st.run.Twin = append(st.run.Twin, boundResult(r.result))
 	}
 }
 
@@ -793,11 +857,9 @@ func resetTimer(t *time.Timer, d time.Duration) {
 }
 
 // appendRequest appends the request for op of t (-1 open, len(ops) close)
-// as a line.
-func (p *Port) appendRequest(buf []byte, t *oracle.Trace, trace, op int) []byte {
+// on instance inst as a line.
+func (p *Port) appendRequest(buf []byte, t *oracle.Trace, inst int64, op int) []byte {
 	p.seq++
-	if op == -1 {
-		p.inst++
-	}
-	return appendRequestLine(buf, p.seq, p.inst, t, op)
+	p.inst = max(p.inst, inst)
+	return appendRequestLine(buf, p.seq, inst, t, op)
 }

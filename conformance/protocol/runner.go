@@ -37,6 +37,10 @@ type TraceRun struct {
 	// open.
 	Fault   string
 	FaultOp int
+	// Twin holds, for a twin trace (oracle.Trace.Twin), the results of
+	// the ops on its second instance, in order; Outcome holds the
+	// first's. Nil for any other trace.
+	Twin []oracle.Result
 	// Stderr is what a port wrote on stderr while the trace ran (at most
 	// its last 4 KiB); empty in process.
 	Stderr string
@@ -112,7 +116,8 @@ func (r SubjectRunner) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) er
 	return nil
 }
 
-// run runs one trace.
+// run runs one trace: on one instance, or a twin trace on two opened side
+// by side, each op on the first then on the second.
 func (r SubjectRunner) run(t oracle.Trace) TraceRun {
 	inst, class, err := r.S.Open(t.Component, t.Config)
 	switch {
@@ -123,18 +128,34 @@ func (r SubjectRunner) run(t oracle.Trace) TraceRun {
 	case class != "":
 		return TraceRun{Outcome: oracle.Outcome{Open: class}}
 	}
+	insts := []oracle.Instance{inst}
 	run := TraceRun{Outcome: oracle.Outcome{Results: make([]oracle.Result, 0, len(t.Ops))}}
-	for i, op := range t.Ops {
-		res, err := inst.Do(op)
+	if t.Twin {
+		twin, class, err := r.S.Open(t.Component, t.Config)
 		switch {
 		case errors.Is(err, oracle.ErrUnsupported):
-			run.Skipped = fmt.Sprintf("op %d (%s): %v", i, op.Kind, err)
-			return run
-		case err != nil:
-			run.Fault, run.FaultOp = err.Error(), i
-			return run
+			return TraceRun{Skipped: "open of the second instance: " + err.Error(), FaultOp: -1}
+		case err != nil || class != "":
+			return TraceRun{Fault: fmt.Sprintf("open of the second instance of the same config: %q, %v", class, err), FaultOp: -1}
 		}
-		run.Outcome.Results = append(run.Outcome.Results, res)
+		insts, run.Twin = append(insts, twin), make([]oracle.Result, 0, len(t.Ops))
+	}
+	for i, op := range t.Ops {
+		for side, inst := range insts {
+			res, err := inst.Do(op)
+			switch {
+			case errors.Is(err, oracle.ErrUnsupported):
+				run.Skipped = fmt.Sprintf("op %d (%s): %v", i, op.Kind, err)
+				return run
+			case err != nil:
+				run.Fault, run.FaultOp = err.Error(), i
+				return run
+			case side == 1:
+				run.Twin = append(run.Twin, res)
+			default:
+				run.Outcome.Results = append(run.Outcome.Results, res)
+			}
+		}
 	}
 	return run
 }

@@ -72,6 +72,7 @@ func Serve(in io.Reader, out io.Writer, s oracle.Subject, hello Hello) error {
 type server struct {
 	s     oracle.Subject
 	insts map[int64]oracle.Instance
+	line  []byte // the last result line: reused, each is written before the next
 }
 
 // answer returns the reply line to one request line.
@@ -115,7 +116,8 @@ func (sv *server) apply(req wireRequest) []byte {
 	case err != nil:
 		return faultLine(req.Seq, err.Error())
 	}
-	return resultLine(req.Seq, res)
+	sv.line = appendResultLine(sv.line[:0], req.Seq, &res)
+	return sv.line
 }
 
 // open answers an open request.
@@ -141,10 +143,15 @@ func (sv *server) open(req wireRequest) []byte {
 }
 
 func resultLine(seq int64, r oracle.Result) []byte {
-	out := append(make([]byte, 0, 96), `{"seq":`...)
+	return appendResultLine(make([]byte, 0, 96), seq, &r)
+}
+
+// appendResultLine appends the reply line of result r to request seq.
+func appendResultLine(out []byte, seq int64, r *oracle.Result) []byte {
+	out = append(out, `{"seq":`...)
 	out = strconv.AppendInt(out, seq, 10)
 	out = append(out, `,"result":`...)
-	out = appendResultObject(out, &r)
+	out = appendResultObject(out, r)
 	return append(out, '}')
 }
 

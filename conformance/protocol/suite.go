@@ -28,7 +28,8 @@ type CaseResult struct {
 	// not run.
 	Why string
 	// Got is what the port returned: the outcome of open and the results
-	// of the ops that ran.
+	// of the ops that ran (of a twin case's second instance when that is
+	// where it diverged).
 	Got oracle.Outcome
 	// Stderr is what the port wrote on stderr while the case ran.
 	Stderr string
@@ -111,6 +112,18 @@ func RunCasesEach(r Runner, cases []conformance.Case, each func(CaseResult)) err
 	return err
 }
 
+// twinDivergence returns the first divergence of the second instance of
+// twin trace t from want; nil when t is not a twin, its config was
+// refused, or the second instance agrees.
+//
+// spec VEC-15: "each instance's results must equal expect"
+func twinDivergence(t oracle.Trace, want oracle.Outcome, run TraceRun) *oracle.Divergence {
+	if !t.Twin || want.Open != "" {
+		return nil
+	}
+	return oracle.Compare(t, want, oracle.Outcome{Results: run.Twin})
+}
+
 // judge compares a case's run with its expectations.
 //
 // spec VEC-10: "It passes iff every op's result equals its expect exactly"
@@ -125,6 +138,10 @@ func judge(c conformance.Case, t oracle.Trace, run TraceRun) CaseResult {
 		if d := oracle.Compare(t, c.Expected(), run.Outcome); d != nil {
 			res.Verdict, res.Divergence = conformance.Fail, d
 			res.Why = "result differs at " + describe(t, d.Index)
+		} else if d := twinDivergence(t, c.Expected(), run); d != nil {
+			res.Verdict, res.Divergence = conformance.Fail, d
+			res.Got = oracle.Outcome{Results: run.Twin} // what diverged: the second instance's
+			res.Why = "result differs on the second instance (open beside the first) at " + describe(t, d.Index)
 		} else {
 			res.Verdict = conformance.Pass
 		}

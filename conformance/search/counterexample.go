@@ -61,6 +61,11 @@ func TraceCase(t oracle.Trace, num uint64, description string) (conformance.Case
 		}
 	}
 	c.Clauses = ClausesOf(run)
+	if t.Twin && out.Open == "" {
+		// spec VEC-15: "twin: true runs the case on two instances of its config opened side by side"
+		c.Twin = true
+		c.Clauses = sortClauses(append(c.Clauses, "VEC-15", "PROTO-12"))
+	}
 	if out.Open != "" {
 		c.Clauses = sortClauses(append(c.Clauses, configClause(t.Component), "VEC-11"))
 	}

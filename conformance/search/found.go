@@ -30,8 +30,10 @@ type Counterexample struct {
 	Shrunk oracle.Trace
 
 	// Divergence is Trace's first divergence from the model
-	// (-model +runner); nil when Fault is set.
+	// (-model +runner); nil when Fault is set. OnTwin says it is on the
+	// second instance of a twin trace (Trace.Twin): the first agreed.
 	Divergence *oracle.Divergence
+	OnTwin     bool
 	// Fault is set when the runner could not apply a request of Trace
 	// (PROTO-6 fault): its message, cut to MaxText bytes. FaultOp is the
 	// op's index, -1 for open.
@@ -130,6 +132,9 @@ func counterexample(r protocol.Runner, opt FuzzOptions, ft foundTrace) (*Counter
 	found := time.Now()
 	ce := &Counterexample{Seed: opt.Seed, Index: ft.index, Original: ft.orig, Trace: ft.sent, Run: ft.run,
 		Reproduced: true, FoundAfter: found.Sub(ft.start)}
+	if ft.err == nil && ft.sent.Twin {
+		ft.err = ce.untwin(r)
+	}
 	if ft.err != nil {
 		ce.stopped(opt, ShrinkBroken, ft.err)
 	} else {
@@ -141,6 +146,23 @@ func counterexample(r protocol.Runner, opt FuzzOptions, ft foundTrace) (*Counter
 		return ce, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), ft.index, err)
 	}
 	return ce, nil
+}
+
+// untwin offers c's twin trace on one instance when that fails too: the
+// bug is not one of isolation, and the smaller case says so. The error is
+// r's, when it broke.
+func (c *Counterexample) untwin(r protocol.Runner) error {
+	single := c.Trace
+	single.Twin = false
+	want, err := oracle.Run(oracle.Model{}, single)
+	if err != nil {
+		return nil // the shrink's own run of the model reports it
+	}
+	run, err := runOne(r, single)
+	if err == nil && fails(single, want, run) {
+		c.Trace, c.Run = single, cutRun(run)
+	}
+	return err
 }
 
 // shrink shrinks c's trace on r within opt's limits from found on.
@@ -250,8 +272,11 @@ func (c *Counterexample) finish(name string) error {
 	if c.Fault != "" {
 		what = fmt.Sprintf("fault at %s", fuzzOpName(c.Trace, c.FaultOp))
 	} else {
-		c.Divergence = oracle.Compare(c.Trace, want, c.Run.Outcome)
-		if c.Divergence != nil {
+		c.Divergence, c.OnTwin = divergence(c.Trace, want, c.Run)
+		switch {
+		case c.OnTwin:
+			what = fmt.Sprintf("first divergence at %s on the second instance of the config, open beside the first (state shared between instances)", fuzzOpName(c.Trace, c.Divergence.Index))
+		case c.Divergence != nil:
 			what = fmt.Sprintf("first divergence at %s", fuzzOpName(c.Trace, c.Divergence.Index))
 		}
 	}
@@ -268,6 +293,15 @@ func (c *Counterexample) finish(name string) error {
 	}
 	c.Case, err = TraceCase(c.Trace, traceNumber(c.Trace), desc)
 	return err
+}
+
+// Got is the outcome c's divergence is on: the run's, or on a twin
+// trace the second instance's results (OnTwin).
+func (c *Counterexample) Got() oracle.Outcome {
+	if c.OnTwin {
+		return oracle.Outcome{Results: c.Run.Twin}
+	}
+	return c.Run.Outcome
 }
 
 // Report renders c for people: the trace, the divergence or fault, how
@@ -291,7 +325,10 @@ func (c *Counterexample) Report(gotName string) string {
 		fmt.Fprintf(&b, "on a fresh runner: %q %v\n", c.Confirmation, c.ConfirmErr)
 	}
 	if c.Divergence != nil {
-		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Run.Outcome).Text("model", gotName))
+		if c.OnTwin {
+			b.WriteString("the trace ran on two instances of its config opened side by side (VEC-15); the second diverged:\n")
+		}
+		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Got()).Text("model", gotName))
 	} else {
 		b.WriteString(conformance.Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
 		fmt.Fprintf(&b, "%s faulted at %s: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)

@@ -32,6 +32,17 @@ type FuzzOptions struct {
 	// Components are the components to fuzz, in the order traces cycle
 	// through them; nil means every component the runner implements.
 	Components []oracle.Component
+	// Isolation, when positive, makes every Isolation-th trace of each
+	// component (trace i, the n-th of its component, n = i/len(comps),
+	// when n%Isolation == Isolation-1) of a component whose instances
+	// hold state (gate, throttle, throttle_faults) a twin trace
+	// (oracle.Trace.Twin, spec VEC-15): it runs on two instances of its
+	// config opened side by side, each op on the first and then on the
+	// second, and both must agree with the model, so that a port sharing
+	// state between instances (a process-wide store or table) fails. The
+	// traces and their order do not change; a twin trace counts its ops
+	// once for Ops. 0 means none.
+	Isolation int
 	// Batch is the most traces per RunTraces call; 0 means 64. Under a
 	// time bound a call carries fewer: as many as fit half the time left,
 	// at the time per trace measured so far.
@@ -116,7 +127,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 		batch = defaultBatch
 	}
 	start := time.Now()
-	g := startGenerator(comps, opt.Seed, batch)
+	g := startGenerator(comps, opt.Seed, batch, max(opt.Isolation, 0), opt.Ops)
 	defer g.stop()
 	pace := pacer{max: batch, end: opt.timeEnd(start)}
 
@@ -291,12 +302,44 @@ func runBatch(r protocol.Runner, b *genBatch, from, n int, rep *FuzzReport) (int
 	return fail, failRun, err
 }
 
-// fails reports whether run, not skipped, faulted or differs from want.
+// fails reports whether run, not skipped, faulted or differs from want (on
+// either instance of a twin trace).
 func fails(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) bool {
 	if run.Skipped != "" {
 		return false
 	}
-	return run.Fault != "" || !outcomeEqual(want, run.Outcome) && oracle.Compare(t, want, run.Outcome) != nil
+	return run.Fault != "" || !outcomeEqual(want, run.Outcome) && oracle.Compare(t, want, run.Outcome) != nil ||
+		t.Twin && want.Open == "" && !resultsEqual(want.Results, run.Twin) && twinDivergence(t, want, run) != nil
+}
+
+// twinDivergence returns the first divergence of the second instance of
+// twin trace t from want (its Diff says so), or nil.
+//
+// spec VEC-15: "each instance's results must equal expect"
+func twinDivergence(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) *oracle.Divergence {
+	if !t.Twin || want.Open != "" {
+		return nil
+	}
+	d := oracle.Compare(t, want, oracle.Outcome{Results: run.Twin})
+	if d != nil {
+		d.Diff = "on the second instance of the config, open beside the first:\n" + d.Diff
+	}
+	return d
+}
+
+// divergence returns the first divergence of run from want on t: on the
+// first instance, else on a twin trace's second (twin true).
+func divergence(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) (d *oracle.Divergence, twin bool) {
+	if d := oracle.Compare(t, want, run.Outcome); d != nil {
+		return d, false
+	}
+	d = twinDivergence(t, want, run)
+	return d, d != nil
+}
+
+// resultsEqual is outcomeEqual on result lists.
+func resultsEqual(a, b []oracle.Result) bool {
+	return outcomeEqual(oracle.Outcome{Results: a}, oracle.Outcome{Results: b})
 }
 
 // outcomeEqual is a fast check that a and b are equal as oracle.Compare

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -58,19 +59,32 @@ type generator struct {
 	quit    chan struct{}
 	once    sync.Once
 	wg      sync.WaitGroup
+
+	comps            []oracle.Component
+	seed             uint64
+	size, isolation  int
+	bound            int          // the run's ops bound (0: none)
+	genOps, genTrace atomic.Int64 // the ops and traces generated so far
+	nextStart        int          // the start of the batch next hands out next (its caller's)
 }
 
 // startGenerator starts generating batches of size traces, trace i of
-// component comps[i%len(comps)].
-func startGenerator(comps []oracle.Component, seed uint64, size int) *generator {
+// component comps[i%len(comps)], every isolation-th a twin (0: none), for a
+// run of at most bound ops (0: no bound).
+func startGenerator(comps []oracle.Component, seed uint64, size, isolation, bound int) *generator {
 	workers := max(runtime.GOMAXPROCS(0), 1)
-	g := &generator{ordered: make(chan *genBatch, workers+1), quit: make(chan struct{})}
+	g := &generator{ordered: make(chan *genBatch, workers+1), quit: make(chan struct{}),
+		comps: comps, seed: seed, size: size, isolation: isolation, bound: bound}
 	jobs := make(chan *genBatch)
 	g.wg.Add(1 + workers)
 	go func() { // the dispatcher: batches in order, at most cap(ordered) ahead
 		defer g.wg.Done()
 		defer close(jobs)
 		for start := 0; ; start += size {
+			if g.enough(start) {
+				close(g.ordered) // next generates any further batch itself
+				return
+			}
 			b := &genBatch{start: start, done: make(chan struct{})}
 			select {
 			case g.ordered <- b:
@@ -88,7 +102,9 @@ func startGenerator(comps []oracle.Component, seed uint64, size int) *generator 
 		go func() {
 			defer g.wg.Done()
 			for b := range jobs {
-				b.generate(comps, seed, size)
+				b.generate(comps, seed, size, isolation)
+				g.genOps.Add(int64(b.ops()))
+				g.genTrace.Add(int64(len(b.want)))
 				close(b.done)
 			}
 		}()
@@ -96,11 +112,37 @@ func startGenerator(comps []oracle.Component, seed uint64, size int) *generator 
 	return g
 }
 
-// next returns the next batch, once generated.
+// enough reports whether the batches before start carry, at the mean ops
+// per trace generated so far, a twentieth more ops than the run's bound:
+// generating further ahead would be work the run throws away (at the end of
+// a run of 20,000 ops, the batches queued ahead held a third as many again).
+func (g *generator) enough(start int) bool {
+	traces := g.genTrace.Load()
+	return g.bound > 0 && traces > 0 && float64(start)*float64(g.genOps.Load())/float64(traces) >= 1.05*float64(g.bound)
+}
+
+// next returns the next batch, once generated: the workers', or, past
+// what they generated ahead, one it generates itself (the same traces:
+// trace i depends only on the seed and i).
 func (g *generator) next() *genBatch {
-	b := <-g.ordered
-	<-b.done
+	b, ok := <-g.ordered
+	if ok {
+		<-b.done
+	} else {
+		b = &genBatch{start: g.nextStart}
+		b.generate(g.comps, g.seed, g.size, g.isolation)
+	}
+	g.nextStart = b.start + g.size
 	return b
+}
+
+// ops returns the ops of b's traces, as an ops bound counts them.
+func (b *genBatch) ops() int {
+	n := 0
+	for _, w := range b.want {
+		n += len(w.Results)
+	}
+	return n
 }
 
 // stop stops the workers and waits for them.
@@ -112,7 +154,7 @@ func (g *generator) stop() {
 }
 
 // generate fills b with size traces from b.start and their outcomes.
-func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
+func (b *genBatch) generate(comps []oracle.Component, seed uint64, size, isolation int) {
 	defer func() {
 		if p := recover(); p != nil {
 			b.err = fmt.Errorf("search: fuzz: generating trace %d of seed %d: %v (a bug in the oracle's generators)", b.start+len(b.traces), seed, p)
@@ -133,8 +175,17 @@ func (b *genBatch) generate(comps []oracle.Component, seed uint64, size int) {
 		if want.Open != "" {
 			sent.Ops = []oracle.Op{} // a refused config runs no op (VEC-11)
 		}
+		sent.Twin = isTwin(c, i/len(comps), isolation) && want.Open == ""
 		b.traces = append(b.traces, t)
 		b.sent = append(b.sent, sent)
 		b.want = append(b.want, want)
 	}
+}
+
+// isTwin reports whether the n-th trace of component c in a run (trace i
+// is the i/len(comps)-th of its component) runs as a twin trace when every
+// isolation-th does (FuzzOptions.Isolation): lim has no instance state, so
+// its traces never do.
+func isTwin(c oracle.Component, n, isolation int) bool {
+	return isolation > 0 && c != oracle.Lim && n%isolation == isolation-1
 }

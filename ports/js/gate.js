@@ -15,6 +15,9 @@ function retryAfterSecs(retry, tickNanos) {
   return bmin(bmax(1n, s), mutants.active('retry_after_int32') ? MAX_INT32 : MAX_INT64);
 }
 
+// The gate_table_per_config mutant's bucket tables: one per config, process-wide.
+const TABLES = new Map();
+
 class Gate {
   constructor(cap, refil, ivl, maxif, slots, tickNanos) {
     this.lim = limCfg(cap, refil, ivl, maxif);
@@ -23,6 +26,12 @@ class Gate {
     this.tickNanos = tickNanos;
     this.inFlight = 0n; // GATE-2
     this.buckets = new Map(); // slot (as decimal string) -> bucket; absent = untouched (sparse)
+    if (mutants.active('gate_table_per_config')) { // every gate of this config shares one table
+      const key = [cap, refil, ivl, maxif, slots, tickNanos].join(',');
+      if (!TABLES.has(key)) TABLES.set(key, new Map());
+      this.buckets = TABLES.get(key);
+      this.buckets.clear();
+    }
   }
 
   slotOf(ip) { // GATE-3

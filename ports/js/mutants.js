@@ -23,7 +23,7 @@ const NAMES = Object.freeze([
   'resp_header_order', 'resp_body_newline', 'resp_no_content_length', 'resp_negative_retry',
   'resp_reason_phrase', 'shed_retry_after_zero', 'reset_keeps_ban', 'success_noop',
   'purge_drops_bans', 'stamps_dedup_same_second', 'fault_after_effect', 'ban_error_swallowed',
-  'fault_fail_open', 'purge_error_zero',
+  'fault_fail_open', 'purge_error_zero', 'gate_table_per_config', 'throttle_process_store',
 ]);
 
 const LISTED = new Set(NAMES);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Run the conformance vectors (spec.md VEC-1..VEC-14) against the JavaScript port.
+// Run the conformance vectors (spec.md VEC-1..VEC-15) against the JavaScript port.
 // usage: node ports/js/run_vectors.js conformance/vectors
 // Prints one line per failing case and ends with `N passed, M failed`; exits 1 on any failure.
 // LIMCHECK_MUTANT=<name> runs them against a planted bug (mutants.js).
@@ -62,22 +62,35 @@ function runCase(c, file) {
     return 'op -: config refused, expected it to open';
   }
   if (c.expect_open !== undefined) return 'op -: expected config refusal, got an open instance';
+  // VEC-15: a twin case runs on two instances opened side by side, each op on both.
+  const subjects = [subject];
+  if (c.twin === true) {
+    try {
+      subjects.push(openComponent(comp, c.config));
+    } catch (e) {
+      if (!(e instanceof wire.ConfigError)) throw e;
+      return 'op -: the second instance of the config was refused (twin case)';
+    }
+  }
   const ops = c.ops || [];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
-    let got;
-    try {
-      got = subject.do(op);
-    } catch (e) {
-      return `op ${i} (${op.op}): expected ${show(op.expect)}, got exception ${e.constructor.name}: ${e.message}`;
+    for (let k = 0; k < subjects.length; k++) {
+      const at = `op ${i} (${op.op})${k === 1 ? ' on the second instance' : ''}`;
+      let got;
+      try {
+        got = subjects[k].do(op);
+      } catch (e) {
+        return `${at}: expected ${show(op.expect)}, got exception ${e.constructor.name}: ${e.message}`;
+      }
+      let same;
+      try {
+        same = sameResult(normalize(op.expect), normalize(got)); // VEC-10
+      } catch (e) {
+        return `${at}: expected ${show(op.expect)}, got ${show(got)}: ${e.message}`;
+      }
+      if (!same) return `${at}: expected ${show(op.expect)}, got ${show(got)}`;
     }
-    let same;
-    try {
-      same = sameResult(normalize(op.expect), normalize(got)); // VEC-10
-    } catch (e) {
-      return `op ${i} (${op.op}): expected ${show(op.expect)}, got ${show(got)}: ${e.message}`;
-    }
-    if (!same) return `op ${i} (${op.op}): expected ${show(op.expect)}, got ${show(got)}`;
   }
   return null;
 }

@@ -259,11 +259,19 @@ class ThrottleSubject {
   }
 }
 
+// The throttle_process_store mutant's one store, shared by every throttle of the process.
+const PROCESS_STORE = new ExactStore();
+
 function openThrottle(config, faults = false) {
   const c = arg(config || {}, 'throttle');
   if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new OpError('config.throttle: not an object');
   const f = (k) => uint64(arg(c, k), `config.throttle.${k}`);
-  const store = faults ? new FaultStore(new ExactStore()) : new ExactStore();
+  let inner = new ExactStore();
+  if (mutants.active('throttle_process_store')) { // a new throttle empties and adopts the one store
+    PROCESS_STORE.keys.clear();
+    inner = PROCESS_STORE;
+  }
+  const store = faults ? new FaultStore(inner) : inner;
   return new ThrottleSubject(new Throttle(store, f('threshold'), f('window_secs'), f('ban_secs')), faults);
 }
 

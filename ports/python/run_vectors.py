@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run the conformance vectors (spec.md VEC-1..VEC-14) against the Python port.
+"""Run the conformance vectors (spec.md VEC-1..VEC-15) against the Python port.
 
 usage: python3 ports/python/run_vectors.py conformance/vectors
 Prints one line per failing case and ends with `N passed, M failed`; exits 1 on any failure."""
@@ -56,21 +56,27 @@ def run_case(case, path):
         return "op -: config refused, expected it to open"
     if case.get("expect_open") is not None:
         return "op -: expected config refusal, got an open instance"
+    subjects = [subject]
+    if case.get("twin") is True:  # VEC-15: two instances side by side, each op on both
+        try:
+            subjects.append(open_component(comp, case.get("config")))
+        except ConfigError:
+            return "op -: the second instance of the config was refused (twin case)"
     for i, op in enumerate(case.get("ops", [])):
-        try:
-            got = subject.do(op)
-        except Exception as e:  # a malformed op or a port bug
-            return "op %d (%s): expected %s, got exception %s: %s" % (
-                i, op.get("op"), json.dumps(op.get("expect")), type(e).__name__, e)
-        want = op.get("expect")
-        try:
-            same = isinstance(want, dict) and normalize(want) == normalize(got)  # VEC-10
-        except ValueError as e:
-            return "op %d (%s): expected %s, got %s: %s" % (
-                i, op.get("op"), json.dumps(want, sort_keys=True), json.dumps(got, sort_keys=True), e)
-        if not same:
-            return "op %d (%s): expected %s, got %s" % (
-                i, op.get("op"), json.dumps(want, sort_keys=True), json.dumps(got, sort_keys=True))
+        for k, s in enumerate(subjects):
+            at = "op %d (%s)%s" % (i, op.get("op"), " on the second instance" if k else "")
+            try:
+                got = s.do(op)
+            except Exception as e:  # a malformed op or a port bug
+                return "%s: expected %s, got exception %s: %s" % (at, json.dumps(op.get("expect")), type(e).__name__, e)
+            want = op.get("expect")
+            try:
+                same = isinstance(want, dict) and normalize(want) == normalize(got)  # VEC-10
+            except ValueError as e:
+                return "%s: expected %s, got %s: %s" % (
+                    at, json.dumps(want, sort_keys=True), json.dumps(got, sort_keys=True), e)
+            if not same:
+                return "%s: expected %s, got %s" % (at, json.dumps(want, sort_keys=True), json.dumps(got, sort_keys=True))
     return None
 
 

@@ -18,6 +18,7 @@ type Draft struct {
 	Description string
 	Config      *oracle.Config // nil for lim
 	Ops         []oracle.Op
+	Twin        bool // run on two instances opened side by side (VEC-15)
 }
 
 // All returns every draft of every builder, in a fixed order.
@@ -40,6 +41,7 @@ func builders() []func() []Draft {
 		throttleConfig, throttleCheck, throttleWindow, throttleBan, throttleRecord, throttleAny,
 		throttleKeys, throttlePurge, throttleFindings,
 		faultRules, faultCheck, faultRecord, faultOthers, faultAny,
+		isolation,
 	}
 }
 
@@ -51,7 +53,7 @@ func builders() []func() []Draft {
 func Fill(d Draft) (conformance.Case, error) {
 	c := conformance.Case{
 		Format: conformance.Format, Clauses: d.Clauses, Description: d.Description,
-		Level: d.Level, Component: d.Component, Config: d.Config, Ops: []conformance.Step{},
+		Level: d.Level, Component: d.Component, Config: d.Config, Ops: []conformance.Step{}, Twin: d.Twin,
 	}
 	t := c.Trace()
 	t.Ops = d.Ops

@@ -44,6 +44,11 @@ const thr = (threshold, windowSecs, banSecs) => ({ throttle: { threshold, window
 const take = (tks, last, cap, refil, ivl, now, cost) => ({ op: 'lim_take', tks, last, cap, refil, ivl, maxif: '1', now, cost });
 const rf = (key, now) => ({ op: 'record_failure', key, now });
 
+// Two instances (inst 1 and 2) of component with config side by side, each op on 1 then on 2
+// (spec.md VEC-15): a port whose instances share state (PROTO-12) answers them differently.
+const twin = (component, config, ...ops) => [1, 2].map((inst) => ({ op: 'open', inst, component, config }))
+  .concat(ops.flatMap((o) => [{ inst: 1, ...o }, { inst: 2, ...o }]));
+
 // For every mutant, a short session whose replies the mutant changes.
 const KILLS = {
   retry_after_floor: on('gate', gate('1', '1', '10', '5', '1', '150000000'), { op: 'admit', ip: 'a', now: '0' }, { op: 'admit', ip: 'a', now: '0' }),
@@ -131,6 +136,8 @@ const KILLS = {
   fault_after_effect: on('throttle_faults', thr('2', '10', '10'), { op: 'set_faults', faults: [{ op: 'add_failure' }] }, rf('k', '0'), { op: 'set_faults', faults: [] }, { op: 'check', key: 'k', now: '0' }),
   ban_error_swallowed: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'ban' }] }, rf('k', '0')),
   fault_fail_open: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'count' }] }, { op: 'check', key: 'k', now: '0' }),
+  gate_table_per_config: twin('gate', gate('1', '1', '10', '5', '1', '1'), { op: 'admit', ip: 'a', now: '0' }),
+  throttle_process_store: twin('throttle', thr('2', '60', '60'), rf('k', '0')),
   purge_error_zero: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'purge' }] }, { op: 'purge_expired', now: '0' }),
 };
 
@@ -222,13 +229,14 @@ test('a pipelined session: 300 requests written before a reply is read', { timeo
   }
 });
 
-// The unmutated replies to every session of KILLS, from one driver (inst k for the k-th).
+// The unmutated replies to every session of KILLS, from one driver (inst 2k+1 and 2k+2 for
+// the k-th's 1 and 2).
 const outcome = (r) => ('result' in r ? r.result : r.fault);
 let baseline;
 function unmutated(m) {
   if (!baseline) {
     baseline = new Map();
-    const sessions = Object.values(KILLS).map((reqs, k) => reqs.map((r) => ({ ...r, inst: k + 1 })));
+    const sessions = Object.values(KILLS).map((reqs, k) => reqs.map((r) => ({ ...r, inst: 2 * k + r.inst })));
     const replies = session(sessions.flat()).slice(1);
     Object.keys(KILLS).forEach((n, k) => baseline.set(n, replies.splice(0, sessions[k].length).map(outcome)));
   }

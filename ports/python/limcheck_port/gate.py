@@ -17,6 +17,10 @@ def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, 
     return min(max(1, s), MAX_INT32 if mutants.active("retry_after_int32") else MAX_INT64)
 
 
+# The gate_table_per_config mutant's bucket tables: one per config, process-wide.
+_TABLES = {}
+
+
 class Gate:
     def __init__(self, cap, refil, ivl, maxif, slots, tick_nanos):
         self.lim = lim_cfg(cap, refil, ivl, maxif)
@@ -26,6 +30,9 @@ class Gate:
         self.tick_nanos = tick_nanos
         self.in_flight = 0  # GATE-2
         self.buckets = {}  # slot -> bucket; absent = untouched (sparse: slots may be huge)
+        if mutants.active("gate_table_per_config"):  # every gate of this config shares one table
+            self.buckets = _TABLES.setdefault((cap, refil, ivl, maxif, slots, tick_nanos), {})
+            self.buckets.clear()
 
     def slot_of(self, ip):  # GATE-3
         if mutants.active("slot_bitmask"):

@@ -92,6 +92,8 @@ NAMES = (
     "ban_error_swallowed",
     "fault_fail_open",
     "purge_error_zero",
+    "gate_table_per_config",
+    "throttle_process_store",
 )
 
 ACTIVE = os.environ.get("LIMCHECK_MUTANT", "")

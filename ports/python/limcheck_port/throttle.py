@@ -307,10 +307,18 @@ def _parse_faults(v):
     return rules
 
 
+# The throttle_process_store mutant's one store, shared by every throttle of the process.
+_PROCESS_STORE = ExactStore()
+
+
 def open_throttle(config, faults=False):
     c = arg(config or {}, "throttle")
     if not isinstance(c, dict):
         raise OpError("config.throttle: not an object")
     f = lambda k: uint64(arg(c, k), "config.throttle." + k)
-    store = FaultStore(ExactStore()) if faults else ExactStore()
+    inner = ExactStore()
+    if mutants.active("throttle_process_store"):  # a new throttle empties and adopts the one store
+        _PROCESS_STORE.keys.clear()
+        inner = _PROCESS_STORE
+    store = FaultStore(inner) if faults else inner
     return ThrottleSubject(Throttle(store, f("threshold"), f("window_secs"), f("ban_secs")), faults)

@@ -23,7 +23,7 @@ MAX_INT64 = (1 << 63) - 1
 SLOWDOWN = float(os.environ.get("LIMCHECK_TEST_SLOWDOWN") or 1)
 WAIT = 60 * SLOWDOWN
 
-HELLO = {"protocol": "limcheck-port/1", "name": "limcheck-python", "version": "1.2.0",
+HELLO = {"protocol": "limcheck-port/1", "name": "limcheck-python", "version": "1.3.0",
          "components": ["lim", "gate", "throttle", "throttle_faults"]}
 
 
@@ -35,20 +35,24 @@ def env(mutant=None):
     return e
 
 
-def requests(component, config, ops):
-    """open + ops + close on instance 1, each with its seq."""
-    reqs = [{"op": "open", "inst": 1, "component": component}]
+def requests(component, config, ops, twin=False):
+    """open + ops + close on instance 1, each with its seq; twin: on instances 1 and 2
+    opened side by side, each op on 1 then on 2 (spec.md VEC-15)."""
+    insts = (1, 2) if twin else (1,)
+    reqs = [{"op": "open", "inst": i, "component": component} for i in insts]
     if config is not None:
-        reqs[0]["config"] = config
-    reqs += [dict(op, inst=1) for op in ops] + [{"op": "close", "inst": 1}]
+        for r in reqs:
+            r["config"] = config
+    reqs += [dict(op, inst=i) for op in ops for i in insts] + [{"op": "close", "inst": i} for i in insts]
     return [dict(r, seq=i + 1) for i, r in enumerate(reqs)]
 
 
-def replies_of(reqs, replies):
-    """The ops' replies (their result or fault), checking the open and close."""
+def replies_of(reqs, replies, twin=False):
+    """The ops' replies (their result or fault), checking the opens and closes."""
+    n = 2 if twin else 1
     assert [r["seq"] for r in replies] == list(range(1, len(reqs) + 1)), replies
-    assert replies[0] == {"seq": 1, "result": {}} and replies[-1] == {"seq": len(reqs), "result": {}}
-    return [r.get("result", r) for r in replies[1:-1]]
+    assert all(r == {"seq": r["seq"], "result": {}} for r in replies[:n] + replies[-n:]), replies
+    return [r.get("result", r) for r in replies[n:-n]]
 
 
 def session(component, config, ops, mutant=None):
@@ -64,11 +68,11 @@ def session(component, config, ops, mutant=None):
     return replies_of(reqs, out[1:])
 
 
-def session_in_process(component, config, ops, mutant=""):
+def session_in_process(component, config, ops, mutant="", twin=False):
     """session, in this process: driver.answer with mutant planted (mutants.ACTIVE, which
     the driver reads from LIMCHECK_MUTANT at import), the same code a driver process runs
     on each request, without a process start per session."""
-    reqs = requests(component, config, ops)
+    reqs = requests(component, config, ops, twin)
     saved, mutants.ACTIVE = mutants.ACTIVE, mutant
     try:
         instances = {}
@@ -76,7 +80,7 @@ def session_in_process(component, config, ops, mutant=""):
                    for r in reqs]
     finally:
         mutants.ACTIVE = saved
-    return replies_of(reqs, replies)
+    return replies_of(reqs, replies, twin)
 
 
 def gate(cap, refil, ivl, maxif, slots, tick_nanos):
@@ -354,11 +358,19 @@ CASES = {
         ({"op": "set_faults", "faults": [{"op": "count"}]}, {}),
         (check("k", 0), {"verdict": "unavailable"}),
     ]),
+    # Isolation (PROTO-12): two instances side by side (TWIN), each op on both.
+    "gate_table_per_config": ("gate", gate(1, 1, 10, 5, 1, 1), [(admit("a", 0), PASS0)]),
+    "throttle_process_store": ("throttle", throttle(2, 60, 60), [(rf("k", 0), allow(1))]),
     "purge_error_zero": ("throttle_faults", throttle(1, 10, 10), [
         ({"op": "set_faults", "faults": [{"op": "purge"}]}, {}),
         ({"op": "purge_expired", "now": "0"}, {"error": "store"}),
     ]),
 }
+
+
+# The mutants whose session runs on two instances of its config side by side (VEC-15):
+# each op's result is expected of both.
+TWIN = {"gate_table_per_config", "throttle_process_store"}
 
 
 def mutant_names():
@@ -373,10 +385,11 @@ class Mutants(unittest.TestCase):
     def test_each_mutant_changes_its_session(self):
         for name, (component, config, steps) in CASES.items():
             with self.subTest(mutant=name):
+                twin = name in TWIN
                 ops = [op for op, _ in steps]
-                want = [result for _, result in steps]
-                self.assertEqual(session_in_process(component, config, ops), want, "the unmutated port")
-                self.assertNotEqual(session_in_process(component, config, ops, mutant=name), want)
+                want = [result for _, result in steps for _ in range(2 if twin else 1)]
+                self.assertEqual(session_in_process(component, config, ops, twin=twin), want, "the unmutated port")
+                self.assertNotEqual(session_in_process(component, config, ops, mutant=name, twin=twin), want)
 
     def test_limcheck_mutant_plants_the_bug_in_a_driver_process(self):
         for name in ("threshold_off_by_one", "retry_after_floor", "resp_lf_only"):
