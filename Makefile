@@ -125,7 +125,7 @@ mutants:
 # The whole suite under the race detector. -timeout is a backstop for a
 # hang, far above what a busy machine needs; no test has a tighter one.
 gotest:
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m -parallel 4 $(PKGS)
 
 # The README's main command (the bundled Go implementation against every
 # vector, a short differential fuzz, spec.md's worked example), as a smoke
