@@ -20,12 +20,18 @@ func (s *MemStore) Count(key string, now, window uint64) (uint64, error) {
 // CheckState implements [FusedStore]: BanUntil and Count under one lock. It
 // never fails.
 func (s *MemStore) CheckState(key string, now, window uint64) (until, count uint64, err error) {
+	until, count = s.checkState(key, now, window)
+	return until, count, nil
+}
+
+// checkState is CheckState without its error, which is always nil.
+func (s *MemStore) checkState(key string, now, window uint64) (until, count uint64) {
 	sh, tag := s.lock(key)
 	if h, _, ok := sh.find(key, tag, s.a); ok {
 		until, count = h.ban, uint64(inWindow(h.stamps(s.a.k), h.n(), now, window))
 	}
 	sh.mu.Unlock()
-	return until, count, nil
+	return until, count
 }
 
 // AddFailure implements [Store] (spec STORE-4): min(count, k) after adding
