@@ -30,7 +30,8 @@ const freeMark = math.MaxUint16
 type arena struct {
 	k     int          // stamps per record
 	size  uintptr      // bytes per record: 24 + 8k
-	shift uint         // log2 of the records per chunk
+	shift uint32       // log2 of the records per chunk, < 32
+	mask  uint32       // 1<<shift - 1
 	typ   reflect.Type // the chunk's element type
 	table atomic.Pointer[[]unsafe.Pointer]
 
@@ -46,22 +47,29 @@ const chunkMin = 32<<10 + 1
 // newArena returns an empty arena of records of k stamps: chunks of the
 // largest power of two of records that fits in 64 KiB (at least 1).
 func newArena(k int) *arena {
+	a := new(arena)
+	a.init(k)
+	return a
+}
+
+// init makes a an empty arena of records of k stamps (see newArena).
+func (a *arena) init(k int) {
 	typ := reflect.StructOf([]reflect.StructField{
 		{Name: "Key", Type: reflect.TypeFor[unsafe.Pointer]()},
 		{Name: "Words", Type: reflect.ArrayOf(2+k, reflect.TypeFor[uint64]())},
 	})
-	a := &arena{k: k, size: typ.Size(), typ: typ}
+	a.k, a.size, a.typ = k, typ.Size(), typ
 	if a.size < chunkMin {
-		a.shift = uint(bits.Len64(uint64(2*chunkMin-2)/uint64(a.size)) - 1)
+		a.shift = uint32(bits.Len64(uint64(2*chunkMin-2)/uint64(a.size)) - 1)
 	}
+	a.mask = 1<<a.shift - 1
 	a.table.Store(new([]unsafe.Pointer))
-	return a
 }
 
 // rec returns record id, which alloc handed out.
 func (a *arena) rec(id uint32) *head {
 	t := *a.table.Load()
-	return (*head)(unsafe.Add(t[id>>a.shift], uintptr(id&(1<<a.shift-1))*a.size))
+	return (*head)(unsafe.Add(t[id>>(a.shift&31)], uintptr(id&a.mask)*a.size))
 }
 
 // alloc returns a record for a new key and its id: a freed one first, else

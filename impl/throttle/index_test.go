@@ -15,7 +15,7 @@ func TestIndexAgainstMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		sh := &shard{}
 		a := newArena(1)
-		a.shift = 2                 // chunks of 4 records: several chunks
+		a.shift, a.mask = 2, 3      // chunks of 4 records: several chunks
 		want := map[string]uint64{} // key -> tag
 		ids := map[string]uint32{}
 		for range rapid.IntRange(1, 400).Draw(t, "ops") {

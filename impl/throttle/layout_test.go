@@ -123,3 +123,28 @@ func TestHashSpreadsShortKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestLocateIsLockThenFind checks that locate, the hot path written out in
+// one piece, returns what lock then find return, for tracked and untracked
+// keys of every length class of the hash.
+func TestLocateIsLockThenFind(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s, _ := NewMemStore(MemConfig{StampsPerKey: 2, Shards: rapid.SampledFrom([]int{1, 4}).Draw(t, "shards")})
+		keys := rapid.SliceOfN(rapid.StringN(0, 24, -1), 1, 60).Draw(t, "keys")
+		for _, k := range keys[:len(keys)/2] {
+			if _, err := s.AddFailure(k, 1, 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, k := range keys {
+			sh, tag := s.lock(k)
+			h, id, _ := sh.find(k, tag, &s.a)
+			sh.mu.Unlock()
+			sh2, tag2, h2, id2 := s.locate(strings.Clone(k))
+			sh2.mu.Unlock()
+			if sh != sh2 || tag != tag2 || h != h2 || id != id2 {
+				t.Fatalf("locate(%q) = %p, %#x, %p, %d; lock+find = %p, %#x, %p, %d", k, sh2, tag2, h2, id2, sh, tag, h, id)
+			}
+		}
+	})
+}

@@ -4,7 +4,7 @@ package throttle
 func (s *MemStore) BanUntil(key string) (uint64, error) {
 	sh, tag := s.lock(key)
 	var until uint64
-	if h, _, ok := sh.find(key, tag, s.a); ok {
+	if h, _, ok := sh.find(key, tag, &s.a); ok {
 		until = h.ban
 	}
 	sh.mu.Unlock()
@@ -26,8 +26,8 @@ func (s *MemStore) CheckState(key string, now, window uint64) (until, count uint
 
 // checkState is CheckState without its error, which is always nil.
 func (s *MemStore) checkState(key string, now, window uint64) (until, count uint64) {
-	sh, tag := s.lock(key)
-	if h, _, ok := sh.find(key, tag, s.a); ok {
+	sh, _, h, _ := s.locate(key)
+	if h != nil {
 		until, count = h.ban, uint64(inWindow(h.stamps(s.a.k), h.n(), now, window))
 	}
 	sh.mu.Unlock()
@@ -48,8 +48,10 @@ func (s *MemStore) AddFailure(key string, now, window uint64) (uint64, error) {
 // untracked key on a store still full after reclaiming (see [MemStore]),
 // and then has no effect.
 func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) (count, banUntil uint64, err error) {
-	sh, tag := s.lock(key)
-	h, err := s.getOrAdd(sh, key, tag, OpAddFailure, &sweepTime{now, window})
+	sh, tag, h, _ := s.locate(key)
+	if h == nil {
+		h, err = s.addSlow(sh, key, tag, OpAddFailure, &sweepTime{now, window})
+	}
 	if err == nil {
 		st := h.stamps(s.a.k)
 		m := addStamp(st, h.n(), now)
@@ -69,7 +71,7 @@ func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) 
 func (s *MemStore) Ban(key string, until uint64) (uint64, error) {
 	sh, tag := s.lock(key)
 	defer sh.mu.Unlock()
-	h, _, ok := sh.find(key, tag, s.a)
+	h, _, ok := sh.find(key, tag, &s.a)
 	if !ok && until == 0 {
 		return 0, nil
 	}
@@ -86,7 +88,7 @@ func (s *MemStore) Ban(key string, until uint64) (uint64, error) {
 // ClearFailures implements [Store] (spec STORE-6). It never fails.
 func (s *MemStore) ClearFailures(key string) error {
 	sh, tag := s.lock(key)
-	if h, id, ok := sh.find(key, tag, s.a); ok {
+	if h, id, ok := sh.find(key, tag, &s.a); ok {
 		h.setN(0)
 		if h.ban == 0 {
 			s.dropID(sh, id, tag)
@@ -99,7 +101,7 @@ func (s *MemStore) ClearFailures(key string) error {
 // Clear implements [Store] (spec STORE-7). It never fails.
 func (s *MemStore) Clear(key string) error {
 	sh, tag := s.lock(key)
-	if _, id, ok := sh.find(key, tag, s.a); ok {
+	if _, id, ok := sh.find(key, tag, &s.a); ok {
 		s.dropID(sh, id, tag)
 	}
 	sh.mu.Unlock()

@@ -89,7 +89,7 @@ type MemStore struct {
 	hasher
 	shards  []shard
 	mask    uint64
-	a       *arena // every shard's records
+	a       arena // every shard's records
 	maxKeys int64
 	tracked atomic.Int64
 
@@ -112,9 +112,9 @@ func NewMemStore(cfg MemConfig) (*MemStore, error) {
 		hasher:  newHasher(),
 		shards:  make([]shard, cfg.Shards),
 		mask:    uint64(cfg.Shards - 1),
-		a:       newArena(int(cfg.StampsPerKey)),
 		maxKeys: int64(cfg.MaxKeys),
 	}
+	s.a.init(int(cfg.StampsPerKey))
 	return s, nil
 }
 
@@ -160,6 +160,49 @@ func (s *MemStore) lock(key string) (*shard, uint64) {
 	return sh, h >> 32
 }
 
+// locate is lock and find in one piece, the hot path of every operation on a
+// known key: it hashes key (the inline hash of short keys written out, see
+// [hasher.hash]), locks its shard and returns the shard (locked), the tag,
+// and key's record and id (nil, 0: untracked). It equals
+// sh, tag := s.lock(key); h, id, ok := sh.find(key, tag, &s.a)
+// (TestLocateIsLockThenFind), one call instead of three.
+func (s *MemStore) locate(key string) (sh *shard, tag uint64, h *head, id uint32) {
+	var x uint64
+	switch n := len(key); {
+	case n > 16:
+		x = s.hash(key)
+	case n >= 8:
+		x = mix(s.s1^uint64(n), mix(le64(key)^s.s1, le64(key[n-8:])^s.s0))
+	default:
+		x = s.hash(key)
+	}
+	sh, tag = &s.shards[x&s.mask], x>>32
+	sh.mu.Lock()
+	slots := sh.idx.slots
+	n := len(slots)
+	if n == 0 {
+		return sh, tag, nil, 0
+	}
+	i := home(tag, n)
+	for d := 0; ; d++ {
+		e := slots[i]
+		if e == 0 {
+			return sh, tag, nil, 0
+		}
+		if e>>32 == tag {
+			if r := s.a.rec(uint32(e) - 1); r.is(key) {
+				return sh, tag, r, uint32(e) - 1
+			}
+		}
+		if dist(e, i, n) < d {
+			return sh, tag, nil, 0
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
+}
+
 // reserve takes room for one more tracked key, or reports the store full.
 func (s *MemStore) reserve() bool {
 	for {
@@ -177,29 +220,21 @@ func (s *MemStore) reserve() bool {
 // now and window. nil: the operation has no time (Ban).
 type sweepTime struct{ now, window uint64 }
 
-// getOrAdd returns key's record in sh, creating it for op if the
-// key is untracked and there is room. On a full store it reclaims when at is
-// not nil, unlocking sh meanwhile: the caller has read and written nothing
-// of key's state yet, so the operation stays atomic.
-func (s *MemStore) getOrAdd(sh *shard, key string, tag uint64, op Op, at *sweepTime) (*head, error) {
-	if h, _, ok := sh.find(key, tag, s.a); ok {
-		return h, nil
-	}
-	return s.addSlow(sh, key, tag, op, at)
-}
-
-// addSlow is getOrAdd for a key that sh does not track.
+// addSlow creates the record of key, which sh (locked) does not track, for op
+// if there is room. On a full store it reclaims when at is not nil,
+// unlocking sh meanwhile: the caller has read and written nothing of key's
+// state yet, so the operation stays atomic.
 func (s *MemStore) addSlow(sh *shard, key string, tag uint64, op Op, at *sweepTime) (*head, error) {
 	if s.reserve() {
-		h, _ := sh.add(key, tag, s.a)
+		h, _ := sh.add(key, tag, &s.a)
 		return h, nil
 	}
 	if at != nil && s.reclaimUnlocked(sh, at.now, at.window) {
-		if h, _, ok := sh.find(key, tag, s.a); ok {
+		if h, _, ok := sh.find(key, tag, &s.a); ok {
 			return h, nil // another goroutine added it meanwhile
 		}
 		if s.reserve() {
-			h, _ := sh.add(key, tag, s.a)
+			h, _ := sh.add(key, tag, &s.a)
 			return h, nil
 		}
 	}
@@ -240,6 +275,6 @@ func (s *MemStore) shouldSweep(now, window uint64) bool {
 
 // dropID frees record id of sh and gives its room back.
 func (s *MemStore) dropID(sh *shard, id uint32, tag uint64) {
-	sh.drop(id, tag, s.a)
+	sh.drop(id, tag, &s.a)
 	s.tracked.Add(-1)
 }
