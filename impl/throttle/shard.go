@@ -49,9 +49,6 @@ func (h *head) setKey(key string) {
 	h.key, h.meta = unsafe.Pointer(unsafe.StringData(key)), uint64(len(key))<<16
 }
 
-// keyString returns the record's key.
-func (h *head) keyString() string { return unsafe.String((*byte)(h.key), int(h.meta>>16)) }
-
 // shard is one lock's share of the keys: an index into the store's arena. Every
 // field is guarded by mu. Records are live exactly while their key is
 // tracked: a record with no stamp and ban-until 0 is freed at once. A shard
