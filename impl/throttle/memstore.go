@@ -40,8 +40,9 @@ type MemConfig struct {
 //
 // Keys are spread over Shards mutexes by a per-store seeded hash
 // (an inline wyhash-style hash for keys of up to 16 bytes, hash/maphash for
-// longer ones), hashed once per operation. Each shard has its own index and
-// record arena; an operation on a tracked key does not allocate. A key's
+// longer ones), hashed once per operation. Each shard has its own index into
+// a record arena the shards share (its lock is taken only to add or forget
+// a key); an operation on a tracked key does not allocate. A key's
 // record is one piece of 24 + 8k bytes (its key's pointer and length, its
 // stamp count, its ban-until and its k stamp slots): with k = 5 one aligned
 // 64-byte cache line, which the index points at, so that a lookup reads one
