@@ -3,35 +3,57 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/limcheck/limcheck/impl/throttle"
 )
 
-// The throttle comparison: 10,000 distinct keys "ip:10.0.x.y", the default
-// config (threshold 5, window and ban 900 s), pre-warmed so that every key is
-// known. RecordFailure walks the keys round robin while the clock advances
-// one second every 64 calls, so each key holds about six failures in its
-// window and is banned again and again; Check reads keys holding 0..6
-// failures (two in seven banned) at a fixed now.
-const (
-	thrKeys     = 10_000
-	thrBase     = 1_000_000 // first second of the benchmarks
-	thrTickEach = 64        // calls per clock second in RecordFailure
-)
+// The throttle comparison, one sweep over key counts (thrSizes): n distinct
+// keys "ip:10.a.b.c" (11 to 15 bytes), the default config (threshold 5,
+// window and ban 900 s), pre-warmed so that every key is known.
+// RecordFailure walks the keys round robin while the clock advances one
+// second every n*64/10,000 calls, so that at every n each key holds about six
+// failures in its window and is banned again and again; Check reads keys
+// holding 0..6 failures (two in seven banned) at a fixed now.
+//
+// Each benchmark reports, besides ns/op, the garbage collector's CPU time
+// per operation (gc-ns/op, from runtime/metrics' /cpu/classes/gc/total,
+// background workers included: at -cpu 2 they run on the second core and
+// are not in ns/op, at -cpu 1 they are) and the heap bytes per tracked key
+// after warming (B/key). GOGC is the default 100 throughout.
+const thrBase = 1_000_000 // first second of the benchmarks
 
-var (
-	thrKeyList = func() []string {
-		keys := make([]string, thrKeys)
+// thrSizes are the key counts of the sweep.
+var thrSizes = []int{1_000, 10_000, 100_000, 1_000_000}
+
+var sinkDecision throttle.Decision
+
+// thrKeys returns n keys, built afresh (the last list is cached), so that the
+// live heap of a small sweep holds no larger sweep's keys: the anchor's
+// collection cost grows with the live heap.
+func thrKeys(n int) []string {
+	thrKeyCache.Lock()
+	defer thrKeyCache.Unlock()
+	if len(thrKeyCache.keys) != n {
+		thrKeyCache.keys = nil
+		keys := make([]string, n)
 		for i := range keys {
-			keys[i] = fmt.Sprintf("ip:10.0.%d.%d", i/256, i%256)
+			keys[i] = fmt.Sprintf("ip:10.%d.%d.%d", i>>16, i>>8&255, i&255)
 		}
-		return keys
-	}()
-	sinkDecision throttle.Decision
-)
+		thrKeyCache.keys = keys
+	}
+	return thrKeyCache.keys
+}
+
+var thrKeyCache struct {
+	sync.Mutex
+	keys []string
+}
 
 // failer and checker are the two calls compared: impl's throttle and the
 // naive anchor.
@@ -40,121 +62,200 @@ type failer interface {
 	Check(key string, now uint64) throttle.Decision
 }
 
-// newImpl returns impl's throttle over a fresh MemStore, default config, and
-// the store's heap bytes per tracked key after warm.
-func newImpl(b *testing.B, warm func(failer)) (*throttle.Throttle, float64) {
-	b.Helper()
+// subject is one side of the comparison: its name and a constructor.
+type subject struct {
+	name string
+	make func() failer
+}
+
+// subjects are impl's throttle over a fresh MemStore (default config) and
+// the naive anchor.
+var subjects = []subject{
+	{"limcheck", func() failer {
+		mem, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: throttle.DefaultThreshold})
+		if err != nil {
+			panic(err)
+		}
+		th, err := throttle.New(mem, throttle.DefaultConfig())
+		if err != nil {
+			panic(err)
+		}
+		return th
+	}},
+	{"naive", func() failer { return newNaive() }},
+}
+
+// warmed returns a fresh subject warmed over keys and the heap bytes it
+// grew by, per key.
+func warmed(sub subject, keys []string, warm func(failer, []string)) (failer, float64) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	mem, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: throttle.DefaultThreshold})
-	if err != nil {
-		b.Fatal(err)
-	}
-	th, err := throttle.New(mem, throttle.DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	warm(th)
+	f := sub.make()
+	warm(f, keys)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	return th, float64(after.HeapAlloc-before.HeapAlloc) / float64(mem.Tracked())
+	return f, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(keys))
 }
 
 // warmOnce records one failure per key at thrBase.
-func warmOnce(f failer) {
-	for _, k := range thrKeyList {
+func warmOnce(f failer, keys []string) {
+	for _, k := range keys {
 		_, _ = f.RecordFailure(k, thrBase)
 	}
 }
 
 // warmMixed gives key i i%7 failures at thrBase..thrBase+6: keys with 5 or 6
 // are banned.
-func warmMixed(f failer) {
-	for i, k := range thrKeyList {
+func warmMixed(f failer, keys []string) {
+	for i, k := range keys {
 		for j := range i % 7 {
 			_, _ = f.RecordFailure(k, thrBase+uint64(j))
 		}
 	}
 }
 
-// benchRecord runs RecordFailure over the keys, round robin, the clock
-// moving one second every thrTickEach calls.
-func benchRecord(b *testing.B, f failer) {
-	var d throttle.Decision
-	for i, j := 0, 0; b.Loop(); i++ {
-		d, _ = f.RecordFailure(thrKeyList[j], thrBase+uint64(i/thrTickEach))
-		if j++; j == thrKeys {
-			j = 0
-		}
-	}
-	sinkDecision = d
+// gcSeconds returns the garbage collector's CPU time so far (updated at
+// the end of each cycle) and the number of cycles.
+func gcSeconds() (float64, uint64) {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Float64(), s[1].Value.Uint64()
 }
 
-// benchCheck runs Check over the keys, round robin, at a fixed now.
-func benchCheck(b *testing.B, f failer) {
-	var d throttle.Decision
-	for j := 0; b.Loop(); {
-		d = f.Check(thrKeyList[j], thrBase+10)
-		if j++; j == thrKeys {
-			j = 0
-		}
+// cpuSeconds returns the CPU time of the whole process so far, every thread
+// (the collector's workers included), user and system.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
 	}
-	sinkDecision = d
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// benchRecordParallel is benchRecord from GOMAXPROCS goroutines, each walking
-// the keys from its own offset.
-func benchRecordParallel(b *testing.B, f failer) {
-	var seq atomic.Int64
-	b.RunParallel(func(pb *testing.PB) {
-		i := int(seq.Add(1)) * 7919
-		for j := i % thrKeys; pb.Next(); i++ {
-			_, _ = f.RecordFailure(thrKeyList[j], thrBase+uint64(i/thrTickEach))
-			if j++; j == thrKeys {
+// measure runs loop as the benchmark and reports, per operation, the
+// process's CPU time (cpu-ns/op), the collector's CPU time (gc-ns/op) and
+// cycles (gc/Mop, per million operations), and B/key.
+func measure(b *testing.B, perKey float64, loop func(b *testing.B)) {
+	gc, cycles := gcSeconds()
+	cpu := cpuSeconds()
+	loop(b)
+	gc2, cycles2 := gcSeconds()
+	n := float64(b.N)
+	b.ReportMetric((cpuSeconds()-cpu)*1e9/n, "cpu-ns/op") // after the loop: b.Loop's reset drops metrics
+	b.ReportMetric((gc2-gc)*1e9/n, "gc-ns/op")
+	b.ReportMetric(float64(cycles2-cycles)*1e6/n, "gc/Mop")
+	b.ReportMetric(perKey, "B/key")
+}
+
+// recordLoop runs RecordFailure over keys, round robin, the clock moving one
+// second every len(keys)*64/10,000 calls.
+func recordLoop(f failer, keys []string) func(*testing.B) {
+	tick := max(1, len(keys)*64/10_000)
+	return func(b *testing.B) {
+		var d throttle.Decision
+		for i, j := 0, 0; b.Loop(); i++ {
+			d, _ = f.RecordFailure(keys[j], thrBase+uint64(i/tick))
+			if j++; j == len(keys) {
 				j = 0
 			}
 		}
-	})
+		sinkDecision = d
+	}
 }
 
-// benchCheckParallel is benchCheck from GOMAXPROCS goroutines.
-func benchCheckParallel(b *testing.B, f failer) {
-	var seq atomic.Int64
-	b.RunParallel(func(pb *testing.PB) {
-		for j := int(seq.Add(1)) * 7919 % thrKeys; pb.Next(); {
-			f.Check(thrKeyList[j], thrBase+10)
-			if j++; j == thrKeys {
+// checkLoop runs Check over keys, round robin, at a fixed now.
+func checkLoop(f failer, keys []string) func(*testing.B) {
+	return func(b *testing.B) {
+		var d throttle.Decision
+		for j := 0; b.Loop(); {
+			d = f.Check(keys[j], thrBase+10)
+			if j++; j == len(keys) {
 				j = 0
 			}
 		}
-	})
+		sinkDecision = d
+	}
 }
 
-// BenchmarkThrottleRecordFailure measures impl's RecordFailure on known keys
-// and reports the store's heap bytes per tracked key.
-func BenchmarkThrottleRecordFailure(b *testing.B) {
-	th, perKey := newImpl(b, warmOnce)
-	benchRecord(b, th)
-	b.ReportMetric(perKey, "B/key") // after the loop: b.Loop's reset drops metrics
+// recordParallel is recordLoop from GOMAXPROCS goroutines, each walking the
+// keys from its own offset.
+func recordParallel(f failer, keys []string) func(*testing.B) {
+	tick := max(1, len(keys)*64/10_000)
+	return func(b *testing.B) {
+		var seq atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			i := int(seq.Add(1)) * 7919
+			for j := i % len(keys); pb.Next(); i++ {
+				_, _ = f.RecordFailure(keys[j], thrBase+uint64(i/tick))
+				if j++; j == len(keys) {
+					j = 0
+				}
+			}
+		})
+	}
 }
 
-// BenchmarkThrottleCheck measures impl's Check on known keys.
-func BenchmarkThrottleCheck(b *testing.B) {
-	th, _ := newImpl(b, warmMixed)
-	benchCheck(b, th)
+// checkParallel is checkLoop from GOMAXPROCS goroutines.
+func checkParallel(f failer, keys []string) func(*testing.B) {
+	return func(b *testing.B) {
+		var seq atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			for j := int(seq.Add(1)) * 7919 % len(keys); pb.Next(); {
+				f.Check(keys[j], thrBase+10)
+				if j++; j == len(keys) {
+					j = 0
+				}
+			}
+		})
+	}
 }
 
-// BenchmarkThrottleRecordFailureParallel is RecordFailure from GOMAXPROCS goroutines.
-func BenchmarkThrottleRecordFailureParallel(b *testing.B) {
-	th, _ := newImpl(b, warmOnce)
-	benchRecordParallel(b, th)
+// clones returns copies of keys in fresh memory: equal strings, other
+// pointers, as a server that builds each request's key would pass.
+func clones(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = strings.Clone(k)
+	}
+	return out
 }
 
-// BenchmarkThrottleCheckParallel is Check from GOMAXPROCS goroutines.
-func BenchmarkThrottleCheckParallel(b *testing.B) {
-	th, _ := newImpl(b, warmMixed)
-	benchCheckParallel(b, th)
+// BenchmarkThrottle is the throttle sweep: op (RecordFailure, Check) x keys
+// (thrSizes) x impl (limcheck, naive), each on known keys. FreshKeys
+// variants at 10,000 keys look the keys up by equal strings in other memory
+// than the ones recorded (as a server does); Parallel variants run from
+// GOMAXPROCS goroutines. Compare with benchstat -col /impl.
+func BenchmarkThrottle(b *testing.B) {
+	type op struct {
+		name  string
+		warm  func(failer, []string)
+		loop  func(failer, []string) func(*testing.B)
+		fresh bool
+		sizes []int
+	}
+	ops := []op{
+		{"RecordFailure", warmOnce, recordLoop, false, thrSizes},
+		{"Check", warmMixed, checkLoop, false, thrSizes},
+		{"RecordFailureFreshKeys", warmOnce, recordLoop, true, []int{10_000}},
+		{"CheckFreshKeys", warmMixed, checkLoop, true, []int{10_000}},
+		{"RecordFailureParallel", warmOnce, recordParallel, false, []int{10_000}},
+		{"CheckParallel", warmMixed, checkParallel, false, []int{10_000}},
+	}
+	for _, o := range ops {
+		for _, n := range o.sizes {
+			for _, sub := range subjects {
+				b.Run(fmt.Sprintf("op=%s/keys=%d/impl=%s", o.name, n, sub.name), func(b *testing.B) {
+					keys := thrKeys(n)
+					f, perKey := warmed(sub, keys, o.warm)
+					if o.fresh {
+						keys = clones(keys)
+					}
+					measure(b, perKey, o.loop(f, keys))
+				})
+			}
+		}
+	}
 }
 
 // naiveLog is the anchor: the sliding log a Go service would write first, a
@@ -209,36 +310,4 @@ func (l *naiveLog) count(st []uint64, now uint64) uint64 {
 		}
 	}
 	return n
-}
-
-// BenchmarkAnchorNaiveRecordFailure measures the naive sliding log's
-// RecordFailure, same keys and clock as BenchmarkThrottleRecordFailure.
-func BenchmarkAnchorNaiveRecordFailure(b *testing.B) {
-	l := newNaive()
-	warmOnce(l)
-	benchRecord(b, l)
-}
-
-// BenchmarkAnchorNaiveCheck measures the naive sliding log's Check, same
-// keys and state as BenchmarkThrottleCheck.
-func BenchmarkAnchorNaiveCheck(b *testing.B) {
-	l := newNaive()
-	warmMixed(l)
-	benchCheck(b, l)
-}
-
-// BenchmarkAnchorNaiveRecordFailureParallel is the naive RecordFailure from
-// GOMAXPROCS goroutines.
-func BenchmarkAnchorNaiveRecordFailureParallel(b *testing.B) {
-	l := newNaive()
-	warmOnce(l)
-	benchRecordParallel(b, l)
-}
-
-// BenchmarkAnchorNaiveCheckParallel is the naive Check from GOMAXPROCS
-// goroutines.
-func BenchmarkAnchorNaiveCheckParallel(b *testing.B) {
-	l := newNaive()
-	warmMixed(l)
-	benchCheckParallel(b, l)
 }

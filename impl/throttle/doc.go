@@ -19,9 +19,10 @@
 //     one-lock Check and RecordFailure paths; [StoreError].
 //   - [MemStore] ([NewMemStore], [MemConfig]): the in-memory store. Per key it
 //     keeps only the k largest stamps in a fixed sorted array and the
-//     ban-until; keys are spread over mutex shards by a seeded hash, each shard
-//     with its own Robin Hood index and record arena, so operations on tracked
-//     keys do not allocate.
+//     ban-until, in one record (64 bytes, one cache line, at k = 5); keys are
+//     spread over mutex shards by a seeded hash, each shard with its own Robin
+//     Hood index into a record arena the shards share, so operations on
+//     tracked keys do not allocate.
 //   - [FaultStore], [Fault]: fault injection by (op, keys) rules, STORE-10.
 //   - [ErrConfig], [ErrFault], [ErrFull]: sentinels of type [Error].
 //

@@ -1,14 +1,11 @@
 package throttle
 
-import "hash/maphash"
-
 // BanUntil implements [Store] (spec STORE-2). It never fails.
 func (s *MemStore) BanUntil(key string) (uint64, error) {
 	sh, tag := s.lock(key)
 	var until uint64
-	if id, ok := sh.find(key, tag); ok {
-		r, _, _ := s.words(sh, id)
-		until = r[0]
+	if h, _, ok := sh.find(key, tag, &s.a); ok {
+		until = h.ban
 	}
 	sh.mu.Unlock()
 	return until, nil
@@ -23,13 +20,18 @@ func (s *MemStore) Count(key string, now, window uint64) (uint64, error) {
 // CheckState implements [FusedStore]: BanUntil and Count under one lock. It
 // never fails.
 func (s *MemStore) CheckState(key string, now, window uint64) (until, count uint64, err error) {
-	sh, tag := s.lock(key)
-	if id, ok := sh.find(key, tag); ok {
-		r, c, slot := s.words(sh, id)
-		until, count = r[0], uint64(inWindow(r[1:], int(c.n[slot]), now, window))
+	until, count = s.checkState(key, now, window)
+	return until, count, nil
+}
+
+// checkState is CheckState without its error, which is always nil.
+func (s *MemStore) checkState(key string, now, window uint64) (until, count uint64) {
+	sh, _, h, _ := s.locate(key)
+	if h != nil {
+		until, count = h.ban, uint64(inWindow(h.stamps(s.a.k), h.n(), now, window))
 	}
 	sh.mu.Unlock()
-	return until, count, nil
+	return until, count
 }
 
 // AddFailure implements [Store] (spec STORE-4): min(count, k) after adding
@@ -46,17 +48,19 @@ func (s *MemStore) AddFailure(key string, now, window uint64) (uint64, error) {
 // untracked key on a store still full after reclaiming (see [MemStore]),
 // and then has no effect.
 func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) (count, banUntil uint64, err error) {
-	sh, tag := s.lock(key)
-	id, err := s.getOrAdd(sh, key, tag, OpAddFailure, &sweepTime{now, window})
+	sh, tag, h, _ := s.locate(key)
+	if h == nil {
+		h, err = s.addSlow(sh, key, tag, OpAddFailure, &sweepTime{now, window})
+	}
 	if err == nil {
-		r, c, slot := s.words(sh, id)
-		m := addStamp(r[1:], int(c.n[slot]), now)
-		c.n[slot] = uint16(m)
-		count = uint64(inWindow(r[1:], m, now, window))
+		st := h.stamps(s.a.k)
+		m := addStamp(st, h.n(), now)
+		h.setN(m)
+		count = uint64(inWindow(st, m, now, window))
 		if count >= threshold {
-			r[0] = max(r[0], until)
+			h.ban = max(h.ban, until)
 		}
-		banUntil = r[0]
+		banUntil = h.ban
 	}
 	sh.mu.Unlock()
 	return count, banUntil, err
@@ -67,28 +71,26 @@ func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) 
 func (s *MemStore) Ban(key string, until uint64) (uint64, error) {
 	sh, tag := s.lock(key)
 	defer sh.mu.Unlock()
-	id, ok := sh.find(key, tag)
+	h, _, ok := sh.find(key, tag, &s.a)
 	if !ok && until == 0 {
 		return 0, nil
 	}
 	if !ok {
 		var err error
-		if id, err = s.getOrAdd(sh, key, tag, OpBan, nil); err != nil {
+		if h, err = s.addSlow(sh, key, tag, OpBan, nil); err != nil {
 			return 0, err
 		}
 	}
-	r, _, _ := s.words(sh, id)
-	r[0] = max(r[0], until)
-	return r[0], nil
+	h.ban = max(h.ban, until)
+	return h.ban, nil
 }
 
 // ClearFailures implements [Store] (spec STORE-6). It never fails.
 func (s *MemStore) ClearFailures(key string) error {
 	sh, tag := s.lock(key)
-	if id, ok := sh.find(key, tag); ok {
-		r, c, slot := s.words(sh, id)
-		c.n[slot] = 0
-		if r[0] == 0 {
+	if h, id, ok := sh.find(key, tag, &s.a); ok {
+		h.setN(0)
+		if h.ban == 0 {
 			s.dropID(sh, id, tag)
 		}
 	}
@@ -99,7 +101,7 @@ func (s *MemStore) ClearFailures(key string) error {
 // Clear implements [Store] (spec STORE-7). It never fails.
 func (s *MemStore) Clear(key string) error {
 	sh, tag := s.lock(key)
-	if id, ok := sh.find(key, tag); ok {
+	if _, id, ok := sh.find(key, tag, &s.a); ok {
 		s.dropID(sh, id, tag)
 	}
 	sh.mu.Unlock()
@@ -121,26 +123,26 @@ func (s *MemStore) purgeShard(sh *shard, now, window uint64) uint64 {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	var gone uint64
-	for ci, c := range sh.chunks {
-		for slot := range c.n {
-			if c.n[slot] != freeMark && s.purgeRecord(c, slot, now, window) {
-				id := uint32(ci)<<slotBits | uint32(slot)
-				s.dropID(sh, id, maphash.String(s.seed, c.keys[slot])>>32)
-				gone++
-			}
+	slots := sh.idx.slots
+	for i := 0; i < len(slots); {
+		e := slots[i]
+		if e != 0 && s.purgeRecord(s.a.rec(uint32(e)-1), now, window) {
+			s.dropID(sh, uint32(e)-1, e>>32)
+			gone++
+			continue // the next entry may have shifted back into slot i
 		}
+		i++
 	}
 	return gone
 }
 
 // purgeRecord drops the expired stamps and ban of a live record and reports
 // whether it no longer tracks its key.
-func (s *MemStore) purgeRecord(c *chunk, slot int, now, window uint64) bool {
-	r := c.data[slot*s.stride : (slot+1)*s.stride]
-	n := inWindow(r[1:], int(c.n[slot]), now, window)
-	c.n[slot] = uint16(n)
-	if r[0] <= now {
-		r[0] = 0
+func (s *MemStore) purgeRecord(h *head, now, window uint64) bool {
+	n := inWindow(h.stamps(s.a.k), h.n(), now, window)
+	h.setN(n)
+	if h.ban <= now {
+		h.ban = 0
 	}
-	return n == 0 && r[0] == 0
+	return n == 0 && h.ban == 0
 }

@@ -33,16 +33,21 @@ func bytesPerKey(k uint64, n int) float64 {
 }
 
 // TestMemoryPerKey checks MemStore's bound of 8*k + 48 bytes per tracked key
-// (beyond the key's bytes) at 100,000 keys with full rings.
+// (beyond the key's bytes) at 100,000 keys with full rings, and at 10,000
+// keys for the default k = 5 (88 bytes), where the store's fixed cost (one
+// partly used arena chunk) weighs most.
 func TestMemoryPerKey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 100,000 keys")
 	}
-	for _, k := range []uint64{1, 5, 16} {
-		got, bound := bytesPerKey(k, 100_000), float64(8*k+48)
-		t.Logf("k=%d: %.1f bytes per key (bound %.0f)", k, got, bound)
+	for _, c := range []struct {
+		k    uint64
+		keys int
+	}{{1, 100_000}, {5, 100_000}, {16, 100_000}, {5, 10_000}} {
+		got, bound := bytesPerKey(c.k, c.keys), float64(8*c.k+48)
+		t.Logf("k=%d, %d keys: %.1f bytes per key (bound %.0f)", c.k, c.keys, got, bound)
 		if got > bound {
-			t.Errorf("k=%d: %.1f bytes per key, over the bound %.0f", k, got, bound)
+			t.Errorf("k=%d, %d keys: %.1f bytes per key, over the bound %.0f", c.k, c.keys, got, bound)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package throttle
 
 import (
 	"fmt"
-	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -40,8 +39,15 @@ type MemConfig struct {
 // is <= now.
 //
 // Keys are spread over Shards mutexes by a per-store seeded hash
-// (hash/maphash), hashed once per operation. Each shard has its own index and
-// record arena; an operation on a tracked key does not allocate.
+// (an inline wyhash-style hash for keys of up to 16 bytes, hash/maphash for
+// longer ones), hashed once per operation. Each shard has its own index into
+// a record arena the shards share (its lock is taken only to add or forget
+// a key); an operation on a tracked key does not allocate. A key's
+// record is one piece of 24 + 8k bytes (its key's pointer and length, its
+// stamp count, its ban-until and its k stamp slots): with k = 5 one aligned
+// 64-byte cache line, which the index points at, so that a lookup reads one
+// index slot and one line (and the key's bytes only when the caller's string
+// is not the one the store holds).
 //
 // Capacity: at most MaxKeys keys are tracked; the bound is exact under
 // concurrency. When an operation that would start tracking a key finds the
@@ -70,22 +76,21 @@ type MemConfig struct {
 // keeps its own bounded record of the failure (impl/httplimit's LoginGuard
 // does).
 //
-// Memory: per tracked key 8*(k+1) bytes of record (ban-until and stamps), 2 of
-// count, 16 of key header (the store keeps the caller's string, whose bytes
-// are not counted) and 8/load bytes of index (load 0.58..0.875): under 8*k +
-// 48 bytes (TestMemoryPerKey measures it), plus a fixed cost of one partly
-// used arena chunk (32 records or a few more) per shard. Arenas and indexes keep their high-water size;
-// freed records are reused.
+// Memory: per tracked key 24 + 8*k bytes of record (the store keeps the
+// caller's string, whose bytes are not counted) and 8/load bytes of index
+// (load 0.58..0.875): under 8*k + 48 bytes (TestMemoryPerKey measures it),
+// plus a fixed cost of one partly used arena chunk (32 to 64 KiB, or one
+// record when a record is larger) for the whole store. The arena and the
+// indexes keep their high-water size; freed records are reused. Keys must be shorter than 2^48 bytes (every string a
+// 64-bit address space holds is).
 //
 // Purge locks one shard at a time: it is atomic per key, not a snapshot of the
 // whole store.
 type MemStore struct {
-	seed    maphash.Seed
+	hasher
 	shards  []shard
 	mask    uint64
-	k       int
-	stride  int // words per record: 1 + k
-	recs    int // records per arena chunk
+	a       arena // every shard's records
 	maxKeys int64
 	tracked atomic.Int64
 
@@ -105,14 +110,12 @@ func NewMemStore(cfg MemConfig) (*MemStore, error) {
 		return nil, err
 	}
 	s := &MemStore{
-		seed:    maphash.MakeSeed(),
+		hasher:  newHasher(),
 		shards:  make([]shard, cfg.Shards),
 		mask:    uint64(cfg.Shards - 1),
-		k:       int(cfg.StampsPerKey),
-		stride:  int(cfg.StampsPerKey) + 1,
-		recs:    chunkRecords(int(cfg.StampsPerKey) + 1),
 		maxKeys: int64(cfg.MaxKeys),
 	}
+	s.a.init(int(cfg.StampsPerKey))
 	return s, nil
 }
 
@@ -136,7 +139,7 @@ func (c MemConfig) withDefaults() (MemConfig, error) {
 }
 
 // StampsPerKey returns k, the number of stamps kept per key.
-func (s *MemStore) StampsPerKey() uint64 { return uint64(s.k) }
+func (s *MemStore) StampsPerKey() uint64 { return uint64(s.a.k) }
 
 // MaxKeys returns the most keys the store tracks at once.
 func (s *MemStore) MaxKeys() int { return int(s.maxKeys) }
@@ -152,10 +155,53 @@ func (s *MemStore) Reclaimed() uint64 { return s.reclaimed.Load() }
 // lock hashes key, locks its shard and returns it with the tag (the high
 // half of the hash).
 func (s *MemStore) lock(key string) (*shard, uint64) {
-	h := maphash.String(s.seed, key)
+	h := s.hash(key)
 	sh := &s.shards[h&s.mask]
 	sh.mu.Lock()
 	return sh, h >> 32
+}
+
+// locate is lock and find in one piece, the hot path of every operation on a
+// known key: it hashes key (the inline hash of short keys written out, see
+// [hasher.hash]), locks its shard and returns the shard (locked), the tag,
+// and key's record and id (nil, 0: untracked). It equals
+// sh, tag := s.lock(key); h, id, ok := sh.find(key, tag, &s.a)
+// (TestLocateIsLockThenFind), one call instead of three.
+func (s *MemStore) locate(key string) (sh *shard, tag uint64, h *head, id uint32) {
+	var x uint64
+	switch n := len(key); {
+	case n > 16:
+		x = s.hash(key)
+	case n >= 8:
+		x = mix(s.s1^uint64(n), mix(le64(key)^s.s1, le64(key[n-8:])^s.s0))
+	default:
+		x = s.hash(key)
+	}
+	sh, tag = &s.shards[x&s.mask], x>>32
+	sh.mu.Lock()
+	slots := sh.idx.slots
+	n := len(slots)
+	if n == 0 {
+		return sh, tag, nil, 0
+	}
+	i := home(tag, n)
+	for d := 0; ; d++ {
+		e := slots[i]
+		if e == 0 {
+			return sh, tag, nil, 0
+		}
+		if e>>32 == tag {
+			if r := s.a.rec(uint32(e) - 1); r.is(key) {
+				return sh, tag, r, uint32(e) - 1
+			}
+		}
+		if dist(e, i, n) < d {
+			return sh, tag, nil, 0
+		}
+		if i++; i == n {
+			i = 0
+		}
+	}
 }
 
 // reserve takes room for one more tracked key, or reports the store full.
@@ -175,26 +221,25 @@ func (s *MemStore) reserve() bool {
 // now and window. nil: the operation has no time (Ban).
 type sweepTime struct{ now, window uint64 }
 
-// getOrAdd returns the id of key's record in sh, creating it for op if the
-// key is untracked and there is room. On a full store it reclaims when at is
-// not nil, unlocking sh meanwhile: the caller has read and written nothing
-// of key's state yet, so the operation stays atomic.
-func (s *MemStore) getOrAdd(sh *shard, key string, tag uint64, op Op, at *sweepTime) (uint32, error) {
-	if id, ok := sh.find(key, tag); ok {
-		return id, nil
-	}
+// addSlow creates the record of key, which sh (locked) does not track, for op
+// if there is room. On a full store it reclaims when at is not nil,
+// unlocking sh meanwhile: the caller has read and written nothing of key's
+// state yet, so the operation stays atomic.
+func (s *MemStore) addSlow(sh *shard, key string, tag uint64, op Op, at *sweepTime) (*head, error) {
 	if s.reserve() {
-		return sh.add(key, tag, s.recs, s.stride), nil
+		h, _ := sh.add(key, tag, &s.a)
+		return h, nil
 	}
 	if at != nil && s.reclaimUnlocked(sh, at.now, at.window) {
-		if id, ok := sh.find(key, tag); ok {
-			return id, nil // another goroutine added it meanwhile
+		if h, _, ok := sh.find(key, tag, &s.a); ok {
+			return h, nil // another goroutine added it meanwhile
 		}
 		if s.reserve() {
-			return sh.add(key, tag, s.recs, s.stride), nil
+			h, _ := sh.add(key, tag, &s.a)
+			return h, nil
 		}
 	}
-	return 0, &StoreError{Op: op, Key: key, Err: ErrFull}
+	return nil, &StoreError{Op: op, Key: key, Err: ErrFull}
 }
 
 // reclaimUnlocked sweeps a full store at now with sh (locked by the caller)
@@ -229,15 +274,8 @@ func (s *MemStore) shouldSweep(now, window uint64) bool {
 	return true
 }
 
-// words returns the data of record id (ban-until, then the k stamp slots)
-// and the chunk and slot that hold its count.
-func (s *MemStore) words(sh *shard, id uint32) ([]uint64, *chunk, int) {
-	c, slot := sh.chunks[id>>slotBits], int(id&slotMask)
-	return c.data[slot*s.stride : (slot+1)*s.stride], c, slot
-}
-
 // dropID frees record id of sh and gives its room back.
 func (s *MemStore) dropID(sh *shard, id uint32, tag uint64) {
-	sh.drop(id, tag, s.stride)
+	sh.drop(id, tag, &s.a)
 	s.tracked.Add(-1)
 }

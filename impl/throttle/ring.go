@@ -15,6 +15,11 @@ func addStamp(st []uint64, n int, t uint64) int {
 		}
 		n-- // the smallest stamp leaves the top k
 	}
+	if n == 0 || st[0] < t { // the newest stamp: the clock did not step back
+		copy(st[1:n+1], st[:n])
+		st[0] = t
+		return n + 1
+	}
 	i := n
 	for i > 0 && st[i-1] < t {
 		st[i] = st[i-1]
@@ -25,15 +30,16 @@ func addStamp(st []uint64, n int, t uint64) int {
 }
 
 // inWindow returns how many of the descending stamps st[:n] count at now
-// (spec THR-4): those t with t + window > now. They form a prefix.
+// (spec THR-4): those t with t + window > now. They form a prefix, found
+// from its end: when the window holds every kept stamp (keys failing now
+// and then, and every key under attack) that is one comparison.
 func inWindow(st []uint64, n int, now, window uint64) int {
 	if now < window {
 		return n // t + window >= window > now for every t
 	}
 	cut := now - window
-	i := 0
-	for i < n && st[i] > cut {
-		i++
+	for n > 0 && st[n-1] <= cut {
+		n--
 	}
-	return i
+	return n
 }

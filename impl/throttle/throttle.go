@@ -31,6 +31,7 @@ type Decision struct {
 type Throttle struct {
 	store Store
 	fused FusedStore // nil: the seven operations only
+	mem   *MemStore  // store as a *MemStore (nil: another store), called directly
 	cfg   Config
 }
 
@@ -50,6 +51,7 @@ func New(store Store, cfg Config) (*Throttle, error) {
 	}
 	t := &Throttle{store: store, cfg: cfg}
 	t.fused, _ = store.(FusedStore)
+	t.mem, _ = store.(*MemStore)
 	return t, nil
 }
 
@@ -74,6 +76,10 @@ func (t *Throttle) Config() Config { return t.cfg }
 // then the remaining quota. A store error gives Unavailable, never Banned.
 // now is in seconds.
 func (t *Throttle) Check(key string, now uint64) Decision {
+	if t.mem != nil {
+		until, n := t.mem.checkState(key, now, t.cfg.WindowSecs)
+		return t.decide(until, n, now)
+	}
 	if t.fused != nil {
 		until, n, err := t.fused.CheckState(key, now, t.cfg.WindowSecs)
 		if err != nil {
@@ -173,7 +179,13 @@ func (t *Throttle) RecordFailure(key string, now uint64) (Decision, error) {
 // recordFused is RecordFailure over a [FusedStore]: one atomic operation.
 func (t *Throttle) recordFused(key string, now uint64) (Decision, error) {
 	c := &t.cfg
-	n, until, err := t.fused.FailAndBan(key, now, c.WindowSecs, c.Threshold, BanUntil(now, c.BanSecs))
+	var n, until uint64
+	var err error
+	if t.mem != nil {
+		n, until, err = t.mem.FailAndBan(key, now, c.WindowSecs, c.Threshold, BanUntil(now, c.BanSecs))
+	} else {
+		n, until, err = t.fused.FailAndBan(key, now, c.WindowSecs, c.Threshold, BanUntil(now, c.BanSecs))
+	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("throttle: record_failure: %w", err)
 	}
