@@ -132,3 +132,31 @@ func addU(a, b uint64) uint64 {
 	}
 	return math.MaxUint64
 }
+
+// bitEdges are the widths where implementations keep a size or a count
+// and overflow or cap it: 64, 32, 16, 63, 31 and 53 bits (rapid favours the
+// first of a list, so the widest first).
+var bitEdges = []uint{64, 32, 16, 63, 31, 53}
+
+// pow2Edge draws a structural size at the edge of a machine width: 2^e + d
+// with e in 3..63 (half of the time e one of bitEdges, 2^64 read as
+// MaxUint64 + 1) and d in -1..1, saturated to 0..MaxUint64. It is where a
+// size kept in a narrower integer wraps, a table capped at a power of two
+// fills, or a fixed ring overflows.
+func pow2Edge(t *rapid.T) uint64 {
+	e := uint(rapid.IntRange(3, 63).Draw(t, "2^e size"))
+	if rapid.Bool().Draw(t, "bit width edge") {
+		e = bitEdges[rapid.IntRange(0, len(bitEdges)-1).Draw(t, "bit width")]
+	}
+	d := rapid.Int64Range(-1, 1).Draw(t, "2^e size+d")
+	if e == 64 { // 2^64 itself does not fit: MaxUint64 is 2^64-1
+		return math.MaxUint64 - uint64(max(-d, 0))
+	}
+	return addSatU(uint64(1)<<e, d)
+}
+
+// pow2EdgePositive is pow2Edge within 1..MaxInt64 (saturated), for the
+// int64 fields of a gate config.
+func pow2EdgePositive(t *rapid.T) int64 {
+	return int64(min(max(pow2Edge(t), 1), math.MaxInt64))
+}
