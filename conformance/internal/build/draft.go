@@ -40,6 +40,7 @@ func builders() []func() []Draft {
 		throttleConfig, throttleCheck, throttleWindow, throttleBan, throttleRecord, throttleAny,
 		throttleKeys, throttlePurge, throttleFindings,
 		faultRules, faultCheck, faultRecord, faultOthers, faultAny,
+		limKeyExtremes, gateExtremes, throttleExtremes,
 	}
 }
 

@@ -92,6 +92,16 @@ NAMES = (
     "ban_error_swallowed",
     "fault_fail_open",
     "purge_error_zero",
+    "threshold_uint16",
+    "threshold_uint32",
+    "slots_uint16",
+    "slots_uint32",
+    "slots_capped_4096",
+    "check_any_first_16",
+    "check_any_first_64",
+    "key_cut_64",
+    "ip_key_cut_256",
+    "stamps_ring_16",
 )
 
 ACTIVE = os.environ.get("LIMCHECK_MUTANT", "")
