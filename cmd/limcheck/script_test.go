@@ -17,8 +17,8 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/internal/implsubject"
-	"github.com/limcheck/limcheck/oracle"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/oracle"
 )
 
 // TestMain makes the test binary double as the commands the scripts run:
