@@ -121,6 +121,7 @@ type thrState struct {
 	faults      bool
 	focus       bool     // the threshold is past a plausible ring: pile failures on one key
 	stamps      []uint64 // the last recorded failures' times, at most maxTimes
+	failed      []string // the keys of the last recorded failures, at most maxTimes
 	untils      []uint64 // the last ban-untils reported, at most maxTimes
 	now         uint64
 }
@@ -144,6 +145,10 @@ func (s *thrState) observe(op Op, r Result) {
 	}
 	if op.Kind == RecordFailure && r.Error == "" {
 		s.stamps = pushU(s.stamps, s.now)
+		s.failed = append(s.failed, string(*op.Key))
+		if len(s.failed) > maxTimes {
+			s.failed = s.failed[1:]
+		}
 	}
 	if r.Verdict == VerdictBanned {
 		u, _ := r.Until.Uint64()
@@ -189,7 +194,7 @@ const focusKey = "k"
 // THR-10); 1 time in 16 a long list (longKeyList).
 func (s *thrState) keys(t *rapid.T) []Bytes {
 	if rare(t, "long key list", 4) {
-		return longKeyList(t)
+		return s.longKeyList(t)
 	}
 	ks := rapid.SliceOfN(GenThrottleKey(), 0, 4).Draw(t, "keys")
 	out := make([]Bytes, len(ks))
@@ -200,21 +205,29 @@ func (s *thrState) keys(t *rapid.T) []Bytes {
 }
 
 // keyListSizes are check_any list lengths just past where a port may look
-// at only the first few keys or keep them in a fixed buffer.
-var keyListSizes = []int{9, 16, 17, 32, 33, 64, 65, 100}
+// at only the first few keys or keep them in a fixed buffer (rapid
+// favours the first of a list: the longest first).
+var keyListSizes = []int{65, 100, 17, 33, 64, 32, 16, 9}
 
 // longKeyList draws a long check_any list: fresh keys no other op names
-// ("f0", "f1", ...: allowed in full), with one drawn key placed at the end,
-// just past 8, 16, 32 or 64 keys, or anywhere: a port that looks at only
-// the first keys misses it.
-func longKeyList(t *rapid.T) []Bytes {
+// ("f0", "f1", ...: allowed in full), with one key placed last, or just
+// past 8, 16, 32 or 64 keys, or anywhere: a key that failed recently half
+// of the time, else any drawn key. A port that looks at only the first
+// keys misses it.
+func (s *thrState) longKeyList(t *rapid.T) []Bytes {
 	n := rapid.SampledFrom(keyListSizes).Draw(t, "long key list size")
 	out := make([]Bytes, n)
 	for i := range out {
 		out[i] = Bytes(fmt.Sprintf("f%d", i))
 	}
-	at := pick(t, "drawn key at", n-1, 8, 16, 32, 64, rapid.IntRange(0, n-1).Draw(t, "drawn key anywhere"))
-	out[min(at, n-1)] = Bytes(GenThrottleKey().Draw(t, "drawn key"))
+	at := pick(t, "key at", n-1, 64, 16, 32, 8, rapid.IntRange(0, n-1).Draw(t, "key anywhere"))
+	var k string
+	if len(s.failed) > 0 && rapid.Bool().Draw(t, "a failed key") {
+		k = rapid.SampledFrom(s.failed).Draw(t, "failed key")
+	} else {
+		k = GenThrottleKey().Draw(t, "drawn key")
+	}
+	out[min(at, n-1)] = Bytes(k)
 	return out
 }
 
