@@ -39,7 +39,8 @@ func gateMaxif(t *rapid.T) int64 {
 // gateSlots draws slots: 1, 2, 3, 64 or 4096 3 times in 4; 1 time in 16 a
 // size at a width's edge (2^e+-1 for e in 3..62, MaxInt64: a table capped
 // or a count kept in 16 or 32 bits), where impl's preallocated table may
-// be beyond its limit (then the trace is skipped); else 1..4096.
+// be beyond its limit (then the trace is skipped: more than 2^20 slots
+// about 1 time in 25); else 1..4096.
 func gateSlots(t *rapid.T) int64 {
 	if !rare(t, "any slots", 2) {
 		return pick(t, "slots", int64(1), 2, 3, 64, 4096)

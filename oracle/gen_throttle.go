@@ -8,14 +8,15 @@ import (
 	"pgregory.net/rapid"
 )
 
-// maxThreshold is the largest threshold GenThrottleConfig draws: impl keeps
-// at most 16384 stamps per key, and its adapter refuses more.
+// maxThreshold is impl's largest threshold: it keeps at most 16384 stamps
+// per key, and its adapter refuses more (the trace is skipped).
 const maxThreshold = 1 << 14
 
 // GenThrottleConfig draws a throttle config: threshold 1..6 7 times in 8,
-// else up to 16384; window_secs and ban_secs 1, small, 900, around 2^63 or
-// near MaxUint64; 1 time in 16 one field is 0, a config every subject
-// refuses (THR-1, THR-6).
+// else large (threshold: up to MaxUint64, past impl's 16384 about 1 time in
+// 25); window_secs and ban_secs 1, small, 900, around 2^63, near
+// MaxUint64 or at a power of two +-1; 1 time in 16 one field is 0, a
+// config every subject refuses (THR-1, THR-6).
 func GenThrottleConfig() *rapid.Generator[ThrottleConfig] {
 	return rapid.Custom(func(t *rapid.T) ThrottleConfig {
 		v := []uint64{threshold(t), duration(t, "window_secs"), duration(t, "ban_secs")}
@@ -191,15 +192,15 @@ func (g *OpGen) drawThrottle(t *rapid.T, k Kind) Op {
 const focusKey = "k"
 
 // keys draws check_any's keys: 0..4 of them, repeats allowed (THR-9,
-// THR-10); 1 time in 16 a long list (longKeyList).
+// THR-10); 1 time in 8 followed by many more (longKeyList).
 func (s *thrState) keys(t *rapid.T) []Bytes {
-	if rare(t, "long key list", 4) {
-		return s.longKeyList(t)
-	}
 	ks := rapid.SliceOfN(GenThrottleKey(), 0, 4).Draw(t, "keys")
 	out := make([]Bytes, len(ks))
 	for i, k := range ks {
 		out[i] = Bytes(k)
+	}
+	if rare(t, "long key list", 3) {
+		return s.longKeyList(t, out)
 	}
 	return out
 }
@@ -209,25 +210,25 @@ func (s *thrState) keys(t *rapid.T) []Bytes {
 // favours the first of a list: the longest first).
 var keyListSizes = []int{65, 100, 17, 33, 64, 32, 16, 9}
 
-// longKeyList draws a long check_any list: fresh keys no other op names
-// ("f0", "f1", ...: allowed in full), with one key placed last, or just
-// past 8, 16, 32 or 64 keys, or anywhere: a key that failed recently half
-// of the time, else any drawn key. A port that looks at only the first
-// keys misses it.
-func (s *thrState) longKeyList(t *rapid.T) []Bytes {
+// longKeyList extends the drawn keys head to a long check_any list with
+// fresh keys no other op names ("f<i>" at index i: allowed in full), and
+// places one key last, or just past 8, 16, 32 or 64 keys, or anywhere
+// after head: a key that failed recently half of the time, else any drawn
+// key. A port that looks at only the first keys misses it.
+func (s *thrState) longKeyList(t *rapid.T, head []Bytes) []Bytes {
 	n := rapid.SampledFrom(keyListSizes).Draw(t, "long key list size")
-	out := make([]Bytes, n)
-	for i := range out {
-		out[i] = Bytes(fmt.Sprintf("f%d", i))
+	out := head
+	for i := len(head); i < n; i++ {
+		out = append(out, Bytes(fmt.Sprintf("f%d", i)))
 	}
-	at := pick(t, "key at", n-1, 64, 16, 32, 8, rapid.IntRange(0, n-1).Draw(t, "key anywhere"))
+	at := pick(t, "key at", n-1, 64, 16, 32, 8, rapid.IntRange(len(head), n-1).Draw(t, "key anywhere"))
 	var k string
 	if len(s.failed) > 0 && rapid.Bool().Draw(t, "a failed key") {
 		k = rapid.SampledFrom(s.failed).Draw(t, "failed key")
 	} else {
 		k = GenThrottleKey().Draw(t, "drawn key")
 	}
-	out[min(at, n-1)] = Bytes(k)
+	out[max(min(at, n-1), len(head))] = Bytes(k)
 	return out
 }
 
