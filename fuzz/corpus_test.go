@@ -28,18 +28,37 @@ func TestImplAgreesOnSeedTraces(t *testing.T) {
 }
 
 // TestPropDecodeInvertsEncode checks the property that decoding the
-// encoding of any generated trace gives the trace back: every trace is
-// reachable by the fuzz targets, and the seed corpus means what its tables
-// say.
+// encoding of any generated trace within impl's limits gives the trace
+// back: every trace the fuzz targets can check on impl is reachable by
+// them, and the seed corpus means what its tables say. (The format keeps
+// configs within impl's limits, as the targets check impl; the generator
+// goes past them at a small rate, for other ports.)
 func TestPropDecodeInvertsEncode(t *testing.T) {
 	for _, c := range oracle.Components() {
 		t.Run(string(c), rapid.MakeCheck(func(t *rapid.T) {
 			tr := oracle.GenTrace(c).Draw(t, "trace")
+			if pastImpl(tr.Config) {
+				t.Skip("a config past impl's limits: the format reduces it")
+			}
 			if diff := cmp.Diff(tr, decodeTrace(c, encodeTrace(tr))); diff != "" {
 				t.Fatalf("decodeTrace(%s, encodeTrace(trace)) differs (-trace +decoded):\n%s", c, diff)
 			}
 		}))
 	}
+}
+
+// pastImpl reports whether cfg is past what the format (and impl) carry: a
+// gate of more than 4096 slots, a threshold over 16384.
+func pastImpl(cfg oracle.Config) bool {
+	if g := cfg.Gate; g != nil {
+		s, _ := g.Slots.Int64()
+		return s > 4096
+	}
+	if th := cfg.Throttle; th != nil {
+		n, _ := th.Threshold.Uint64()
+		return n > 1<<14
+	}
+	return false
 }
 
 // corpusFile is one file of a seed corpus.

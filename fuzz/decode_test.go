@@ -48,7 +48,7 @@ import (
 // literal threshold above 16384 is reduced mod 16385).
 //
 //	kind 0    check key now
-//	kind 1    check_any n (byte mod 5) key*n now
+//	kind 1    check_any n (byte mod 5; 0xFF: the next byte) key*n now
 //	kind 2-3  record_failure key now
 //	kind 4    record_success key
 //	kind 5    reset key
@@ -378,7 +378,13 @@ func (d *throttleDecoder) next() (oracle.Op, bool) {
 	case k == 0:
 		return oracle.Op{Kind: oracle.Check, Key: d.r.bytesArg(keys), Now: d.time()}, true
 	case k == 1:
-		return oracle.Op{Kind: oracle.CheckAny, Keys: d.keys(int(d.r.byte() % 5)), Now: d.time()}, true
+		n := d.r.byte()
+		if n == literal {
+			n = d.r.byte()
+		} else {
+			n %= 5
+		}
+		return oracle.Op{Kind: oracle.CheckAny, Keys: d.keys(int(n)), Now: d.time()}, true
 	case k == 4:
 		return oracle.Op{Kind: oracle.RecordSuccess, Key: d.r.bytesArg(keys)}, true
 	case k == 5:

@@ -54,11 +54,17 @@ func (w *writer) nums(ns ...oracle.Num) {
 	}
 }
 
-// str writes a literal string of at most 255 bytes.
-func (w *writer) str(b *oracle.Bytes) {
+// str writes a literal string of at most 255 bytes, or a longer one of
+// pool (the decoder's pool at that place) by its index.
+func (w *writer) str(b *oracle.Bytes, pool []string) {
 	s := string(*b)
 	if len(s) > 255 {
-		panic(fmt.Sprintf("encodeTrace: string of %d bytes, the format carries 255", len(s)))
+		i := slices.Index(pool, s)
+		if i < 0 || i >= literal {
+			panic(fmt.Sprintf("encodeTrace: string of %d bytes off the pool, the format carries 255", len(s)))
+		}
+		w.byte(byte(i))
+		return
 	}
 	w.byte(literal)
 	w.byte(byte(len(s)))
@@ -88,7 +94,7 @@ func (w *writer) limOp(op oracle.Op) {
 		w.nums(op.Cap, op.Now)
 	case oracle.LimIPKey:
 		w.b = append(w.b, 7, 2)
-		w.str(op.IP)
+		w.str(op.IP, oracle.EdgeIPs())
 	case oracle.LimResp503:
 		w.b = append(w.b, 7, 3)
 		w.nums(op.Retry)
@@ -99,7 +105,7 @@ func (w *writer) gateOp(op oracle.Op) {
 	switch op.Kind {
 	case oracle.Admit:
 		w.byte(0)
-		w.str(op.IP)
+		w.str(op.IP, oracle.EdgeIPs())
 		w.nums(op.Now)
 	case oracle.Release:
 		w.byte(5)
@@ -115,22 +121,26 @@ func (w *writer) throttleOp(op oracle.Op) {
 	switch op.Kind {
 	case oracle.Check:
 		w.byte(0)
-		w.str(op.Key)
+		w.str(op.Key, oracle.ThrottleKeys())
 		w.nums(op.Now)
 	case oracle.CheckAny:
-		w.b = append(w.b, 1, byte(len(op.Keys)))
+		w.byte(1)
+		if len(op.Keys) > 4 {
+			w.byte(literal) // a literal count follows
+		}
+		w.byte(byte(len(op.Keys)))
 		w.keys(op.Keys)
 		w.nums(op.Now)
 	case oracle.RecordFailure:
 		w.byte(2)
-		w.str(op.Key)
+		w.str(op.Key, oracle.ThrottleKeys())
 		w.nums(op.Now)
 	case oracle.RecordSuccess:
 		w.byte(4)
-		w.str(op.Key)
+		w.str(op.Key, oracle.ThrottleKeys())
 	case oracle.Reset:
 		w.byte(5)
-		w.str(op.Key)
+		w.str(op.Key, oracle.ThrottleKeys())
 	case oracle.PurgeExpired:
 		w.byte(6)
 		w.nums(op.Now)
@@ -145,6 +155,6 @@ func (w *writer) throttleOp(op oracle.Op) {
 
 func (w *writer) keys(ks []oracle.Bytes) {
 	for i := range ks {
-		w.str(&ks[i])
+		w.str(&ks[i], oracle.ThrottleKeys())
 	}
 }

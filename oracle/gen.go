@@ -10,11 +10,15 @@ import (
 // This file holds the exported rapid generators of the oracle's vocabulary:
 // configs, ops and whole traces of every component, biased to the edges of
 // spec.md (time at step, window and ban boundaries, clock steps back, the
-// ends of the int64 and uint64 domains, colliding keys, store faults). The
-// generators stay within what impl/ supports (at most 4096 gate slots, a
-// throttle threshold of at most 16384), so a trace is never skipped for a
-// limit of the implementation; they are reused by limcheck fuzz against
-// third-party ports.
+// ends of the int64 and uint64 domains, colliding keys, store faults) and
+// to the structural extremes where real implementations cap or wrap: table
+// sizes and thresholds at each power of two +-1 and at the 16/31/32/53/63/64
+// bit edges, check_any lists of up to 100 keys, keys of 901 bytes sharing
+// a 900-byte prefix, and more failures on one key than a ring of 128 holds.
+// Those go past impl/'s limits (gate slots over implsubject's 2^20, a
+// threshold over 16384) at a small rate, where the bundled port skips the
+// trace (PROTO: a request it cannot serve is skipped, not failed). They are
+// reused by limcheck fuzz against third-party ports.
 //
 //   - GenConfig, GenGateConfig, GenThrottleConfig: configs, invalid ones at
 //     a small rate (every subject must refuse those with ErrConfig).
@@ -43,7 +47,8 @@ func GenConfig(c Component) *rapid.Generator[Config] {
 }
 
 // GenTrace draws a trace of component c: a config from GenConfig, then up
-// to 64 ops drawn by an OpGen that observes the model's result of each op,
+// to 64 ops (up to 176 for a throttle threshold past a plausible fixed ring,
+// see OpGen's focus) drawn by an OpGen that observes the model's result of each op,
 // so that later ops sit on the edges earlier ones made (the bucket a take
 // returned, a window's end after a failure, a ban's end).
 func GenTrace(c Component) *rapid.Generator[Trace] {
@@ -55,6 +60,9 @@ func GenTrace(c Component) *rapid.Generator[Trace] {
 			t.Fatalf("Model{}.Open(%s, %s): %v", c, jsonLine(cfg), err)
 		}
 		n := rapid.IntRange(0, 64).Draw(t, "op count")
+		if g.thr.focus {
+			n = rapid.IntRange(0, maxFocus+16).Draw(t, "focused op count")
+		}
 		ops := make([]Op, 0, n)
 		opGen := g.Op() // one generator for every op: the same draws, built once
 		for range n {

@@ -10,9 +10,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// GenGateConfig draws a gate config: lim parameters at 1, small and at the
-// extremes, maxif 1..4 3 times in 4 (so that the in-flight gate sheds), slots 1,
-// 2, 3, 64 or 4096 (or any up to 4096: impl preallocates), tick_nanos 1,
+// GenGateConfig draws a gate config: lim parameters at 1, small, at a
+// power of two +-1 and at the extremes, maxif 1..4 3 times in 4 (so that the
+// in-flight gate sheds), slots 1, 2, 3, 64 or 4096 (or any up to 4096), and
+// 1 time in 16 at a width's edge up to MaxInt64 (gateSlots), tick_nanos 1,
 // 1e6, 1e9 or huge; 1 time in 16 one field is < 1, a config every subject
 // refuses (GATE-1).
 func GenGateConfig() *rapid.Generator[GateConfig] {
@@ -36,10 +37,17 @@ func gateMaxif(t *rapid.T) int64 {
 	return GenPositive().Draw(t, "maxif")
 }
 
-// gateSlots draws slots: 1, 2, 3, 64 or 4096 3 times in 4, else 1..4096.
+// gateSlots draws slots: 1, 2, 3, 64 or 4096 3 times in 4; 1 time in 16 a
+// size at a width's edge (2^e+-1 for e in 3..62, MaxInt64: a table capped
+// or a count kept in 16 or 32 bits), where impl's preallocated table may
+// be beyond its limit (then the trace is skipped: more than 2^20 slots
+// about 1 time in 25); else 1..4096.
 func gateSlots(t *rapid.T) int64 {
 	if !rare(t, "any slots", 2) {
 		return pick(t, "slots", int64(1), 2, 3, 64, 4096)
+	}
+	if rare(t, "slots at a width's edge", 2) {
+		return pow2EdgePositive(t)
 	}
 	return rapid.Int64Range(1, 4096).Draw(t, "any slots")
 }
@@ -55,13 +63,15 @@ func gateTick(t *rapid.T) int64 {
 
 // EdgeIPs returns the addresses GenIP favours: the FIND-2 colliding pair,
 // FIND-3's two spellings of ::1, FIND-12's leading-NUL twins, the empty
-// string, non-ASCII text and invalid UTF-8.
+// string, non-ASCII text, invalid UTF-8 and two long strings that share
+// their first 900 bytes (longKeys).
 func EdgeIPs() []string {
 	return []string{
 		"10.17.102.130", "10.23.191.7", // FIND-2: one key
 		"a", "\x00a", "\x00\x00a", // FIND-12: one key
 		"::1", "0:0:0:0:0:0:0:1", // FIND-3: two keys
 		"", "h\u00e9llo", "\u65e5\u672c", "\xff\xfe", "\xc3\x28", "192.168.1.1", "10.0.0.1",
+		longKeys[0], longKeys[1], // a key hashed over a prefix only
 	}
 }
 

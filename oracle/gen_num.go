@@ -132,3 +132,57 @@ func addU(a, b uint64) uint64 {
 	}
 	return math.MaxUint64
 }
+
+// uniform draws one of 0..n-1 (n <= 64) from six fair coins, as near
+// uniformly as 64 = n*q + r allows: rapid biases IntRange to its low end,
+// which for an exponent would make the wide sizes rare. It shrinks to 0.
+func uniform(t *rapid.T, label string, n uint) uint {
+	v := uint(0)
+	for range 6 {
+		v <<= 1
+		if rapid.Bool().Draw(t, label) {
+			v |= 1
+		}
+	}
+	return v % n
+}
+
+// bitEdges are the widths where implementations keep a size or a count
+// and overflow or cap it: 64, 32, 16, 63, 31 and 53 bits (rapid favours the
+// first of a list, so the widest first).
+var bitEdges = []uint{64, 32, 16, 63, 31, 53}
+
+// pow2Edge draws a structural size at the edge of a machine width: 2^e + d
+// with e in 3..63 (half of the time e one of bitEdges, 2^64 read as
+// MaxUint64 + 1) and d in -1..1, saturated to 0..MaxUint64. It is where a
+// size kept in a narrower integer wraps, a table capped at a power of two
+// fills, or a fixed ring overflows.
+func pow2Edge(t *rapid.T) uint64 {
+	e := 3 + uniform(t, "2^e size", 61)
+	if rapid.Bool().Draw(t, "bit width edge") {
+		e = bitEdges[rapid.IntRange(0, len(bitEdges)-1).Draw(t, "bit width")]
+	}
+	d := rapid.Int64Range(-1, 1).Draw(t, "2^e size+d")
+	if e == 64 { // 2^64 itself does not fit: MaxUint64 is 2^64-1
+		return math.MaxUint64 - uint64(max(-d, 0))
+	}
+	return addSatU(uint64(1)<<e, d)
+}
+
+// intEdges are bitEdges within int64: the 63-bit edge is MaxInt64 itself.
+var intEdges = []uint{32, 16, 63, 31, 53}
+
+// pow2EdgePositive is pow2Edge within 1..MaxInt64, for the int64 fields of
+// a gate config: 2^e + d with e in 3..62, half of the time e one of
+// intEdges (2^63 + d read as MaxInt64 + d, saturated).
+func pow2EdgePositive(t *rapid.T) int64 {
+	e := 3 + uniform(t, "2^e size", 60)
+	if rapid.Bool().Draw(t, "bit width edge") {
+		e = intEdges[rapid.IntRange(0, len(intEdges)-1).Draw(t, "bit width")]
+	}
+	d := rapid.Int64Range(-1, 1).Draw(t, "2^e size+d")
+	if e == 63 {
+		return math.MaxInt64 + min(d, 0)
+	}
+	return int64(1)<<e + d
+}

@@ -24,20 +24,25 @@ func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
 	}
 }
 
-// TestPropGeneratedConfigsStayWithinImpl checks the property that generated
-// configs stay within impl/'s limits (at most 4096 slots, threshold at most
-// 16384), so no trace is skipped for them.
-func TestPropGeneratedConfigsStayWithinImpl(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		g := oracle.GenGateConfig().Draw(t, "gate config")
-		if s, _ := g.Slots.Int64(); s > 4096 {
-			t.Fatalf("GenGateConfig() slots = %d, want <= 4096", s)
+// TestGeneratedConfigsPastImplAreRare checks that configs past impl/'s
+// limits (gate slots over implsubject.MaxGateSlots, 2^20; a threshold over
+// 16384), which the bundled port skips, are drawn at a small rate: at most
+// 1 in 16 over a fixed set of seeds. The search reaches past them, and
+// must still check impl on nearly every trace.
+func TestGeneratedConfigsPastImplAreRare(t *testing.T) {
+	const n = 2000
+	gate, thr := 0, 0
+	for seed := range n {
+		if s, _ := oracle.GenGateConfig().Example(seed).Slots.Int64(); s > 1<<20 {
+			gate++
 		}
-		th := oracle.GenThrottleConfig().Draw(t, "throttle config")
-		if n, _ := th.Threshold.Uint64(); n > 1<<14 {
-			t.Fatalf("GenThrottleConfig() threshold = %d, want <= 16384", n)
+		if th, _ := oracle.GenThrottleConfig().Example(seed).Threshold.Uint64(); th > 1<<14 {
+			thr++
 		}
-	})
+	}
+	if gate == 0 || gate > n/16 || thr == 0 || thr > n/16 {
+		t.Errorf("over %d seeds, %d gate configs have more than 2^20 slots and %d throttle configs a threshold over 16384, want each 1..%d (reached, at a small rate)", n, gate, thr, n/16)
+	}
 }
 
 // TestOpOfDrawsItsKind checks that OpOf(k) draws ops of kind k for every
@@ -54,11 +59,16 @@ func TestOpOfDrawsItsKind(t *testing.T) {
 }
 
 // examples is how many traces per component TestGenReachesEdges draws: the
-// seeds are fixed, so the test is deterministic.
+// seeds are fixed, so the test is deterministic. It is the depth of the
+// mutant matrix's fuzz run (seed 1, 50,000 ops: about 1,500 traces, so
+// about 375 of each component) and no more than twice it.
 const examples = 600
 
 // TestGenReachesEdges checks that GenTrace reaches every edge the
-// generators promise, over a fixed set of seeds.
+// generators promise, over a fixed set of seeds: the spec's boundaries and
+// the structural extremes where ports cap or wrap (table sizes and
+// thresholds past 16, 32 and 64 bits, long check_any lists, long keys that
+// share a prefix, more failures on one key than a fixed ring holds).
 func TestGenReachesEdges(t *testing.T) {
 	tests := []struct {
 		c        oracle.Component
@@ -68,19 +78,27 @@ func TestGenReachesEdges(t *testing.T) {
 	}{
 		{oracle.Lim, limFeatures, []string{"chained bucket", "now = last+ivl", "now = last+ivl-1", "now = last+ivl+1",
 			"now < last", "now = last", "now at MinInt64", "now at MaxInt64", "cost = cap+1", "cost < 1", "tks < 0", "tks > cap",
-			"invalid config", "pass", "reject", "retry saturated", "negative retry 503", "invalid UTF-8 key"},
+			"invalid config", "pass", "reject", "retry saturated", "negative retry 503", "invalid UTF-8 key", "key of 901 bytes",
+			"cap past 2^16", "cap past 2^32", "ivl past 2^53"},
 			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
 		{oracle.Gate, gateFeatures, []string{"config refused", "slots 1", "slots 4096", "pass", "shed", "limited",
-			"two addresses share a slot", "FIND-2 pair", "untouched slot read", "huge tick", "release below 0"},
+			"two addresses share a slot", "FIND-2 pair", "untouched slot read", "huge tick", "release below 0",
+			"slots past 4096", "slots past 2^16", "slots past 2^32", "slots past 2^53", "admit past 4096 slots", "admit past 2^16 slots",
+			"ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16"},
 			"GATE-1..GATE-12: the verdicts, shared slots and refused configs"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
-			"large threshold", "empty key", "purged"},
+			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
+			"threshold past 2^63", "window past 2^32", "ban past 2^32", "17+ failures counted on one key",
+			"100+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
+			"check_any key past the 64th", "both long keys"},
 			"THR-3..THR-17: window and ban boundaries, saturation, the empty key"},
 		{oracle.ThrottleFaults, throttleFeatures, []string{"banned", "store error", "unavailable", "faults without keys",
 			"faults with keys", "faults cleared", "fault on ban_until", "fault on count", "fault on add_failure", "fault on ban",
 			"fault on clear_failures", "fault on clear", "fault on purge"},
 			"STORE-1, STORE-10: every store op fails, with and without key lists"},
+		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
+			"the structural extremes under faults too"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.c), func(t *testing.T) {
@@ -128,6 +146,9 @@ func limFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			if !utf8.ValidString(string(*op.IP)) {
 				fs = append(fs, "invalid UTF-8 key")
 			}
+			if len(*op.IP) == 901 {
+				fs = append(fs, "key of 901 bytes")
+			}
 		}
 	}
 	return fs
@@ -157,6 +178,9 @@ func takeFeatures(op oracle.Op, r oracle.Result) []string {
 	add(i64(r.OK) == 1, "pass")
 	add(i64(r.OK) == 0 && i64(r.Retry) > 0, "reject")
 	add(i64(r.Retry) == math.MaxInt64, "retry saturated")
+	add(cap > 1<<16, "cap past 2^16")
+	add(cap > 1<<32, "cap past 2^32")
+	add(ivl > 1<<53, "ivl past 2^53")
 	return fs
 }
 
@@ -175,6 +199,19 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	if i64(g.TickNanos) >= 1<<62 {
 		fs = append(fs, "huge tick")
 	}
+	slots := i64(g.Slots)
+	for _, e := range []struct {
+		ok bool
+		f  string
+	}{
+		{slots > 4096, "slots past 4096"}, {slots > 1<<16, "slots past 2^16"}, {slots > 1<<32, "slots past 2^32"},
+		{slots > 1<<53, "slots past 2^53"}, {i64(g.Cap) > 1<<16, "cap past 2^16"}, {i64(g.TickNanos) > 1<<32, "tick past 2^32"},
+		{i64(g.Maxif) > 1<<16, "maxif past 2^16"},
+	} {
+		if e.ok {
+			fs = append(fs, e.f)
+		}
+	}
 	ipsBySlot := map[int64]map[string]bool{}
 	inflight := 0
 	for i, op := range tr.Ops {
@@ -185,6 +222,15 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			ip := string(*op.IP)
 			if ip == "10.17.102.130" || ip == "10.23.191.7" {
 				fs = append(fs, "FIND-2 pair")
+			}
+			if len(ip) == 901 {
+				fs = append(fs, "ip of 901 bytes")
+			}
+			if slots > 4096 && r.Verdict != oracle.VerdictShed {
+				fs = append(fs, "admit past 4096 slots")
+			}
+			if slots > 1<<16 && r.Verdict != oracle.VerdictShed {
+				fs = append(fs, "admit past 2^16 slots")
 			}
 			if ipsBySlot[i64(r.Slot)] == nil {
 				ipsBySlot[i64(r.Slot)] = map[string]bool{}
@@ -219,9 +265,12 @@ func throttleFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	c := tr.Config.Throttle
 	window := u64(c.WindowSecs)
 	var fs []string
-	if u64(c.Threshold) > 6 {
+	threshold := u64(c.Threshold)
+	if threshold > 6 {
 		fs = append(fs, "large threshold")
 	}
+	fs = append(fs, throttleConfigFeatures(c)...)
+	long := map[string]bool{}
 	var stamps, untils []uint64
 	var now uint64
 	for i, op := range tr.Ops {
@@ -229,6 +278,12 @@ func throttleFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 		fs = append(fs, throttleResultFeatures(op, r)...)
 		if op.Key != nil && *op.Key == "" {
 			fs = append(fs, "empty key")
+		}
+		if op.Key != nil && len(*op.Key) == 901 {
+			long[string(*op.Key)] = true
+		}
+		if op.Kind == oracle.RecordFailure && r.Error == "" {
+			fs = append(fs, countFeatures(threshold, r)...)
 		}
 		if !op.Now.IsZero() {
 			t := u64(op.Now)
@@ -241,6 +296,47 @@ func throttleFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 		if r.Verdict == oracle.VerdictBanned {
 			untils = append(untils, u64(r.Until))
 		}
+	}
+	if len(long) == 2 {
+		fs = append(fs, "both long keys")
+	}
+	return fs
+}
+
+func throttleConfigFeatures(c *oracle.ThrottleConfig) []string {
+	th, w, b := u64(c.Threshold), u64(c.WindowSecs), u64(c.BanSecs)
+	var fs []string
+	for _, e := range []struct {
+		ok bool
+		f  string
+	}{
+		{th > 1<<16, "threshold past 2^16"}, {th > 1<<32, "threshold past 2^32"}, {th > 1<<53, "threshold past 2^53"},
+		{th > 1<<63, "threshold past 2^63"}, {w > 1<<32, "window past 2^32"}, {b > 1<<32, "ban past 2^32"},
+	} {
+		if e.ok {
+			fs = append(fs, e.f)
+		}
+	}
+	return fs
+}
+
+// countFeatures reads how many failures a record_failure counted from its
+// result: threshold - remaining when allowed, at least threshold when
+// banned.
+func countFeatures(threshold uint64, r oracle.Result) []string {
+	n := uint64(0)
+	switch r.Verdict {
+	case oracle.VerdictAllow:
+		n = threshold - u64(r.Remaining)
+	case oracle.VerdictBanned:
+		n = threshold
+	}
+	var fs []string
+	if n >= 17 {
+		fs = append(fs, "17+ failures counted on one key")
+	}
+	if n >= 100 {
+		fs = append(fs, "100+ failures counted on one key")
 	}
 	return fs
 }
@@ -262,7 +358,34 @@ func throttleResultFeatures(op oracle.Op, r oracle.Result) []string {
 	if op.Kind == oracle.CheckAny && len(op.Keys) == 0 {
 		fs = append(fs, "check_any of none")
 	}
+	if op.Kind == oracle.CheckAny {
+		fs = append(fs, keyListFeatures(op.Keys)...)
+	}
 	return append(fs, faultFeatures(op)...)
+}
+
+// keyListFeatures reads a check_any list's length and where a key other
+// than a fresh filler ("f<i>", longKeyList's) sits.
+func keyListFeatures(keys []oracle.Bytes) []string {
+	var fs []string
+	if len(keys) >= 17 {
+		fs = append(fs, "check_any of 17+ keys")
+	}
+	if len(keys) >= 64 {
+		fs = append(fs, "check_any of 64+ keys")
+	}
+	for i, k := range keys {
+		if string(k) == fmt.Sprintf("f%d", i) {
+			continue
+		}
+		if i >= 16 {
+			fs = append(fs, "check_any key past the 16th")
+		}
+		if i >= 64 {
+			fs = append(fs, "check_any key past the 64th")
+		}
+	}
+	return fs
 }
 
 func faultFeatures(op oracle.Op) []string {

@@ -1,19 +1,22 @@
 package oracle
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"pgregory.net/rapid"
 )
 
-// maxThreshold is the largest threshold GenThrottleConfig draws: impl keeps
-// at most 16384 stamps per key, and its adapter refuses more.
+// maxThreshold is impl's largest threshold: it keeps at most 16384 stamps
+// per key, and its adapter refuses more (the trace is skipped).
 const maxThreshold = 1 << 14
 
 // GenThrottleConfig draws a throttle config: threshold 1..6 7 times in 8,
-// else up to 16384; window_secs and ban_secs 1, small, 900, around 2^63 or
-// near MaxUint64; 1 time in 16 one field is 0, a config every subject
-// refuses (THR-1, THR-6).
+// else large (threshold: up to MaxUint64, past impl's 16384 about 1 time in
+// 25); window_secs and ban_secs 1, small, 900, around 2^63, near
+// MaxUint64 or at a power of two +-1; 1 time in 16 one field is 0, a
+// config every subject refuses (THR-1, THR-6).
 func GenThrottleConfig() *rapid.Generator[ThrottleConfig] {
 	return rapid.Custom(func(t *rapid.T) ThrottleConfig {
 		v := []uint64{threshold(t), duration(t, "window_secs"), duration(t, "ban_secs")}
@@ -24,16 +27,33 @@ func GenThrottleConfig() *rapid.Generator[ThrottleConfig] {
 	})
 }
 
-// threshold draws a threshold: 1..6 7 times in 8, else 7..16384.
+// threshold draws a threshold: 1..6 7 times in 8, else one of: a size
+// just past a plausible fixed ring of stamps (ringSizes: the trace then
+// piles failures on one key, OpGen's focus), a size at a width's edge up to
+// MaxUint64 (beyond impl's 16384 the trace is skipped there), 7, 64,
+// 16383, 16384 or any of 7..16384.
 func threshold(t *rapid.T) uint64 {
 	if !rare(t, "large threshold", 3) {
 		return rapid.Uint64Range(1, 6).Draw(t, "small threshold")
 	}
-	if rapid.Bool().Draw(t, "threshold edge") {
+	switch rapid.IntRange(0, 4).Draw(t, "large threshold band") {
+	case 0:
+		return rapid.SampledFrom(ringSizes).Draw(t, "threshold past a ring")
+	case 1, 2:
+		return max(pow2Edge(t), 1)
+	case 3:
 		return pick(t, "large threshold", uint64(7), 64, maxThreshold-1, maxThreshold)
 	}
 	return rapid.Uint64Range(7, maxThreshold).Draw(t, "any threshold")
 }
+
+// ringSizes are thresholds just past the fixed rings and buffers a port
+// may keep a key's stamps in (8, 16, 32, 64, 128).
+var ringSizes = []uint64{9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129}
+
+// maxFocus is the largest threshold for which an OpGen focuses (a trace
+// of up to maxFocus+16 ops).
+const maxFocus = 160
 
 // duration draws a window or ban length >= 1.
 func duration(t *rapid.T, label string) uint64 {
@@ -47,10 +67,17 @@ func duration(t *rapid.T, label string) uint64 {
 }
 
 // ThrottleKeys returns the throttle key pool: few keys, so that operations
-// meet, among them the empty key and invalid UTF-8 (THR-17).
+// meet, among them the empty key, invalid UTF-8 (THR-17) and two long keys
+// that share their first 900 bytes (longKeys: a key cut to a fixed length
+// merges them).
 func ThrottleKeys() []string {
-	return []string{"", "ip:192.0.2.1", "acct:bob", "\xff\x00", "acct:h\u00e9", "k"}
+	return []string{"", "ip:192.0.2.1", "acct:bob", "\xff\x00", "acct:h\u00e9", "k", longKeys[0], longKeys[1]}
 }
+
+// longKeys are two keys of 901 bytes that differ only in their last byte:
+// a port that keeps or hashes only a prefix of a key (64, 256, 512 bytes)
+// takes them for one. They stay under conformance.MaxString (1 KiB).
+var longKeys = [2]string{strings.Repeat("p", 900) + "1", strings.Repeat("p", 900) + "2"}
 
 // GenThrottleKey draws a key: from ThrottleKeys 15 times in 16, else any
 // bytes.
@@ -93,18 +120,21 @@ func genFault() *rapid.Generator[Fault] {
 type thrState struct {
 	window, ban uint64
 	faults      bool
+	focus       bool     // the threshold is past a plausible ring: pile failures on one key
 	stamps      []uint64 // the last recorded failures' times, at most maxTimes
+	failed      []string // the keys of the last recorded failures, at most maxTimes
 	untils      []uint64 // the last ban-untils reported, at most maxTimes
 	now         uint64
 }
 
-// newThrState reads window and ban from cfg (1 and 1 when invalid).
+// newThrState reads window and ban from cfg (1 and 1 when invalid), and
+// focuses when the threshold is 9..maxFocus.
 func newThrState(cfg Config, faults bool) thrState {
-	_, window, ban, err := cfg.ThrottleConfig()
+	threshold, window, ban, err := cfg.ThrottleConfig()
 	if err != nil {
-		window, ban = 1, 1
+		threshold, window, ban = 1, 1, 1
 	}
-	return thrState{window: window, ban: ban, faults: faults}
+	return thrState{window: window, ban: ban, faults: faults, focus: threshold > 8 && threshold <= maxFocus}
 }
 
 // observe records the latest time, a recorded failure's stamp and a
@@ -116,6 +146,10 @@ func (s *thrState) observe(op Op, r Result) {
 	}
 	if op.Kind == RecordFailure && r.Error == "" {
 		s.stamps = pushU(s.stamps, s.now)
+		s.failed = append(s.failed, string(*op.Key))
+		if len(s.failed) > maxTimes {
+			s.failed = s.failed[1:]
+		}
 	}
 	if r.Verdict == VerdictBanned {
 		u, _ := r.Until.Uint64()
@@ -132,9 +166,15 @@ func pushU(xs []uint64, x uint64) []uint64 {
 	return xs
 }
 
-// drawThrottle draws a throttle op of kind k.
+// drawThrottle draws a throttle op of kind k; a focused OpGen draws
+// instead, 3 times in 4, a failure of the focus key at the latest time (or
+// one later), so that one key collects more failures than a fixed ring
+// holds.
 func (g *OpGen) drawThrottle(t *rapid.T, k Kind) Op {
 	s := &g.thr
+	if s.focus && !rare(t, "op off the focus", 2) {
+		return Op{Kind: RecordFailure, Key: bytesOf(focusKey), Now: U(addSatU(s.now, rapid.Int64Range(0, 1).Draw(t, "focus step")))}
+	}
 	switch k {
 	case Check, RecordFailure:
 		return Op{Kind: k, Key: bytesOf(GenThrottleKey().Draw(t, "key")), Now: U(s.time(t))}
@@ -148,13 +188,47 @@ func (g *OpGen) drawThrottle(t *rapid.T, k Kind) Op {
 	return Op{Kind: SetFaults, Faults: GenFaults().Draw(t, "faults")}
 }
 
-// keys draws check_any's keys: 0..4 of them, repeats allowed (THR-9, THR-10).
+// focusKey is the key a focused OpGen piles failures on.
+const focusKey = "k"
+
+// keys draws check_any's keys: 0..4 of them, repeats allowed (THR-9,
+// THR-10); 1 time in 8 followed by many more (longKeyList).
 func (s *thrState) keys(t *rapid.T) []Bytes {
 	ks := rapid.SliceOfN(GenThrottleKey(), 0, 4).Draw(t, "keys")
 	out := make([]Bytes, len(ks))
 	for i, k := range ks {
 		out[i] = Bytes(k)
 	}
+	if rare(t, "long key list", 3) {
+		return s.longKeyList(t, out)
+	}
+	return out
+}
+
+// keyListSizes are check_any list lengths just past where a port may look
+// at only the first few keys or keep them in a fixed buffer (rapid
+// favours the first of a list: the longest first).
+var keyListSizes = []int{65, 100, 17, 33, 64, 32, 16, 9}
+
+// longKeyList extends the drawn keys head to a long check_any list with
+// fresh keys no other op names ("f<i>" at index i: allowed in full), and
+// places one key last, or just past 8, 16, 32 or 64 keys, or anywhere
+// after head: a key that failed recently half of the time, else any drawn
+// key. A port that looks at only the first keys misses it.
+func (s *thrState) longKeyList(t *rapid.T, head []Bytes) []Bytes {
+	n := rapid.SampledFrom(keyListSizes).Draw(t, "long key list size")
+	out := head
+	for i := len(head); i < n; i++ {
+		out = append(out, Bytes(fmt.Sprintf("f%d", i)))
+	}
+	at := pick(t, "key at", n-1, 64, 16, 32, 8, rapid.IntRange(len(head), n-1).Draw(t, "key anywhere"))
+	var k string
+	if len(s.failed) > 0 && rapid.Bool().Draw(t, "a failed key") {
+		k = rapid.SampledFrom(s.failed).Draw(t, "failed key")
+	} else {
+		k = GenThrottleKey().Draw(t, "drawn key")
+	}
+	out[max(min(at, n-1), len(head))] = Bytes(k)
 	return out
 }
 

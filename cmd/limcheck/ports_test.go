@@ -91,6 +91,11 @@ type mutant struct {
 	Name        string   `json:"name"`
 	Clauses     []string `json:"clauses"`
 	Description string   `json:"description"`
+	// MinOps, when set, is the fewest ops any counterexample of the bug
+	// has, more than maxShrunkOps by construction (a ring of 16 stamps
+	// needs 17 failures): the matrix lets its shrunk counterexample keep
+	// that many.
+	MinOps int `json:"min_ops,omitempty"`
 }
 
 func loadMutants(t testing.TB) []mutant {

@@ -17,7 +17,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/oracle"
 )
 
 // TestMain makes the test binary double as the commands the scripts run:
@@ -35,7 +37,10 @@ func TestMain(m *testing.M) {
 // others in the plain one (scriptsFor).
 //
 // The scripts see NCASES and NCORE, the numbers of built-in vectors and of
-// core ones, counted from the vectors this binary embeds, so that they
+// core ones, and NIMPL and NIMPLSKIP, how many of them the bundled Go
+// implementation runs and how many it skips (a config past its limits:
+// more gate slots than implsubject.MaxGateSlots, a threshold over 16384),
+// counted from the vectors this binary embeds, so that they
 // state exact counts without going stale when a vector is added; and WAIT
 // and LONG, the generous handshake/request and whole-run time limits every
 // run against a port passes (a minute and ten, times
@@ -44,15 +49,25 @@ func TestMain(m *testing.M) {
 // script means to run out while a port hangs, after work a busy machine
 // must still have time for. A script that checks hang detection sets its
 // own short limit for the wait it means to exhaust.
+// openErr is the error with which the bundled implementation opens tr's
+// config.
+func openErr(tr oracle.Trace) error {
+	_, _, err := implsubject.Impl{}.Open(tr.Component, tr.Config)
+	return err
+}
+
 func TestScripts(t *testing.T) {
 	all, err := conformance.Load(conformance.Vectors)
 	if err != nil {
 		t.Fatal(err)
 	}
-	core := 0
+	core, implSkips := 0, 0
 	for _, c := range all {
 		if c.Level != conformance.Strict {
 			core++
+		}
+		if tr := c.Trace(); errors.Is(openErr(tr), oracle.ErrUnsupported) {
+			implSkips++
 		}
 	}
 	files, err := scriptsFor(raceEnabled)
@@ -66,6 +81,8 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NCASES", strconv.Itoa(len(all)))
 			env.Setenv("NCORE", strconv.Itoa(core))
+			env.Setenv("NIMPL", strconv.Itoa(len(all)-implSkips))
+			env.Setenv("NIMPLSKIP", strconv.Itoa(implSkips))
 			env.Setenv("WAIT", slowdown.Scale(time.Minute).String())
 			env.Setenv("LONG", slowdown.Scale(10*time.Minute).String())
 			env.Setenv("BUDGET", slowdown.Scale(15*time.Second).String())

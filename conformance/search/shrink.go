@@ -29,9 +29,18 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 //   - shift times toward 0: every gate or throttle time by the same
 //     amount, a lim_take's now and last together;
 //   - simplify each op's arguments: integers toward 0 (0, then a binary
-//     search), byte strings shorter and toward "a", key lists and fault
-//     rules shorter;
-//   - simplify the config's fields toward 0 the same way.
+//     search), byte strings shorter (the shortest failing prefix by binary
+//     search) and toward "a", key lists shorter (chunks, halves first) and
+//     fault rules fewer;
+//   - rename: replace a byte string everywhere it occurs in the trace (a
+//     key failed on and then checked) by a simpler one, all at once;
+//   - simplify the config's fields toward their smallest failing value:
+//     first the least of 1 and each 2^k-1, 2^k, 2^k+1 below the value
+//     that fails (where a size kept in a narrower integer wraps, the
+//     failing values are not an interval), then toward 0 as for an op's
+//     integers; a smaller value that does not fail alone is tried again
+//     with each op deleted (maxif 3 with three passes before the shed
+//     becomes maxif 1 with one).
 //
 // A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
 // config the model opens otherwise than t's, is never sent. Every candidate
@@ -66,7 +75,7 @@ func shrinkTrace(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, pro
 	}
 	s.curRun, s.curWant = run, want
 	s.tried[traceKey(t)] = true
-	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.simplifyOps, s.simplifyConfig}
+	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.simplifyOps, s.rename, s.simplifyConfig}
 	for progress := true; progress && !s.done(); {
 		progress = false
 		for _, pass := range passes {
@@ -444,20 +453,25 @@ func (s *shrinker) simplifyFaults(i int) bool {
 	return progress
 }
 
-// shrinkList deletes the elements of a byte-string list one by one, from
-// the end, then shortens each; nilWhenEmpty makes an emptied list nil.
+// shrinkList deletes chunks of the elements of a byte-string list, halves
+// first, down to single elements, from the end, then shortens each;
+// nilWhenEmpty makes an emptied list nil.
 func (s *shrinker) shrinkList(get func(*oracle.Trace) *[]oracle.Bytes, nilWhenEmpty bool) bool {
 	progress := false
-	for j := len(*get(&s.cur)) - 1; j >= 0 && !s.done(); j-- {
-		cand := s.edit(func(t *oracle.Trace) {
-			l := get(t)
-			*l = slices.Delete(*l, j, j+1)
-			if nilWhenEmpty && len(*l) == 0 {
-				*l = nil
+	for size := max(len(*get(&s.cur))/2, 1); size >= 1 && len(*get(&s.cur)) > 0; size /= 2 {
+		for end := len(*get(&s.cur)); end > 0 && !s.done(); end -= size {
+			end = min(end, len(*get(&s.cur)))
+			start := max(end-size, 0)
+			cand := s.edit(func(t *oracle.Trace) {
+				l := get(t)
+				*l = slices.Delete(*l, start, end)
+				if nilWhenEmpty && len(*l) == 0 {
+					*l = nil
+				}
+			})
+			if s.try(cand) {
+				progress = true
 			}
-		})
-		if s.try(cand) {
-			progress = true
 		}
 	}
 	for j := 0; j < len(*get(&s.cur)) && !s.done(); j++ {
@@ -490,11 +504,72 @@ func (s *shrinker) simplifyConfig() bool {
 	}
 	progress := false
 	for _, f := range fields {
+		if s.ladderNum(f) {
+			progress = true
+		}
 		if s.shrinkNum(f) {
+			progress = true
+		}
+		if s.withOneOpLess(f) {
 			progress = true
 		}
 	}
 	return progress
+}
+
+// ladderNum moves the positive integer get returns to the least failing
+// of 1 and each 2^k-1, 2^k, 2^k+1 below it, trying them in increasing
+// order (at most 190 candidates, each judged once per Shrink).
+func (s *shrinker) ladderNum(get func(*oracle.Trace) *oracle.Num) bool {
+	neg, abs := numParts(*get(&s.cur))
+	if neg || abs <= 1 {
+		return false
+	}
+	for _, c := range ladder(abs) {
+		if s.done() {
+			return false
+		}
+		if s.try(s.edit(func(t *oracle.Trace) { *get(t) = oracle.U(c) })) {
+			return true
+		}
+	}
+	return false
+}
+
+// ladder returns 1 and each 2^k-1, 2^k, 2^k+1 below v, increasing, without
+// repeats.
+func ladder(v uint64) []uint64 {
+	out := []uint64{1}
+	for k := uint(1); k < 64; k++ {
+		for _, c := range []uint64{1<<k - 1, 1 << k, 1<<k + 1} {
+			if c < v && c > out[len(out)-1] {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// withOneOpLess tries the smallest valid value (1) and one less of the
+// positive integer get returns, each with one op deleted, for a trace of
+// at most 8 ops: a config field and an op that only together make the
+// trace fail (maxif 3 and the passes that fill it) shrink as one.
+func (s *shrinker) withOneOpLess(get func(*oracle.Trace) *oracle.Num) bool {
+	neg, abs := numParts(*get(&s.cur))
+	if neg || abs <= 1 || len(s.cur.Ops) > 8 {
+		return false
+	}
+	for _, c := range []uint64{1, abs - 1} {
+		for i := range s.cur.Ops {
+			if s.done() {
+				return false
+			}
+			if s.try(s.edit(func(t *oracle.Trace) { *get(t) = oracle.U(c); t.Ops = slices.Delete(t.Ops, i, i+1) })) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shrinkNum moves the integer get returns toward 0, keeping its sign: 0,
@@ -543,7 +618,7 @@ func (s *shrinker) shrinkPtrBytes(get func(*oracle.Trace) **oracle.Bytes) bool {
 // first byte, its bytes outside printable ASCII made 'a', all 'a'. A
 // candidate must be simpler (bytesCost).
 func (s *shrinker) shrinkBytes(get func(*oracle.Trace) *oracle.Bytes) bool {
-	progress := false
+	progress := s.shortestPrefix(get)
 	for !s.done() {
 		cur := string(*get(&s.cur))
 		found := false
@@ -561,6 +636,100 @@ func (s *shrinker) shrinkBytes(get func(*oracle.Trace) *oracle.Bytes) bool {
 		}
 	}
 	return progress
+}
+
+// shortestPrefix cuts the byte string get returns to the shortest prefix
+// that fails, by binary search over its length (assuming a longer prefix
+// of a failing one fails too: a key cut where a port cuts it).
+func (s *shrinker) shortestPrefix(get func(*oracle.Trace) *oracle.Bytes) bool {
+	cur := string(*get(&s.cur))
+	lo, hi := 0, len(cur) // a prefix of lo bytes is not known to fail; one of hi does
+	progress := false
+	for hi-lo > 1 && !s.done() {
+		mid := lo + (hi-lo)/2
+		if s.try(s.edit(func(t *oracle.Trace) { *get(t) = oracle.Bytes(cur[:mid]) })) {
+			hi, progress = mid, true
+		} else {
+			lo = mid
+		}
+	}
+	return progress
+}
+
+// rename replaces each byte string of the trace (a key, an address, a list
+// or fault key) everywhere it occurs by a simpler one at once: the
+// shortest failing prefix, then the forms bytesCandidates lists, so that
+// a key failed on and then checked shrinks as one.
+func (s *shrinker) rename() bool {
+	progress := false
+	for _, from := range distinctBytes(s.cur) {
+		if s.done() {
+			break
+		}
+		cur := from
+		lo, hi := 0, len(cur)
+		for hi-lo > 1 && !s.done() {
+			mid := lo + (hi-lo)/2
+			if s.try(s.edit(func(t *oracle.Trace) { replaceBytes(t, cur, cur[:mid]) })) {
+				hi, progress = mid, true
+			} else {
+				lo = mid
+			}
+		}
+		cur = cur[:hi]
+		if hi == 1 && s.try(s.edit(func(t *oracle.Trace) { replaceBytes(t, cur, "") })) {
+			cur, progress = "", true
+		}
+		for _, c := range bytesCandidates(cur) {
+			if bytesSimpler(c, cur) && !s.done() && s.try(s.edit(func(t *oracle.Trace) { replaceBytes(t, cur, c) })) {
+				cur, progress = c, true
+			}
+		}
+	}
+	return progress
+}
+
+// distinctBytes lists the byte strings of t's ops, each once, the longest
+// first.
+func distinctBytes(t oracle.Trace) []string {
+	var out []string
+	eachBytes(&t, func(b *oracle.Bytes) {
+		if !slices.Contains(out, string(*b)) {
+			out = append(out, string(*b))
+		}
+	})
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// replaceBytes replaces every byte string of t's ops equal to from by to.
+func replaceBytes(t *oracle.Trace, from, to string) {
+	eachBytes(t, func(b *oracle.Bytes) {
+		if string(*b) == from {
+			*b = oracle.Bytes(to)
+		}
+	})
+}
+
+// eachBytes calls f on every byte string of t's ops: addresses, keys, list
+// keys and fault keys.
+func eachBytes(t *oracle.Trace, f func(*oracle.Bytes)) {
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		for _, p := range []*oracle.Bytes{op.IP, op.Key} {
+			if p != nil {
+				f(p)
+			}
+		}
+		for j := range op.Keys {
+			f(&op.Keys[j])
+		}
+		for j := range op.Faults {
+			for k := range op.Faults[j].Keys {
+				f(&op.Faults[j].Keys[k])
+			}
+		}
+	}
 }
 
 // bytesCandidates lists simpler forms of b to try, simplest first.

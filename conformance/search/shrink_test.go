@@ -2,9 +2,11 @@ package search_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,4 +243,96 @@ func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
 	if len(got.Ops) >= len(orig.Ops) {
 		t.Errorf("Shrink returned %d ops, want fewer than the original's %d", len(got.Ops), len(orig.Ops))
 	}
+}
+
+// gateTrace is a gate trace on config cap 10, refil 1, ivl 10, tick 1 with
+// maxif and slots, of admits of "a" at 0.
+func gateTrace(maxif, slots int64, admits int) oracle.Trace {
+	t := oracle.Trace{Component: oracle.Gate,
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(10), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(maxif), Slots: oracle.I(slots), TickNanos: oracle.I(1)}}}
+	for range admits {
+		t.Ops = append(t.Ops, oracle.Op{Kind: oracle.Admit, IP: bytesPtr("a"), Now: oracle.I(0)})
+	}
+	return t
+}
+
+// A config field whose failing values are not an interval still shrinks
+// to its least failing value: a property of slots mod 2^32 = 1 (a count
+// kept in 32 bits that wraps to one slot) holds at 2^53 + 1 and at 2^32 + 1,
+// not at 2^53 (one less) nor at any value between 2 and 2^32; it shrinks
+// to 2^32 + 1.
+func TestShrinkConfigReachesTheLeastFailingWidthEdge(t *testing.T) {
+	r, _ := newRecorder()
+	p := holds(func(t oracle.Trace) bool {
+		s := uint64(num(t.Config.Gate.Slots))
+		return s > 1 && s%(1<<32) == 1
+	})
+	got, runs, err := search.Shrink(r, gateTrace(1, 1<<53+1, 1), p, search.ShrinkLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := num(got.Config.Gate.Slots); s != 1<<32+1 {
+		t.Errorf("Shrink: slots %d, want 2^32 + 1 = %d", s, int64(1<<32+1))
+	}
+	t.Logf("%d runs", runs)
+}
+
+// A config field and the ops it needs shrink together: "exactly one admit
+// is shed, the last" holds for maxif 3 after three passes; maxif 2 alone
+// sheds two, so only a smaller maxif with an admit fewer keeps the property.
+// It shrinks to maxif 1: one pass, then the shed.
+func TestShrinkConfigTogetherWithTheOpsItNeeds(t *testing.T) {
+	r, _ := newRecorder()
+	p := holds(func(t oracle.Trace) bool {
+		out, err := oracle.Run(oracle.Model{}, t)
+		if err != nil || out.Open != "" || len(out.Results) == 0 {
+			return false
+		}
+		sheds := 0
+		for _, res := range out.Results {
+			if res.Verdict == oracle.VerdictShed {
+				sheds++
+			}
+		}
+		return sheds == 1 && out.Results[len(out.Results)-1].Verdict == oracle.VerdictShed
+	})
+	got, _, err := search.Shrink(r, gateTrace(3, 1, 4), p, search.ShrinkLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := num(got.Config.Gate.Maxif); m != 1 || len(got.Ops) != 2 {
+		t.Errorf("Shrink: maxif %d and %d ops, want maxif 1 and 2 ops (a pass, the shed)", m, len(got.Ops))
+	}
+}
+
+// A byte string that occurs in several ops shrinks in all of them at once,
+// and a long key list to the elements that matter: a ban of a long key
+// that a check_any of 70 keys finds, the key last, shrinks to the key ""
+// and a check_any of that key alone.
+func TestShrinkRenamesAKeyEverywhereAndCutsLongLists(t *testing.T) {
+	long := oracle.Bytes(strings.Repeat("p", 900) + "1")
+	keys := make([]oracle.Bytes, 70)
+	for i := range keys {
+		keys[i] = oracle.Bytes(fmt.Sprintf("f%d", i))
+	}
+	keys[69] = long
+	orig := oracle.Trace{Component: oracle.Throttle,
+		Config: oracle.Config{Throttle: &oracle.ThrottleConfig{Threshold: oracle.U(1), WindowSecs: oracle.U(100), BanSecs: oracle.U(100)}},
+		Ops: []oracle.Op{
+			{Kind: oracle.RecordFailure, Key: &long, Now: oracle.U(0)},
+			{Kind: oracle.CheckAny, Keys: keys, Now: oracle.U(0)},
+		}}
+	r, _ := newRecorder()
+	p := holds(func(t oracle.Trace) bool {
+		out, err := oracle.Run(oracle.Model{}, t)
+		return err == nil && len(out.Results) == 2 && out.Results[1].Verdict == oracle.VerdictBanned
+	})
+	got, runs, err := search.Shrink(r, orig, p, search.ShrinkLimits{Runs: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ops) != 2 || *got.Ops[0].Key != "" || !reflect.DeepEqual(got.Ops[1].Keys, []oracle.Bytes{""}) {
+		t.Errorf("Shrink = %#v, want a failure of \"\" and a check_any of [\"\"]", got.Ops)
+	}
+	t.Logf("%d runs", runs)
 }

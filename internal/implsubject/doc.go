@@ -4,8 +4,8 @@
 // third-party ports. It lives under internal/ because oracle/ must not import
 // impl/ (the layering rule), while fuzz/ and cmd/limcheck may import both.
 //
-// Implementation limits the model does not have (more than gate.MaxSlots
-// slots; a throttle threshold above throttle.MaxStampsPerKey) make Open fail
+// Implementation limits the model does not have (more than [MaxGateSlots]
+// slots, this adapter's bound under impl's gate.MaxSlots; a throttle threshold above throttle.MaxStampsPerKey) make Open fail
 // with an error wrapping oracle.ErrUnsupported: such traces are skipped, not
 // failed.
 //

@@ -23,6 +23,9 @@ class Gate {
     this.lim = limCfg(cap, refil, ivl, maxif);
     if (!cfgValid(this.lim) || slots < 1n || tickNanos < 1n) throw new ConfigError('gate config refused'); // GATE-1
     this.slots = slots;
+    if (mutants.active('slots_uint16')) this.slots = BigInt.asUintN(16, slots) || 1n;
+    if (mutants.active('slots_uint32')) this.slots = BigInt.asUintN(32, slots) || 1n;
+    if (mutants.active('slots_capped_4096')) this.slots = slots < 4096n ? slots : 4096n;
     this.tickNanos = tickNanos;
     this.inFlight = 0n; // GATE-2
     this.buckets = new Map(); // slot (as decimal string) -> bucket; absent = untouched (sparse)

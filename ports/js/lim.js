@@ -89,6 +89,7 @@ function limIpKey(ip) { // LIM-16: ip is a Buffer/Uint8Array, hashed byte by byt
     while (b > a && WHITESPACE.has(ip[b - 1])) b--;
     ip = ip.subarray(a, b);
   }
+  if (mutants.active('ip_key_cut_256')) ip = ip.subarray(0, 256);
   for (const c of ip) {
     if (mutants.active('key_hash_wraps_32')) h = BigInt.asUintN(32, h * 131n + BigInt(c)) % KEY_MOD;
     else if (mutants.active('key_hash_reduce_once')) h = BigInt.asUintN(64, h * 131n + BigInt(c));

@@ -24,6 +24,9 @@ const NAMES = Object.freeze([
   'resp_reason_phrase', 'shed_retry_after_zero', 'reset_keeps_ban', 'success_noop',
   'purge_drops_bans', 'stamps_dedup_same_second', 'fault_after_effect', 'ban_error_swallowed',
   'fault_fail_open', 'purge_error_zero', 'gate_table_per_config', 'throttle_process_store',
+  'threshold_uint16', 'threshold_uint32', 'slots_uint16',
+  'slots_uint32', 'slots_capped_4096', 'check_any_first_16', 'check_any_first_64', 'key_cut_64',
+  'ip_key_cut_256', 'stamps_ring_16',
 ]);
 
 const LISTED = new Set(NAMES);

@@ -18,7 +18,10 @@ function inWindow(t, now, window) {
 const keptByPurge = (t, now, window) => (mutants.active('purge_window_inclusive') ? t + window >= now : inWindow(t, now, window));
 
 const hexKey = (key) => Buffer.from(key).toString('hex'); // a Map key for a byte string
-const storeKey = (key) => hexKey(mutants.active('key_cut_4') ? Buffer.from(key).subarray(0, 4) : key);
+const storeKey = (key) => {
+  if (mutants.active('key_cut_64')) return hexKey(Buffer.from(key).subarray(0, 64));
+  return hexKey(mutants.active('key_cut_4') ? Buffer.from(key).subarray(0, 4) : key);
+};
 
 // Every stamp of every key; a key maps to { stamps: [BigInt], until: BigInt }.
 class ExactStore {
@@ -43,6 +46,7 @@ class ExactStore {
   addFailure(key, now, window) { // STORE-4
     const { stamps } = this.entry(key);
     if (!(mutants.active('stamps_dedup_same_second') && stamps.includes(now))) stamps.push(now);
+    if (mutants.active('stamps_ring_16') && stamps.length > 16) stamps.splice(0, stamps.length - 16);
     return this.count(key, now, window);
   }
 
@@ -128,6 +132,8 @@ class Throttle {
     this.windowSecs = windowSecs;
     this.banSecs = banSecs;
     if (mutants.active('threshold_uint8')) this.threshold = BigInt.asUintN(8, threshold);
+    if (mutants.active('threshold_uint16')) this.threshold = BigInt.asUintN(16, threshold);
+    if (mutants.active('threshold_uint32')) this.threshold = BigInt.asUintN(32, threshold);
     if (mutants.active('ban_secs_uint32')) this.banSecs = BigInt.asUintN(32, banSecs);
     if (mutants.active('window_uint32')) this.windowSecs = BigInt.asUintN(32, windowSecs);
   }
@@ -158,6 +164,8 @@ class Throttle {
     }
     if (keys.length === 0) return allow(mutants.active('check_any_empty_full') ? this.threshold : 0n); // THR-9
     if (mutants.active('check_any_first_key_only')) keys = keys.slice(0, 1);
+    if (mutants.active('check_any_first_16')) keys = keys.slice(0, 16);
+    if (mutants.active('check_any_first_64')) keys = keys.slice(0, 64);
     if (mutants.active('check_any_last_key_wins')) return this.check(keys[keys.length - 1], now);
     const rs = keys.map((k) => this.check(k, now)); // THR-10
     if (mutants.active('check_any_first_allow')) {

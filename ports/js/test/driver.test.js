@@ -139,6 +139,16 @@ const KILLS = {
   gate_table_per_config: twin('gate', gate('1', '1', '10', '5', '1', '1'), { op: 'admit', ip: 'a', now: '0' }),
   throttle_process_store: twin('throttle', thr('2', '60', '60'), rf('k', '0')),
   purge_error_zero: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'purge' }] }, { op: 'purge_expired', now: '0' }),
+  threshold_uint16: on('throttle', thr('65537', '10', '10'), { op: 'check', key: 'k', now: '0' }),
+  threshold_uint32: on('throttle', thr('4294967297', '10', '10'), { op: 'check', key: 'k', now: '0' }),
+  slots_uint16: on('gate', gate('1', '1', '10', '1', '65537', '1'), { op: 'admit', ip: 'a', now: '0' }),
+  slots_uint32: on('gate', gate('1', '1', '10', '1', '4294967297', '1'), { op: 'admit', ip: 'a', now: '0' }),
+  slots_capped_4096: on('gate', gate('1', '1', '10', '1', '4097', '1'), { op: 'admit', ip: 'ab', now: '0' }),
+  check_any_first_16: on('throttle', thr('1', '10', '10'), rf('b', '0'), { op: 'check_any', keys: [...Array(16).fill('a'), 'b'], now: '0' }),
+  check_any_first_64: on('throttle', thr('1', '10', '10'), rf('b', '0'), { op: 'check_any', keys: [...Array(64).fill('a'), 'b'], now: '0' }),
+  key_cut_64: on('throttle', thr('1', '10', '10'), rf(`${'x'.repeat(64)}1`, '0'), { op: 'check', key: `${'x'.repeat(64)}2`, now: '0' }),
+  ip_key_cut_256: on('lim', undefined, { op: 'lim_ip_key', ip: 'a'.repeat(257) }),
+  stamps_ring_16: on('throttle', thr('17', '10', '10'), ...Array(17).fill(rf('k', '0'))),
 };
 
 test('--list-mutants lists ports/mutants.json, and every mutant has a session here', () => {

@@ -27,6 +27,12 @@ class Gate:
         if not cfg_valid(self.lim) or slots < 1 or tick_nanos < 1:  # GATE-1
             raise ConfigError("gate config refused")
         self.slots = slots
+        if mutants.active("slots_uint16"):
+            self.slots = slots % (1 << 16) or 1
+        if mutants.active("slots_uint32"):
+            self.slots = slots % (1 << 32) or 1
+        if mutants.active("slots_capped_4096"):
+            self.slots = min(slots, 4096)
         self.tick_nanos = tick_nanos
         self.in_flight = 0  # GATE-2
         self.buckets = {}  # slot -> bucket; absent = untouched (sparse: slots may be huge)

@@ -130,6 +130,8 @@ def lim_ip_key(ip):  # LIM-16: ip is bytes
         ip = ip.lower()
     if mutants.active("key_trimmed"):
         ip = ip.strip(WHITESPACE)
+    if mutants.active("ip_key_cut_256"):
+        ip = ip[:256]
     for c in ip:
         if mutants.active("key_hash_wraps_32"):
             h = (h * 131 + c) % (1 << 32) % KEY_MOD

@@ -94,6 +94,16 @@ NAMES = (
     "purge_error_zero",
     "gate_table_per_config",
     "throttle_process_store",
+    "threshold_uint16",
+    "threshold_uint32",
+    "slots_uint16",
+    "slots_uint32",
+    "slots_capped_4096",
+    "check_any_first_16",
+    "check_any_first_64",
+    "key_cut_64",
+    "ip_key_cut_256",
+    "stamps_ring_16",
 )
 
 ACTIVE = os.environ.get("LIMCHECK_MUTANT", "")

@@ -24,6 +24,8 @@ def kept_by_purge(t, now, window):  # STORE-9: purge keeps what count still sees
 
 
 def store_key(key):
+    if mutants.active("key_cut_64"):
+        return key[:64]
     return key[:4] if mutants.active("key_cut_4") else key
 
 
@@ -48,6 +50,8 @@ class ExactStore:
         stamps = self._entry(key)[0]
         if not (mutants.active("stamps_dedup_same_second") and now in stamps):
             stamps.append(now)
+        if mutants.active("stamps_ring_16"):
+            del stamps[:-16]
         return self.count(key, now, window)
 
     def ban(self, key, until):  # STORE-5
@@ -153,6 +157,10 @@ class Throttle:
         self.threshold, self.window_secs, self.ban_secs = threshold, window_secs, ban_secs
         if mutants.active("threshold_uint8"):
             self.threshold = threshold % (1 << 8)
+        if mutants.active("threshold_uint16"):
+            self.threshold = threshold % (1 << 16)
+        if mutants.active("threshold_uint32"):
+            self.threshold = threshold % (1 << 32)
         if mutants.active("ban_secs_uint32"):
             self.ban_secs = ban_secs % (1 << 32)
         if mutants.active("window_uint32"):
@@ -190,6 +198,10 @@ class Throttle:
             return allow(self.threshold if mutants.active("check_any_empty_full") else 0)
         if mutants.active("check_any_first_key_only"):
             keys = keys[:1]
+        if mutants.active("check_any_first_16"):
+            keys = keys[:16]
+        if mutants.active("check_any_first_64"):
+            keys = keys[:64]
         if mutants.active("check_any_last_key_wins"):
             return self.check(keys[-1], now)
         rs = [self.check(k, now) for k in keys]  # THR-10

@@ -365,6 +365,33 @@ CASES = {
         ({"op": "set_faults", "faults": [{"op": "purge"}]}, {}),
         ({"op": "purge_expired", "now": "0"}, {"error": "store"}),
     ]),
+    "threshold_uint16": ("throttle", throttle(65537, 10, 10), [(check("k", 0), allow(65537))]),
+    "threshold_uint32": ("throttle", throttle((1 << 32) + 1, 10, 10), [(check("k", 0), allow((1 << 32) + 1))]),
+    "slots_uint16": ("gate", gate(1, 1, 10, 1, 65537, 1), [
+        (admit("a", 0), {"verdict": "pass", "slot": "97", "retry": "0", "retry_after": "0"}),
+    ]),
+    "slots_uint32": ("gate", gate(1, 1, 10, 1, (1 << 32) + 1, 1), [
+        (admit("a", 0), {"verdict": "pass", "slot": "97", "retry": "0", "retry_after": "0"}),
+    ]),
+    "slots_capped_4096": ("gate", gate(1, 1, 10, 1, 4097, 1), [
+        (admit("ab", 0), {"verdict": "pass", "slot": "514", "retry": "0", "retry_after": "0"}),  # 12805 mod 4097
+    ]),
+    "check_any_first_16": ("throttle", throttle(1, 10, 10), [
+        (rf("b", 0), banned(10)),
+        ({"op": "check_any", "keys": ["a"] * 16 + ["b"], "now": "0"}, banned(10)),
+    ]),
+    "check_any_first_64": ("throttle", throttle(1, 10, 10), [
+        (rf("b", 0), banned(10)),
+        ({"op": "check_any", "keys": ["a"] * 64 + ["b"], "now": "0"}, banned(10)),
+    ]),
+    "key_cut_64": ("throttle", throttle(1, 10, 10), [
+        (rf("x" * 64 + "1", 0), banned(10)),
+        (check("x" * 64 + "2", 0), allow(1)),
+    ]),
+    "ip_key_cut_256": ("lim", None, [({"op": "lim_ip_key", "ip": "a" * 257}, {"key": "3485219017"})]),
+    "stamps_ring_16": ("throttle", throttle(17, 10, 10), [(rf("k", 0), allow(17 - i)) for i in range(1, 17)] + [
+        (rf("k", 0), banned(10)),  # the 17th failure: a ring of 16 never counts it
+    ]),
 }
 
 
