@@ -66,6 +66,12 @@ func portCommand(t testing.TB, bin, driver, mutant string) string {
 		t.Fatal(err)
 	}
 	cmd := shellQuote(realInterpreter(t, bin)) + " " + shellQuote(abs)
+	if bin == "python3" {
+		// -S: no site module. The port needs only the standard library,
+		// and site's .pth files (a pyenv's certifi, say) cost half of
+		// each of the matrix's hundreds of starts.
+		cmd = shellQuote(realInterpreter(t, bin)) + " -S " + shellQuote(abs)
+	}
 	if mutant != "" {
 		cmd = "LIMCHECK_MUTANT=" + mutant + " " + cmd
 	}
