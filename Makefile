@@ -3,6 +3,12 @@
 
 GO        ?= go
 PKGS      := ./...
+# go test without its built-in vet pass: make vet runs go vet over every
+# package and its tests with every analyzer, and go test's subset would
+# repeat it in each build (race, plain, fuzz-instrumented), computing facts
+# for every dependency, the standard library's too: about 50 CPU-seconds of
+# a cold make test, for nothing make vet does not already check.
+GOTEST    := $(GO) test -vet=off
 RAPIDCHECKS ?= 10000
 FUZZTIME  ?= 60s
 FUZZSMOKE ?= 300x
@@ -60,9 +66,9 @@ check-%:
 # planted mutant takes limcheck fuzz to find (a measurement, not a check).
 LINROUNDS ?= 500
 test-long: proptest
-	$(GO) test -race -count=1 -run Lin ./fuzz -lin.rounds=$(LINROUNDS)
+	$(GOTEST) -race -count=1 -run Lin ./fuzz -lin.rounds=$(LINROUNDS)
 	@$(call fuzzrun,$(FUZZTIME))
-	$(GO) test -count=1 -run '^$$' -bench MutantTimeToFind -benchtime 1x ./cmd/limcheck
+	$(GOTEST) -count=1 -run '^$$' -bench MutantTimeToFind -benchtime 1x ./cmd/limcheck
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -93,7 +99,7 @@ staticcheck:
 # analyzer's own test (built !race: gotest skips it, see purity_test.go).
 purity:
 	$(GO) run ./internal/cmd/puritycheck ./model/...
-	$(GO) test -count=1 ./internal/purity
+	$(GOTEST) -count=1 ./internal/purity
 
 # Every clause of spec.md cited by the model and exercised by a test; every
 # cited ID defined. speccheck prints the clause coverage table; clauses (in
@@ -117,15 +123,15 @@ clauses:
 # runs the matrix alone.
 CLIPAR ?= 4
 cli:
-	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) ./cmd/limcheck
+	$(GOTEST) -count=1 -timeout 30m -parallel $(CLIPAR) ./cmd/limcheck
 
 mutants:
-	$(GO) test -count=1 -timeout 30m -parallel $(CLIPAR) -run '^TestEveryMutantIsCaughtByRunAndFoundByFuzz$$' ./cmd/limcheck
+	$(GOTEST) -count=1 -timeout 30m -parallel $(CLIPAR) -run '^TestEveryMutantIsCaughtByRunAndFoundByFuzz$$' ./cmd/limcheck
 
 # The whole suite under the race detector. -timeout is a backstop for a
 # hang, far above what a busy machine needs; no test has a tighter one.
 gotest:
-	$(GO) test -race -count=1 -timeout 30m -parallel 4 $(PKGS)
+	$(GOTEST) -race -count=1 -timeout 30m -parallel 4 $(PKGS)
 
 # The README's main command (the bundled Go implementation against every
 # vector, a short differential fuzz, spec.md's worked example), as a smoke
@@ -134,23 +140,29 @@ walk:
 	$(GO) run ./cmd/limcheck
 
 proptest:
-	$(GO) test -count=1 -run 'Prop' ./model/... -rapid.checks=$(RAPIDCHECKS)
+	$(GOTEST) -count=1 -run 'Prop' ./model/... -rapid.checks=$(RAPIDCHECKS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-# Every go test -fuzz target of ./fuzz (as go test -list finds them), in
-# turn, $(1) each: the model against impl on decoded byte inputs. A new
+# Every go test -fuzz target of ./fuzz (each "func FuzzX(f *testing.F)" of its
+# test files), in turn, $(1) each, from one fuzz-instrumented test binary
+# (go test -c -fuzz): go test -fuzz per target would relink it each time.
+# The binary gets what go test -fuzz passes it (the package directory as
+# its working directory, the fuzz cache under GOCACHE). Each target: the model against impl on decoded byte inputs. A new
 # interesting input is minimized for at most FUZZMINTIME (go's default, a
 # minute, can take a whole run's time). Both are counts of executions (Nx)
 # in make test, not durations: go 1.26's fuzz coordinator can report a
 # spurious "context deadline exceeded" failure when a duration runs out while
 # a starved worker is mid-input (golang/go#75804, fixed in go 1.27), and a
 # count has no deadline to race.
-fuzzrun = targets=$$($(GO) test ./fuzz -list '^Fuzz' | grep '^Fuzz') || exit 1; \
+fuzzrun = targets=$$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*/\1/p' fuzz/*_test.go) && [ -n "$$targets" ] || { echo "fuzz: no Fuzz targets in fuzz/*_test.go"; exit 1; }; \
+	mkdir -p bin && $(GOTEST) -c -fuzz . -o bin/fuzz.test ./fuzz || exit 1; \
+	cache="$$($(GO) env GOCACHE)/fuzz/github.com/limcheck/limcheck/fuzz"; \
 	for t in $$targets; do \
 		echo "fuzz $$t ($(1))"; \
-		$(GO) test ./fuzz -run '^$$' -fuzz "^$$t$$" -fuzztime $(1) -fuzzminimizetime $(FUZZMINTIME) || exit 1; \
+		(cd fuzz && ../bin/fuzz.test -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(1) \
+			-test.fuzzminimizetime $(FUZZMINTIME) -test.fuzzcachedir "$$cache" -test.paniconexit0 -test.timeout 30m) || exit 1; \
 	done
 
 fuzz:
@@ -178,7 +190,7 @@ vectorcheck:
 	else echo "vectorcheck: $(VECTORS) is stale: run make vectors and commit the result"; exit 1; fi
 
 vectorcov:
-	$(GO) test -count=1 -run '^TestVectorCoverage$$' -v ./fuzz
+	$(GOTEST) -count=1 -run '^TestVectorCoverage$$' -v ./fuzz
 
 # Mutation testing of impl/ (MUTATION.md): gremlins v0.6.0, settings and the
 # efficacy threshold in .gremlins.yaml. It runs in a staged copy of the module
