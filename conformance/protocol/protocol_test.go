@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -344,5 +346,71 @@ func TestSkippedAndFaultRepliesMarkTheTrace(t *testing.T) {
 	}
 	if !p.Implements(oracle.Gate) || p.Implements(oracle.Throttle) {
 		t.Errorf("Implements does not follow the hello's components")
+	}
+}
+
+// TestAfterASkipTheCaseRunsToItsClose checks PROTO-15: after a skipped
+// op, limcheck still sends the case's remaining ops and its close, and
+// the close of an open instance must still be answered with {}.
+func TestAfterASkipTheCaseRunsToItsClose(t *testing.T) {
+	for _, c := range []struct {
+		reason, closeReply string
+		breaks             bool
+	}{
+		{"the close answered with {} ends a skipped case", `"result":{}`, false},
+		{"a fault to the close of an open instance breaks the protocol", `"fault":"closed already"`, true},
+	} {
+		t.Run(c.reason, func(t *testing.T) {
+			var (
+				mu  sync.Mutex
+				got []string
+			)
+			p, err := fakePort(t, PortOptions{}, func(in *bufio.Scanner, out, _ io.Writer) {
+				fmt.Fprintln(out, `{"protocol":"limcheck-port/1","name":"fake","version":"0","components":["lim"]}`)
+				for in.Scan() {
+					var req struct {
+						Seq int64
+						Op  string
+					}
+					json.Unmarshal(in.Bytes(), &req) //nolint:errcheck
+					mu.Lock()
+					got = append(got, req.Op)
+					mu.Unlock()
+					switch req.Op {
+					case "open":
+						fmt.Fprintf(out, `{"seq":%d,"result":{}}`+"\n", req.Seq)
+					case "close":
+						fmt.Fprintf(out, `{"seq":%d,%s}`+"\n", req.Seq, c.closeReply)
+					default:
+						fmt.Fprintf(out, `{"seq":%d,"skipped":"not today"}`+"\n", req.Seq)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close() //nolint:errcheck
+			op := oracle.Op{Kind: oracle.LimRel, N: oracle.I(1)}
+			ts := []oracle.Trace{{Component: oracle.Lim, Ops: []oracle.Op{op, op, op}}}
+			var runs []TraceRun
+			err = p.RunTraces(ts, func(_ int, r TraceRun) { runs = append(runs, r) })
+			if c.breaks {
+				if err == nil {
+					t.Fatalf("PROTO-15: RunTraces = nil with a fault to the close, want a break")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("PROTO-15: RunTraces: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"open", "lim_rel", "lim_rel", "lim_rel", "close"}; !slices.Equal(got, want) {
+				t.Errorf("PROTO-15: the port got %q, want %q: every op and the close after the skip", got, want)
+			}
+			if len(runs) != 1 || runs[0].Skipped == "" {
+				t.Errorf("PROTO-15: runs = %+v, want one skipped trace", runs)
+			}
+		})
 	}
 }

@@ -456,7 +456,7 @@ func (s *topKStore) drop(key string) bool {
 
 // TestProp17TopKStoreIsExact checks PROP-17: a store that keeps only the
 // threshold largest stamps per key gives the same results as the exact
-// store, for every operation sequence.
+// store, for every operation sequence (the top-k variant of STORE-11).
 func TestProp17TopKStoreIsExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
