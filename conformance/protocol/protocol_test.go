@@ -414,3 +414,46 @@ func TestAfterASkipTheCaseRunsToItsClose(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecTranscriptIsWhatTheModelAnswers checks spec.md's worked
+// transcript (PROTO-3, PROTO-5, PROTO-15): its requests, sent to Serve over
+// the model, get exactly its replies, and its hello and replies are what
+// limcheck's reader accepts.
+func TestSpecTranscriptIsWhatTheModelAnswers(t *testing.T) {
+	spec, err := os.ReadFile("../../spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(spec), "\n### Worked transcript\n")
+	if !ok {
+		t.Fatal("spec.md has no worked transcript")
+	}
+	_, block, _ := strings.Cut(section, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	var requests, replies []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		switch {
+		case strings.HasPrefix(l, "> "):
+			requests = append(requests, l[2:])
+		case strings.HasPrefix(l, "< "):
+			replies = append(replies, l[2:])
+		default:
+			t.Fatalf("transcript line %q is neither a request nor a reply", l)
+		}
+	}
+	if len(requests) < 5 || len(replies) != len(requests)+1 {
+		t.Fatalf("transcript has %d requests and %d replies, want a hello and one reply each", len(requests), len(replies))
+	}
+	if _, err := decodeHello([]byte(replies[0])); err != nil {
+		t.Errorf("PROTO-2: the transcript's hello: %v", err)
+	}
+	got := converse(t, requests...)[1:]
+	for i, want := range replies[1:] {
+		if _, err := decodeReply([]byte(want)); err != nil {
+			t.Errorf("PROTO-6: transcript reply %s: %v", want, err)
+		}
+		if i >= len(got) || got[i] != want {
+			t.Errorf("PROTO-5: the model answers %s with %q, the transcript says %s", requests[i], got[min(i, len(got)-1)], want)
+		}
+	}
+}
