@@ -269,6 +269,9 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 		`{"seq":1,"result":{},"fault":"x"}`,
 		`{"seq":1}`,
 		`{"seq":"1","result":{}}`,
+		`{"seq":1,"result":{"verdict":"allow","extra":"1"}}`,             // DEC-50: no unknown result field
+		`{"seq":1,"result":{"VERDICT":"allow"}}`,                         // DEC-50: names are case-sensitive
+		`{"protocol":"limcheck-port/1","name":"x","components":["lim"]}`, // DEC-50: version required
 	} {
 		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
 		if s.Validate(v) == nil {
