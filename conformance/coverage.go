@@ -13,6 +13,9 @@ import (
 type SpecID struct {
 	ID      string
 	Retired bool
+	// NoVector marks a decision that rules on what no op can express (a
+	// caller's duty, the protocol's parsing): it needs no case.
+	NoVector bool
 }
 
 // Need is what the coverage rule asks of one spec ID: "a case", "both
@@ -77,7 +80,11 @@ func Coverage(spec []SpecID, cases []Case) CoverageReport {
 	for _, s := range spec {
 		if !s.Retired {
 			live[s.ID] = true
-			r.Rows = append(r.Rows, coverageRow(s.ID, cases))
+			row := coverageRow(s.ID, cases)
+			if s.NoVector && row.Need == needSides {
+				row.Need = needNone // spec VEC-14: "needs no case"
+			}
+			r.Rows = append(r.Rows, row)
 		}
 	}
 	for _, c := range cases {

@@ -13,7 +13,7 @@ import (
 func TestCoverageFindsGaps(t *testing.T) {
 	spec := []conformance.SpecID{
 		{ID: "LIM-1"}, {ID: "LIM-2"}, {ID: "LIM-3", Retired: true}, {ID: "FIND-1"},
-		{ID: "DEC-1"}, {ID: "DEC-2"}, {ID: "PROP-1"}, {ID: "VEC-1"},
+		{ID: "DEC-1"}, {ID: "DEC-2"}, {ID: "PROP-1"}, {ID: "VEC-1"}, {ID: "DEC-3", NoVector: true},
 	}
 	cases := []conformance.Case{
 		{ID: "lim-a-001", Clauses: []string{"LIM-1", "DEC-1", "VEC-1"}, Description: "x (DEC-1 inside)", Ops: takeAt(0)},
@@ -35,7 +35,7 @@ func TestCoverageFindsGaps(t *testing.T) {
 			t.Errorf("%s: Coverage(...).Gaps() misses %s (%q); gaps: %q", row.clause, row.reason, row.want, gaps)
 		}
 	}
-	for _, id := range []string{"LIM-1", "DEC-1", "PROP-1", "VEC-1"} {
+	for _, id := range []string{"LIM-1", "DEC-1", "PROP-1", "VEC-1", "DEC-3"} { // DEC-3: (no vector), VEC-14
 		if slices.ContainsFunc(gaps, func(g string) bool { return strings.HasPrefix(g, id+" ") }) {
 			t.Errorf("VEC-14: Coverage(...).Gaps() reports %s, which needs nothing more; gaps: %q", id, gaps)
 		}

@@ -122,24 +122,71 @@ func (b Bytes) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads either form.
+//
+// spec VEC-7: "a reader refuses it as malformed, as it refuses an odd-length or non-hex hex value"
 func (b *Bytes) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err == nil {
+		if loneSurrogate(data) {
+			return fmt.Errorf("oracle: byte string %s has a lone surrogate escape, which has no UTF-8 bytes", data)
+		}
 		*b = Bytes(s)
 		return nil
 	}
-	var h struct {
-		Hex *string `json:"hex"`
-	}
-	if err := json.Unmarshal(data, &h); err != nil || h.Hex == nil {
+	var h map[string]json.RawMessage // exact keys: {"HEX": ...} is not the hex form
+	var digits string
+	if err := json.Unmarshal(data, &h); err != nil || string(h["hex"]) == "null" || json.Unmarshal(h["hex"], &digits) != nil {
 		return fmt.Errorf("oracle: byte string %s must be a string or {\"hex\": ...}", data)
 	}
-	raw, err := hex.DecodeString(*h.Hex)
+	raw, err := hex.DecodeString(digits)
 	if err != nil {
-		return fmt.Errorf("oracle: byte string hex %q: %w", *h.Hex, err)
+		return fmt.Errorf("oracle: byte string hex %q: %w", digits, err)
 	}
 	*b = Bytes(raw)
 	return nil
+}
+
+// loneSurrogate reports whether the JSON string literal data has a \u
+// escape of a UTF-16 surrogate that is not half of a high-low pair.
+func loneSurrogate(data []byte) bool {
+	high := false // the previous escape was a high surrogate
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			if high {
+				return true
+			}
+			continue
+		}
+		if i+6 > len(data) || data[i+1] != 'u' {
+			if high {
+				return true
+			}
+			i++
+			continue
+		}
+		v, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+		if err != nil {
+			return false // not a valid string: json.Unmarshal refused it already
+		}
+		i += 5
+		switch {
+		case v >= 0xd800 && v < 0xdc00:
+			if high {
+				return true
+			}
+			high = true
+		case v >= 0xdc00 && v < 0xe000:
+			if !high {
+				return true
+			}
+			high = false
+		default:
+			if high {
+				return true
+			}
+		}
+	}
+	return high
 }
 
 // Equal reports whether n and m are the same integer, or both absent

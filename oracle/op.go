@@ -99,6 +99,7 @@ const (
 // Result is what an operation returned. Only the fields its Kind returns are
 // set; a failed operation sets Error alone.
 type Result struct {
+	// spec VEC-18: "every integer argument and result field is a VEC-6 decimal string"
 	OK         Num        `json:"ok,omitzero"`
 	Err        Num        `json:"err,omitzero"`
 	Cap        Num        `json:"cap,omitzero"`

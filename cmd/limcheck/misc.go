@@ -122,7 +122,7 @@ func (c cli) coverageCmd(args []string) int {
 	}
 	ids := make([]conformance.SpecID, len(spec.Defs))
 	for i, d := range spec.Defs {
-		ids[i] = conformance.SpecID{ID: d.ID, Retired: d.Retired}
+		ids[i] = conformance.SpecID{ID: d.ID, Retired: d.Retired, NoVector: d.NoVector}
 	}
 	rep := conformance.Coverage(ids, cases)
 	fmt.Fprintf(c.stdout, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)

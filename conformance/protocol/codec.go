@@ -370,20 +370,20 @@ func decodeReplyFast(line []byte) (reply, bool) {
 	)
 	ok := s.object(func(k []byte) bool {
 		var ok bool
-		switch string(k) {
+		switch string(k) { // a key seen twice is the slow path's to diagnose
 		case "seq":
 			seqVal, ok = s.int()
-			seq = true
+			ok, seq = ok && !seq, true
 		case "result":
 			r.result = oracle.Result{}
-			ok = s.result(&r.result)
+			ok = s.result(&r.result) && !res
 			res, resultOK = true, ok
 		case "skipped":
 			text, ok = s.str()
-			skip = true
+			ok, skip = ok && !skip, true
 		case "fault":
 			text, ok = s.str()
-			flt = true
+			ok, flt = ok && !flt, true
 		}
 		return ok
 	})
@@ -409,10 +409,25 @@ func decodeReplyFast(line []byte) (reply, bool) {
 	return r, true
 }
 
+// resultNames are the field names of a result object, for result's check
+// that none comes twice.
+var resultNames = [...]string{"ok", "err", "cap", "refil", "ivl", "maxif", "retry", "tks", "last", "n",
+	"key", "slot", "retry_after", "remaining", "until", "count", "response", "verdict", "error", "touched"}
+
 // result reads a result object whose values are all decimal strings,
-// plain strings and booleans.
+// plain strings and booleans, each field at most once.
 func (s *scanner) result(r *oracle.Result) bool {
+	var seen uint32
 	return s.object(func(k []byte) bool {
+		for i, name := range resultNames {
+			if string(k) == name {
+				if seen&(1<<i) != 0 {
+					return false
+				}
+				seen |= 1 << i
+				break
+			}
+		}
 		switch string(k) {
 		case "ok":
 			return s.num(&r.OK)

@@ -440,8 +440,8 @@ func (p *Port) read() {
 			return
 		}
 		if n == 1 {
-			var h Hello
-			if err := strictObject(line, &h); err != nil {
+			h, err := decodeHello(line)
+			if err != nil {
 				p.send(event{line: n, err: fmt.Errorf("stdout line 1 is not a hello object: %v: %s", err, quoteLine(line))})
 				return
 			}
@@ -509,14 +509,6 @@ func strictObject(line []byte, v any) error {
 	return json.Unmarshal(line, v)
 }
 
-// wireReply is a reply line as JSON.
-type wireReply struct {
-	Seq     *int64          `json:"seq"`
-	Result  json.RawMessage `json:"result"`
-	Skipped *string         `json:"skipped"`
-	Fault   *string         `json:"fault"`
-}
-
 // decodeReply decodes a reply line. A line that is not a reply object is
 // an error; a result object whose fields do not decode is a reply with
 // badJSON set (the case fails, the port has not broken the protocol).
@@ -532,15 +524,19 @@ func decodeReply(line []byte) (reply, error) {
 // decodeReplySlow is decodeReply through encoding/json: the definition
 // decodeReplyFast must agree with.
 func decodeReplySlow(line []byte) (reply, error) {
-	var w wireReply
-	if err := strictObject(line, &w); err != nil {
+	m, err := members(bytes.TrimRight(line, "\r"))
+	if err != nil {
 		return reply{}, err
 	}
-	if w.Seq == nil {
-		return reply{}, errors.New(`"seq" is missing`)
+	var r reply
+	if err := member(m, "seq", &r.seq); err != nil {
+		return reply{}, err
 	}
+	res, hasRes := m["result"]
+	_, hasSkip := m["skipped"]
+	_, hasFault := m["fault"]
 	has := 0
-	for _, set := range []bool{w.Result != nil, w.Skipped != nil, w.Fault != nil} {
+	for _, set := range []bool{hasRes, hasSkip, hasFault} {
 		if set {
 			has++
 		}
@@ -548,19 +544,21 @@ func decodeReplySlow(line []byte) (reply, error) {
 	if has != 1 {
 		return reply{}, fmt.Errorf(`it has %d of "result", "skipped", "fault", want exactly 1`, has)
 	}
-	r := reply{seq: *w.Seq}
 	switch {
-	case w.Skipped != nil:
-		r.kind, r.text = replySkipped, *w.Skipped
-	case w.Fault != nil:
-		r.kind, r.text = replyFault, *w.Fault
+	case hasSkip:
+		r.kind = replySkipped
+		err = member(m, "skipped", &r.text)
+	case hasFault:
+		r.kind = replyFault
+		err = member(m, "fault", &r.text)
 	default:
-		if t := bytes.TrimSpace(w.Result); len(t) == 0 || t[0] != '{' {
+		if t := bytes.TrimSpace(res); len(t) == 0 || t[0] != '{' {
 			return reply{}, errors.New(`"result" is not an object`)
 		}
-		if err := json.Unmarshal(w.Result, &r.result); err != nil {
-			r.badJSON = err
-		}
+		r.badJSON = decodeResult(res, &r.result)
+	}
+	if err != nil {
+		return reply{}, err
 	}
 	return r, nil
 }
@@ -589,8 +587,13 @@ type pending struct{ trace, op, side int }
 
 // traceState is a trace's run while its replies come in.
 type traceState struct {
-	run    TraceRun
-	dead   bool  // open refused, skipped or faulted, or an op skipped or faulted: later replies are disregarded
+	run TraceRun
+	// dead: open refused, skipped or faulted, or an op skipped or faulted:
+	// later replies are disregarded, but the close of an open instance
+	// is still checked.
+	//
+	// spec PROTO-15: "limcheck still sends the case's remaining ops and its close ... and the port answers each one"
+	dead   bool
 	open   bool  // open's result was {}: the instance is open until its close
 	twin   bool  // the same for the second instance of a twin trace
 	inst   int64 // the inst of the first instance; its twin's is inst+1

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,6 +269,9 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 		`{"seq":1,"result":{},"fault":"x"}`,
 		`{"seq":1}`,
 		`{"seq":"1","result":{}}`,
+		`{"seq":1,"result":{"verdict":"allow","extra":"1"}}`,             // DEC-50: no unknown result field
+		`{"seq":1,"result":{"VERDICT":"allow"}}`,                         // DEC-50: names are case-sensitive
+		`{"protocol":"limcheck-port/1","name":"x","components":["lim"]}`, // DEC-50: version required
 	} {
 		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
 		if s.Validate(v) == nil {
@@ -344,5 +349,114 @@ func TestSkippedAndFaultRepliesMarkTheTrace(t *testing.T) {
 	}
 	if !p.Implements(oracle.Gate) || p.Implements(oracle.Throttle) {
 		t.Errorf("Implements does not follow the hello's components")
+	}
+}
+
+// TestAfterASkipTheCaseRunsToItsClose checks PROTO-15: after a skipped
+// op, limcheck still sends the case's remaining ops and its close, and
+// the close of an open instance must still be answered with {}.
+func TestAfterASkipTheCaseRunsToItsClose(t *testing.T) {
+	for _, c := range []struct {
+		reason, closeReply string
+		breaks             bool
+	}{
+		{"the close answered with {} ends a skipped case", `"result":{}`, false},
+		{"a fault to the close of an open instance breaks the protocol", `"fault":"closed already"`, true},
+	} {
+		t.Run(c.reason, func(t *testing.T) {
+			var (
+				mu  sync.Mutex
+				got []string
+			)
+			p, err := fakePort(t, PortOptions{}, func(in *bufio.Scanner, out, _ io.Writer) {
+				fmt.Fprintln(out, `{"protocol":"limcheck-port/1","name":"fake","version":"0","components":["lim"]}`)
+				for in.Scan() {
+					var req struct {
+						Seq int64
+						Op  string
+					}
+					json.Unmarshal(in.Bytes(), &req) //nolint:errcheck
+					mu.Lock()
+					got = append(got, req.Op)
+					mu.Unlock()
+					switch req.Op {
+					case "open":
+						fmt.Fprintf(out, `{"seq":%d,"result":{}}`+"\n", req.Seq)
+					case "close":
+						fmt.Fprintf(out, `{"seq":%d,%s}`+"\n", req.Seq, c.closeReply)
+					default:
+						fmt.Fprintf(out, `{"seq":%d,"skipped":"not today"}`+"\n", req.Seq)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close() //nolint:errcheck
+			op := oracle.Op{Kind: oracle.LimRel, N: oracle.I(1)}
+			ts := []oracle.Trace{{Component: oracle.Lim, Ops: []oracle.Op{op, op, op}}}
+			var runs []TraceRun
+			err = p.RunTraces(ts, func(_ int, r TraceRun) { runs = append(runs, r) })
+			if c.breaks {
+				if err == nil {
+					t.Fatalf("PROTO-15: RunTraces = nil with a fault to the close, want a break")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("PROTO-15: RunTraces: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"open", "lim_rel", "lim_rel", "lim_rel", "close"}; !slices.Equal(got, want) {
+				t.Errorf("PROTO-15: the port got %q, want %q: every op and the close after the skip", got, want)
+			}
+			if len(runs) != 1 || runs[0].Skipped == "" {
+				t.Errorf("PROTO-15: runs = %+v, want one skipped trace", runs)
+			}
+		})
+	}
+}
+
+// TestSpecTranscriptIsWhatTheModelAnswers checks spec.md's worked
+// transcript (PROTO-3, PROTO-5, PROTO-15): its requests, sent to Serve over
+// the model, get exactly its replies, and its hello and replies are what
+// limcheck's reader accepts.
+func TestSpecTranscriptIsWhatTheModelAnswers(t *testing.T) {
+	spec, err := os.ReadFile("../../spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(spec), "\n### Worked transcript\n")
+	if !ok {
+		t.Fatal("spec.md has no worked transcript")
+	}
+	_, block, _ := strings.Cut(section, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	var requests, replies []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		switch {
+		case strings.HasPrefix(l, "> "):
+			requests = append(requests, l[2:])
+		case strings.HasPrefix(l, "< "):
+			replies = append(replies, l[2:])
+		default:
+			t.Fatalf("transcript line %q is neither a request nor a reply", l)
+		}
+	}
+	if len(requests) < 5 || len(replies) != len(requests)+1 {
+		t.Fatalf("transcript has %d requests and %d replies, want a hello and one reply each", len(requests), len(replies))
+	}
+	if _, err := decodeHello([]byte(replies[0])); err != nil {
+		t.Errorf("PROTO-2: the transcript's hello: %v", err)
+	}
+	got := converse(t, requests...)[1:]
+	for i, want := range replies[1:] {
+		if _, err := decodeReply([]byte(want)); err != nil {
+			t.Errorf("PROTO-6: transcript reply %s: %v", want, err)
+		}
+		if i >= len(got) || got[i] != want {
+			t.Errorf("PROTO-5: the model answers %s with %q, the transcript says %s", requests[i], got[min(i, len(got)-1)], want)
+		}
 	}
 }

@@ -74,6 +74,7 @@ type Definition struct {
 	Kind     Kind
 	Line     int
 	Retired  bool
+	NoVector bool  // a decision marked "(no vector)": no op can express it (spec VEC-14)
 	Mentions []Ref // for a decision: the IDs of defined prefixes it mentions
 }
 
@@ -131,6 +132,8 @@ func newDefinition(id string, n int, line string) Definition {
 		Kind:    kindOf(area),
 		Line:    n,
 		Retired: strings.Contains(line, "(retired)"),
+		// spec VEC-14: "A decision marked (no vector) rules on what no op can express"
+		NoVector: strings.Contains(line, "(no vector)"),
 	}
 }
 

@@ -34,11 +34,11 @@ func (e Example) Failed() int {
 // All returns every example, the worked example first, then the findings in
 // ID order. Each call runs the model afresh.
 func All() []Example {
-	return []Example{
+	return append([]Example{
 		workedExample(),
 		find1(), find2(), find3(), find4(), find5(), find6(),
 		find7(), find8(), find9(), find10(), find11(), find12(), find13(),
-	}
+	}, reviewFindings()...)
 }
 
 // recorder collects the steps of one example.

@@ -136,3 +136,76 @@ func TestFindRetryIgnoresStepBack(t *testing.T) {
 		t.Errorf("Take(%s, %s, 110, 1) = %s, want the first pass", fmtBkt(b), fmtCfg(c), fmtTake(got))
 	}
 }
+
+// TestFindGateRetryOffByAlmostAStep reproduces FIND-21: with a step of 60
+// ticks of one second each, a take rejected at tick 0 says retry 1 tick
+// (Retry-After 1 s by GATE-12's conversion), yet every take before tick 60
+// rejects.
+func TestFindGateRetryOffByAlmostAStep(t *testing.T) {
+	c := lim.NewConfig(60, 60, 60, 100)
+	b := lim.MakeBucket(0, 0) // 60 passes at tick 0 from a bucket born full
+	got := lim.Take(b, c, 0, 1)
+	if got != res(0, 1, 0, 0) {
+		t.Fatalf("Take(%s, %s, 0, 1) = %s, want a reject with retry 1", fmtBkt(b), fmtCfg(c), fmtTake(got))
+	}
+	const tickNanos = 1_000_000_000
+	if secs := (got.Retry*tickNanos + 999_999_999) / 1_000_000_000; secs != 1 {
+		t.Fatalf("Retry-After of retry %d at tick_nanos %d = %d s, want 1", got.Retry, tickNanos, secs)
+	}
+	for now := int64(1); now < 60; now++ {
+		if r := lim.Take(b, c, now, 1); r.OK != 0 {
+			t.Fatalf("Take(%s, %s, %d, 1) = %s, want a reject before tick 60", fmtBkt(b), fmtCfg(c), now, fmtTake(r))
+		}
+	}
+	if r := lim.Take(b, c, 60, 1); r != res(1, 0, 59, 60) {
+		t.Fatalf("Take(%s, %s, 60, 1) = %s, want the first pass", fmtBkt(b), fmtCfg(c), fmtTake(r))
+	}
+}
+
+// TestFindForwardGlitchFreezesABucket reproduces FIND-22: a bucket whose
+// last was written by a clock that ran ahead says retry 1 yet passes no
+// take before last + ivl.
+func TestFindForwardGlitchFreezesABucket(t *testing.T) {
+	c := lim.NewConfig(10, 10, 10, 1)
+	b := lim.MakeBucket(0, 1_000_000_000_000)
+	if got := lim.Take(b, c, 1_000_000_000, 1); got != res(0, 1, 0, 1_000_000_000_000) {
+		t.Fatalf("Take(%s, %s, 10^9, 1) = %s, want a reject with retry 1", fmtBkt(b), fmtCfg(c), fmtTake(got))
+	}
+	for _, now := range []int64{1_000_000_001, 999_999_999_999, 1_000_000_000_009} {
+		if got := lim.Take(b, c, now, 1); got.OK != 0 {
+			t.Errorf("Take(%s, %s, %d, 1) = %s, want a reject: the bucket waits for the clock", fmtBkt(b), fmtCfg(c), now, fmtTake(got))
+		}
+	}
+	if got := lim.Take(b, c, 1_000_000_000_010, 1); got != res(1, 0, 9, 1_000_000_000_010) {
+		t.Errorf("Take(%s, %s, 10^12+10, 1) = %s, want the first pass", fmtBkt(b), fmtCfg(c), fmtTake(got))
+	}
+}
+
+// TestFindSeedKeyBoundIsWrong reproduces FIND-25: the largest intermediate
+// of lim_ip_key, (p-1)*131+255, exceeds seed 000's bound 2^39 (and stays
+// below 2^40), reached by the bytes 0e 4c 40 73 6f ff.
+func TestFindSeedKeyBoundIsWrong(t *testing.T) {
+	const p = 4294967291
+	if got := lim.IPKey("\x0eL@so"); got != p-1 {
+		t.Fatalf(`IPKey("\x0eL@so") = %d, want p - 1`, got)
+	}
+	inter := int64(p-1)*131 + 255
+	if inter != 562640715245 || inter <= 1<<39 || inter >= 1<<40 {
+		t.Fatalf("(p-1)*131+255 = %d, want 562640715245, in (2^39, 2^40)", inter)
+	}
+	if got := lim.IPKey("\x0eL@so\xff"); got != 124 || got != inter%p {
+		t.Fatalf(`IPKey("\x0eL@so\xff") = %d, want 124`, got)
+	}
+}
+
+// TestFindTakeNeedsMaxif reproduces FIND-26: a take whose config has
+// maxif 0 is out of contract although the take never reads maxif.
+func TestFindTakeNeedsMaxif(t *testing.T) {
+	b := lim.MakeBucket(1, 0)
+	if got := lim.Take(b, lim.NewConfig(1, 1, 1, 0), 0, 1); got != res(0, 0, 1, 0) {
+		t.Fatalf("Take({1, 0}, lim_cfg(1, 1, 1, 0), 0, 1) = %s, want out of contract {0, 0, 1, 0}", fmtTake(got))
+	}
+	if got := lim.Take(b, lim.NewConfig(1, 1, 1, 1), 0, 1); got != res(1, 0, 0, 0) {
+		t.Fatalf("Take({1, 0}, lim_cfg(1, 1, 1, 1), 0, 1) = %s, want a pass", fmtTake(got))
+	}
+}

@@ -71,3 +71,37 @@ func TestFind10PurgeNeutralOnlyForLaterTimes(t *testing.T) {
 		}},
 	})
 }
+
+// TestFind20BanReportedAtTheLastSecondIsNotInForce reproduces FIND-20: a
+// failure at 2^64-1 returns the stored (saturated) ban-until 2^64-1, which
+// check at the same second does not count as in force.
+func TestFind20BanReportedAtTheLastSecondIsNotInForce(t *testing.T) {
+	runSeqs(t, []seq{
+		{"FIND-20", "config {1, 900, 900}: record_failure at 2^64-1 is banned{2^64-1}, check(2^64-1) is allow{0}", cfg(1, 900, 900), []step{
+			failure(kIP, maxMinus(0), banned(maxU)), check(kIP, maxMinus(0), allow(0)),
+		}},
+	})
+}
+
+// TestFind23FailuresDuringABanExtendIt reproduces FIND-23: every failure at
+// or over the threshold during a ban extends it to now + ban_secs.
+func TestFind23FailuresDuringABanExtendIt(t *testing.T) {
+	runSeqs(t, []seq{
+		{"FIND-23", "config {2, 900, 900}: failures at 0 and 1 ban until 901; a failure at 500 bans until 1400; check(1399) is banned{1400}", cfg(2, 900, 900), []step{
+			failure(kIP, sec(0), allow(1)), failure(kIP, sec(1), banned(901)), check(kIP, sec(500), banned(901)),
+			failure(kIP, sec(500), banned(1400)), check(kIP, sec(1399), banned(1400)), check(kIP, sec(1400), allow(2)),
+		}},
+	})
+}
+
+// TestFind24RejectingOnAllowZeroLocksOutForTheWindow reproduces FIND-24: a
+// caller that rejects on allow{0} keeps a user out until the causing
+// failures leave the window, not only for ban_secs.
+func TestFind24RejectingOnAllowZeroLocksOutForTheWindow(t *testing.T) {
+	runSeqs(t, []seq{
+		{"FIND-24", "config {3, 100, 10}: failures at 0, 1, 2 ban until 12; check is allow{0} at 12 and 99, allow{1} at 100", cfg(3, 100, 10), []step{
+			failure(kIP, sec(0), allow(2)), failure(kIP, sec(1), allow(1)), failure(kIP, sec(2), banned(12)),
+			check(kIP, sec(11), banned(12)), check(kIP, sec(12), allow(0)), check(kIP, sec(99), allow(0)), check(kIP, sec(100), allow(1)),
+		}},
+	})
+}

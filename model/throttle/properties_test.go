@@ -248,7 +248,8 @@ func sameChecks(t *rapid.T, a, b *throttle.Throttle, now uint64) {
 
 // TestProp14PurgeNeverChangesALaterDecision checks PROP-14: purge_expired(now)
 // never changes a later decision: any operations at times >= now give the
-// same results with or without the purge.
+// same results with or without the purge, except the counts later purges
+// return (a stamp the first purge removed is not there to be counted again).
 func TestProp14PurgeNeverChangesALaterDecision(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
@@ -278,8 +279,9 @@ func TestProp14PurgeNeverChangesALaterDecision(t *testing.T) {
 }
 
 // TestProp15BanNeverShortened checks PROP-15: a ban is never shortened:
-// while no reset or purge_expired intervenes, the ban-until a key reports
-// never decreases.
+// while no reset or purge_expired intervenes, every banned{until} a key's
+// check or record_failure returns has an until at least that of every
+// earlier one (and the store's ban-until never decreases either).
 func TestProp15BanNeverShortened(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
@@ -454,7 +456,7 @@ func (s *topKStore) drop(key string) bool {
 
 // TestProp17TopKStoreIsExact checks PROP-17: a store that keeps only the
 // threshold largest stamps per key gives the same results as the exact
-// store, for every operation sequence.
+// store, for every operation sequence (the top-k variant of STORE-11).
 func TestProp17TopKStoreIsExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)

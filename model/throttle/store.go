@@ -42,6 +42,12 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // operations. Each operation either succeeds or returns an error and has no
 // effect. Times are uint64 seconds.
 //
+// The model's stores are exact; the throttle never relies on more than
+// the top threshold stamps of a key, which is what makes a top-k store a
+// permitted variant.
+//
+// spec STORE-11: "Two store variants are permitted; a throttle over either gives every result the clauses above give over the exact store"
+//
 // Contract (spec STORE-2..STORE-9): a key holds a multiset of failure stamps and
 // a ban-until (0: none).
 //   - BanUntil returns the key's ban-until.

@@ -32,7 +32,7 @@ type Throttle struct {
 // when cfg is invalid or store is nil: a throttle that cannot limit is never
 // built.
 func New(store Store, cfg Config) (*Throttle, error) {
-	// spec THR-6: "new fails with a config error when the config is invalid or the store is missing."
+	// spec THR-6: "new(store, config) fails with a config error when the config is invalid (THR-1)" (and, in Go, refuses a nil store).
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (t *Throttle) RecordFailure(key string, now uint64) (Decision, error) {
 		// spec THR-12: "A count below threshold gives Allow{threshold - count}, whether or not a ban is in force."
 		return Decision{Verdict: Allow, Remaining: t.cfg.Threshold - n}, nil
 	}
-	// spec THR-13: "A count >= threshold calls ban(key, now + ban_secs) and gives Banned{the until in force}; a ban error is returned and the failure stays counted."
+	// spec THR-13: "the outcome is banned{until}, where until is the key's ban-until after the write (the value STORE-5's ban returns)"; a ban error is returned and the failure stays counted.
 	until, err := t.store.Ban(key, BanUntil(now, t.cfg.BanSecs))
 	if err != nil {
 		return Decision{}, fmt.Errorf("throttle: record_failure: %w", err)

@@ -13,6 +13,8 @@ class OpError extends Error {} // a malformed op: unknown name, missing or ill-f
 
 const INT_RE = /^-?(0|[1-9][0-9]*)$/;
 const HEX_RE = /^([0-9a-fA-F]{2})*$/;
+// A UTF-16 surrogate that is not half of a high-low pair (VEC-7: refused).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 // A canonical decimal string (VEC-6) in [lo, hi]; a JSON number is refused.
 function parseInt64Range(v, lo, hi, what) {
@@ -29,7 +31,7 @@ const uint64 = (v, what = 'integer') => parseInt64Range(v, 0n, MAX_UINT64, what)
 // A JSON string (its UTF-8 bytes) or {"hex": ...} (VEC-7).
 function parseBytes(v, what = 'bytes') {
   if (typeof v === 'string') {
-    if (typeof v.isWellFormed === 'function' && !v.isWellFormed()) {
+    if (LONE_SURROGATE.test(v)) { // String.prototype.isWellFormed needs Node 20
       throw new OpError(`${what}: string has no UTF-8 form (lone surrogate)`);
     }
     return Buffer.from(v, 'utf8');

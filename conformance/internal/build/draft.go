@@ -43,6 +43,7 @@ func builders() []func() []Draft {
 		faultRules, faultCheck, faultRecord, faultOthers, faultAny,
 		isolation,
 		limKeyExtremes, gateExtremes, throttleExtremes,
+		reviewCases,
 	}
 }
 

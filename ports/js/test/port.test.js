@@ -106,3 +106,20 @@ test('THR-6: configs refused', () => {
   }
   assert.throws(() => new Throttle(null, 5n, 900n, 900n), wire.ConfigError);
 });
+
+// VEC-7 (spec DEC-52): a byte string is a JSON string or {"hex": ...} by
+// that exact key; hex digits of either case; a lone surrogate, odd-length
+// or non-hex digits are refused.
+test('VEC-7 byte strings: forms read and refused', () => {
+  const { parseBytes } = wire;
+  assert.deepEqual(parseBytes('ab'), Buffer.from('ab'));
+  assert.deepEqual(parseBytes(JSON.parse('"\\ud83d\\ude00"')), Buffer.from('\u{1F600}', 'utf8'));
+  assert.deepEqual(parseBytes({ hex: 'fffe' }), Buffer.from([0xff, 0xfe]));
+  assert.deepEqual(parseBytes({ hex: 'FFFE' }), Buffer.from([0xff, 0xfe]));
+  for (const bad of ['"\\ud800"', '"\\udc00"', '"\\ud800a"', '"\\ud800\\ud800\\udc00"']) {
+    assert.throws(() => parseBytes(JSON.parse(bad)), /lone surrogate/, bad);
+  }
+  for (const bad of [{ hex: 'fff' }, { hex: 'zz' }, { HEX: 'ff' }, { hex: null }]) {
+    assert.throws(() => parseBytes(bad), /not a byte string/, JSON.stringify(bad));
+  }
+});

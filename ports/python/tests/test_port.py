@@ -1,5 +1,6 @@
 """Hand-checked examples of spec.md: the worked example and some findings."""
 
+import json
 import os
 import sys
 import unittest
@@ -8,7 +9,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from limcheck_port import ConfigError, ExactStore, FaultStore, Gate, Throttle, open_component  # noqa: E402
 from limcheck_port.lim import lim_bkt, lim_cfg, lim_ip_key, lim_resp_503, lim_take  # noqa: E402
-from limcheck_port.wire import MAX_INT64, MAX_UINT64  # noqa: E402
+from limcheck_port.wire import MAX_INT64, MAX_UINT64, OpError, parse_bytes  # noqa: E402
 
 
 class WorkedExample(unittest.TestCase):
@@ -111,6 +112,24 @@ class ThrottleFindings(unittest.TestCase):
         for cfg in ((0, 1, 1), (1, 0, 1), (1, 1, 0)):
             self.assertRaises(ConfigError, Throttle, ExactStore(), *cfg)
         self.assertRaises(ConfigError, Throttle, None, 5, 900, 900)
+
+
+
+class ByteStrings(unittest.TestCase):
+    """VEC-7 (spec DEC-52): a JSON string or {"hex": ...} by that exact key; hex digits of
+    either case; a lone surrogate, odd-length or non-hex digits are refused."""
+
+    def test_forms_read(self):
+        self.assertEqual(parse_bytes("ab"), b"ab")
+        self.assertEqual(parse_bytes(json.loads('"\\ud83d\\ude00"')), "\U0001F600".encode("utf-8"))
+        self.assertEqual(parse_bytes({"hex": "fffe"}), b"\xff\xfe")
+        self.assertEqual(parse_bytes({"hex": "FFFE"}), b"\xff\xfe")
+
+    def test_malformed_refused(self):
+        for bad in ['"\\ud800"', '"\\udc00"', '"\\ud800a"', '"\\ud800\\ud800\\udc00"']:
+            self.assertRaises(OpError, parse_bytes, json.loads(bad))
+        for bad in [{"hex": "fff"}, {"hex": "zz"}, {"HEX": "ff"}, {"hex": None}]:
+            self.assertRaises(OpError, parse_bytes, bad)
 
 
 if __name__ == "__main__":
