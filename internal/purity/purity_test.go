@@ -1,4 +1,5 @@
-// The analyzer's test runs without the race detector, in make purity: it
+// The analyzer's test runs without the race detector, in make gotest's
+// PLAINPKGS (and the !race tag keeps go test -race ./... from running it): it
 // type-checks its testdata and their standard-library imports from source,
 // which takes ten times as long race-instrumented (40 s against 4 s on two
 // cores), and neither the analyzer nor go/analysis runs a goroutine of
