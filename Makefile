@@ -231,11 +231,13 @@ mutate:
 # by `limcheck serve` as a process. The mutants (ports/mutants.json) are
 # checked by go test ./cmd/limcheck (TestEveryMutantIsCaughtByRunAndFoundByFuzz).
 # A port gets a minute (times LIMCHECK_TEST_SLOWDOWN) for its hello and each
-# reply: a busy machine must not make a healthy port look hung.
+# reply: a busy machine must not make a healthy port look hung. Python runs
+# as the interpreter $(PYTHON) names (sys.executable), not through it: a
+# version manager's shim (pyenv's) costs about 0.75 CPU-seconds a start.
 PYTHON ?= python3
 NODE   ?= node
 LIMCHECK := bin/limcheck
-PORTS  := '$(LIMCHECK) serve' '$(PYTHON) ports/python/driver.py' '$(NODE) ports/js/driver.js'
+PORTS  := '$(LIMCHECK) serve' "$$py ports/python/driver.py" '$(NODE) ports/js/driver.js'
 PORTFUZZOPS ?= 20000
 
 $(LIMCHECK): FORCE
@@ -244,11 +246,13 @@ $(LIMCHECK): FORCE
 FORCE:
 
 ports: $(LIMCHECK)
-	$(PYTHON) -m unittest discover -s ports/python/tests
-	$(PYTHON) ports/python/run_vectors.py $(VECTORS)
-	$(NODE) --test --test-reporter=dot ports/js/test/*.test.js
-	$(NODE) ports/js/run_vectors.js $(VECTORS)
-	@w=$$(awk "BEGIN { print 60 * $${LIMCHECK_TEST_SLOWDOWN:-1} }")s; \
+	@py=$$($(PYTHON) -c 'import sys; print(sys.executable)') && \
+	echo "$(PYTHON) is $$py" && set -x && \
+	"$$py" -m unittest discover -s ports/python/tests && \
+	"$$py" ports/python/run_vectors.py $(VECTORS) && \
+	$(NODE) --test --test-reporter=dot ports/js/test/*.test.js && \
+	$(NODE) ports/js/run_vectors.js $(VECTORS) && { set +x; } 2>/dev/null && \
+	w=$$(awk "BEGIN { print 60 * $${LIMCHECK_TEST_SLOWDOWN:-1} }")s && \
 	for p in $(PORTS); do \
 		echo "limcheck run --strict -q --port '$$p'"; $(LIMCHECK) run --handshake-timeout $$w --request-timeout $$w --strict -q --port "$$p" || exit 1; \
 		echo "limcheck fuzz --seed 1 --ops $(PORTFUZZOPS) --port '$$p'"; $(LIMCHECK) fuzz --handshake-timeout $$w --request-timeout $$w --seed 1 --ops $(PORTFUZZOPS) --port "$$p" || exit 1; \

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,35 +25,6 @@ import (
 var referencePorts = []struct{ name, bin, driver string }{
 	{"python", "python3", "../../ports/python/driver.py"},
 	{"js", "node", "../../ports/js/driver.js"},
-}
-
-// interpreters caches realInterpreter's answers.
-var interpreters sync.Map // bin -> string
-
-// realInterpreter returns the interpreter that bin (python3 or node) runs,
-// as an absolute path: version-manager shims (pyenv, nodenv, asdf) are
-// shell scripts that cost up to seconds per start on a busy machine, and
-// the matrix starts the ports hundreds of times. It fails t when bin is not
-// installed.
-func realInterpreter(t testing.TB, bin string) string {
-	t.Helper()
-	if p, ok := interpreters.Load(bin); ok {
-		return p.(string)
-	}
-	if _, err := exec.LookPath(bin); err != nil {
-		t.Fatalf("%s is not installed: the reference port tests need it (.ci/run installs it)", bin)
-	}
-	ask := map[string][]string{
-		"python3": {"-c", "import sys; print(sys.executable)"},
-		"node":    {"-e", "console.log(process.execPath)"},
-	}[bin]
-	out, err := exec.Command(bin, ask...).Output()
-	path := strings.TrimSpace(string(out))
-	if err != nil || !filepath.IsAbs(path) {
-		t.Fatalf("%s %s: %q, %v: cannot find the interpreter it runs", bin, strings.Join(ask, " "), path, err)
-	}
-	interpreters.Store(bin, path)
-	return path
 }
 
 // portCommand is the --port command of a reference port, with mutant

@@ -138,10 +138,14 @@ func TestReadmeCommandsRun(t *testing.T) {
 	for _, s := range steps {
 		byLine[s.cmd.line] = s
 	}
+	path := shimFreePath(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
-		Setup:               func(env *testscript.Env) error { return prepareReadmeWork(env, counterexample) },
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", path)
+			return prepareReadmeWork(env, counterexample)
+		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"readme": func(ts *testscript.TestScript, neg bool, args []string) { runReadmeStep(ts, byLine, args) },
 		},

@@ -74,11 +74,13 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	path := shimFreePath(t)
 	testscript.Run(t, testscript.Params{
 		Files:               files,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", path)
 			env.Setenv("NCASES", strconv.Itoa(len(all)))
 			env.Setenv("NCORE", strconv.Itoa(core))
 			env.Setenv("NIMPL", strconv.Itoa(len(all)-implSkips))
