@@ -213,12 +213,10 @@ func (g *Gate) admit(key, now int64) Decision {
 	i, r := g.place(base, k1, now)
 	switch {
 	case r.OK == 1 && g.inflight.tryAcquire(sh):
-		g.t.put(base, i, k1, r.Bucket()) // spec GATE-6
-		g.t.unlock(base)
+		g.t.putUnlock(base, i, k1, r.Bucket()) // spec GATE-6
 		return Decision{Verdict: Pass, shard: uint8(si), Slot: i, Set: set, Way: i - base}
 	case r.OK == 0 && g.inflight.hasFree(sh):
-		g.t.put(base, i, k1, r.Bucket())
-		g.t.unlock(base)
+		g.t.putUnlock(base, i, k1, r.Bucket())
 		return Decision{Verdict: Limited, Slot: i, Set: set, Way: i - base,
 			Retry: r.Retry, RetryAfter: RetryAfterSeconds(r.Retry, g.tickNanos)}
 	}

@@ -15,8 +15,8 @@ import (
 // Every access to a way's fields happens under its set's lock, which is bit
 // 31 of the set's way 0 kt (tks < 2^31 leaves it free). Way 0's kt is
 // therefore read and written atomically; the other fields are plain, ordered
-// by the lock's CAS and its release Store (the Go memory model's
-// synchronized-before for sync/atomic).
+// by the lock's CAS and its release store (sync/atomic's Store under the race
+// detector and off amd64; a plain store on amd64, see storeRelease).
 type way struct {
 	kt   uint64
 	last int64
@@ -56,10 +56,11 @@ func (t *table) lock(base int64) {
 	}
 }
 
-// unlock gives back the lock of set base.
+// unlock gives back the lock of set base: a release store, no locked
+// instruction on amd64 (see storeRelease).
 func (t *table) unlock(base int64) {
 	w := &t.ways[base].kt
-	atomic.StoreUint64(w, atomic.LoadUint64(w)&^lockBit)
+	storeRelease(w, atomic.LoadUint64(w)&^lockBit)
 }
 
 // get returns the key+1 (0: empty) and the bucket of way i; lock held.
@@ -76,8 +77,9 @@ func (t *table) get(base, i int64) (uint64, lim.Bucket) {
 	return kt >> 32, lim.Bucket{Tks: tks, Last: w.last}
 }
 
-// put stores key+1 k1 and bucket b in way i; lock held, and kept.
-func (t *table) put(base, i int64, k1 uint64, b lim.Bucket) {
+// putUnlock stores key+1 k1 and bucket b in way i and gives back the lock
+// of set base: for way 0 the word's one release store does both.
+func (t *table) putUnlock(base, i int64, k1 uint64, b lim.Bucket) {
 	w := &t.ways[i]
 	kt := k1 << 32
 	if t.wide != nil {
@@ -87,10 +89,11 @@ func (t *table) put(base, i int64, k1 uint64, b lim.Bucket) {
 	}
 	w.last = b.Last
 	if i == base {
-		atomic.StoreUint64(&w.kt, kt|lockBit)
+		storeRelease(&w.kt, kt)
 		return
 	}
 	w.kt = kt
+	t.unlock(base)
 }
 
 // find returns the way of set base that holds key+1 k1, or -1; lock held.
