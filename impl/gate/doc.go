@@ -42,7 +42,7 @@
 // API:
 //
 //   - [Config], [New]: a gate of Sets*Ways ways over an impl/lim config;
-//     [MaxWays], [MaxSetWays] are the implementation's limits.
+//     [MaxWays] is the implementation's limit.
 //   - [Gate.Admit] (injected tick), [Gate.AdmitNow] (the gate's monotonic clock),
 //     [Gate.AdmitBytes] (a key in a byte buffer).
 //   - [Gate.Release]: give back a passed request's in-flight place.

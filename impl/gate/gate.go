@@ -18,12 +18,6 @@ var ErrConfig = errors.New("gate: invalid config")
 // is an implementation limit, reported as a config error.
 const MaxWays = 1 << 28
 
-// MaxSetWays is the most ways a set may have. Every admission scans its set
-// under the set's lock, so a set is meant to be a few cache lines; more ways
-// per set than MaxSetWays is an implementation limit, reported as a config
-// error.
-const MaxSetWays = 1024
-
 // NoWay is the Way and Slot of a shed [Decision]: a shed reads no way
 // (spec GATE-4).
 const NoWay int64 = -1
@@ -32,7 +26,7 @@ const NoWay int64 = -1
 type Config struct {
 	Lim       lim.Config // must be valid
 	Sets      int64      // number of sets, >= 1
-	Ways      int64      // ways per set, 1..MaxSetWays; Sets*Ways <= MaxWays
+	Ways      int64      // ways per set, >= 1; Sets*Ways <= MaxWays (an admission scans its set)
 	TickNanos int64      // the length of one tick in nanoseconds, >= 1
 }
 
@@ -105,8 +99,8 @@ func New(cfg Config) (*Gate, error) {
 			ErrConfig, cfg.Lim.Cap(), cfg.Lim.Refil(), cfg.Lim.Ivl(), cfg.Lim.Maxif())
 	case cfg.Sets < 1:
 		return nil, fmt.Errorf("%w: sets %d < 1", ErrConfig, cfg.Sets)
-	case cfg.Ways < 1 || cfg.Ways > MaxSetWays:
-		return nil, fmt.Errorf("%w: ways %d outside 1..%d", ErrConfig, cfg.Ways, MaxSetWays)
+	case cfg.Ways < 1:
+		return nil, fmt.Errorf("%w: ways %d < 1", ErrConfig, cfg.Ways)
 	case cfg.Sets > MaxWays/cfg.Ways:
 		return nil, fmt.Errorf("%w: sets %d * ways %d is over the %d ways the implementation preallocates", ErrConfig, cfg.Sets, cfg.Ways, MaxWays)
 	case cfg.TickNanos < 1:
@@ -148,8 +142,8 @@ func (g *Gate) WayOf(ip string) (set, way int64, ok bool) {
 // is for tests and diagnostics, not for every request.
 func (g *Gate) InFlight() int64 { return g.inflight.load() }
 
-// Bucket returns the bucket of the key of ip and true, or false when no way
-// holds the key or its bucket is full at now (such a way behaves as empty,
+// Bucket returns the bucket of the key of ip and true, or a zero bucket and
+// false when no way holds the key or its bucket is full at now (such a way behaves as empty,
 // spec GATE-14). The bucket is the stored one, not refilled. It waits for an
 // Admit of the set.
 func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool) {
@@ -169,8 +163,10 @@ func (g *Gate) bucket(key, now int64) (lim.Bucket, bool) {
 	if i < 0 {
 		return lim.Bucket{}, false
 	}
-	_, b := g.t.get(base, i)
-	return b, !g.full(b, now)
+	if _, b := g.t.get(base, i); !g.full(b, now) {
+		return b, true
+	}
+	return lim.Bucket{}, false
 }
 
 // full reports whether b is full at now: its refill reaches cap (spec GATE-14).

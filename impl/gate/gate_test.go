@@ -21,7 +21,7 @@ func mustNew(t testing.TB, cap, refil, ivl, maxif, sets, ways, tick int64) *Gate
 
 // TestNewRejectsInvalidConfig checks that every invalid field is an error
 // wrapping ErrConfig that names it (spec GATE-1), and the implementation's
-// limits MaxSetWays and MaxWays.
+// limit MaxWays.
 func TestNewRejectsInvalidConfig(t *testing.T) {
 	ok := lim.NewConfig(1, 1, 1, 1)
 	tests := []struct {
@@ -34,9 +34,9 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{Config{Lim: ok, Sets: 0, Ways: 1, TickNanos: 1}, "sets 0", "no set"},
 		{Config{Lim: ok, Sets: math.MinInt64, Ways: 1, TickNanos: 1}, "sets -9223372036854775808", "negative sets"},
 		{Config{Lim: ok, Sets: 1, Ways: 0, TickNanos: 1}, "ways 0", "no way"},
-		{Config{Lim: ok, Sets: 1, Ways: MaxSetWays + 1, TickNanos: 1}, "ways 1025", "more ways per set than a set scan allows"},
+		{Config{Lim: ok, Sets: 1, Ways: MaxWays + 1, TickNanos: 1}, "sets 1 * ways 268435457", "one set of more ways than the implementation preallocates"},
 		{Config{Lim: ok, Sets: MaxWays/4 + 1, Ways: 4, TickNanos: 1}, "sets 67108865 * ways 4", "more ways than the implementation preallocates"},
-		{Config{Lim: ok, Sets: math.MaxInt64, Ways: MaxSetWays, TickNanos: 1}, "sets 9223372036854775807", "a product past int64 is refused, not wrapped"},
+		{Config{Lim: ok, Sets: math.MaxInt64, Ways: math.MaxInt64, TickNanos: 1}, "sets 9223372036854775807", "a product past int64 is refused, not wrapped"},
 		{Config{Lim: ok, Sets: 1, Ways: 1, TickNanos: 0}, "tick_nanos 0", "a tick must last"},
 		{Config{Lim: ok, Sets: 1, Ways: 1, TickNanos: -1}, "tick_nanos -1", "a negative tick"},
 	}

@@ -66,9 +66,11 @@ func (t *table) unlock(base int64) {
 // get returns the key+1 (0: empty) and the bucket of way i; lock held.
 func (t *table) get(base, i int64) (uint64, lim.Bucket) {
 	w := &t.ways[i]
-	kt := w.kt
+	var kt uint64
 	if i == base {
-		kt = atomic.LoadUint64(&w.kt)
+		kt = atomic.LoadUint64(&w.kt) // the lock word: others CAS it
+	} else {
+		kt = w.kt
 	}
 	tks := int64(kt & tksMask)
 	if t.wide != nil {
