@@ -206,12 +206,14 @@ func (g *Gate) admit(key, now int64) Decision {
 	base := set * g.t.n
 	k1 := uint64(key) + 1
 	g.t.lock(base)
-	i, r := g.place(base, k1, now)
+	i, r, drop := g.place(base, k1, now)
 	switch {
 	case r.OK == 1 && g.inflight.tryAcquire(sh):
+		g.t.clear(drop)
 		g.t.putUnlock(base, i, k1, r.Bucket()) // spec GATE-6
 		return Decision{Verdict: Pass, shard: uint8(si), Slot: i, Set: set, Way: i - base}
 	case r.OK == 0 && g.inflight.hasFree(sh):
+		g.t.clear(drop)
 		g.t.putUnlock(base, i, k1, r.Bucket())
 		return Decision{Verdict: Limited, Slot: i, Set: set, Way: i - base,
 			Retry: r.Retry, RetryAfter: RetryAfterSeconds(r.Retry, g.tickNanos)}
@@ -220,31 +222,37 @@ func (g *Gate) admit(key, now int64) Decision {
 	return Decision{Verdict: Shed, Slot: NoWay, Set: set, Way: NoWay, RetryAfter: 1} // GATE-9
 }
 
-// place returns the way of set base that key+1 k1 uses at now and the result
-// of its take of one token; nothing is written. Lock held.
-func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult) {
+// place returns the way of set base that key+1 k1 uses at now, the result
+// of its take of one token, and a way to empty (another way that held the
+// key, or -1); nothing is written. Lock held.
+func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult, int64) {
 	// spec GATE-10: a key that no way holds, or whose bucket is full at now,
 	// takes from lim_bkt_new(cap, now): one token of cap, last = now.
 	born := lim.TakeResult{OK: 1, Tks: g.cap - 1, Last: now}
-	if i := g.t.find(base, k1); i >= 0 {
-		// spec GATE-15: "If a way of the set holds the key, that way is used;
-		// a bucket full at now is replaced by lim_bkt_new(cap, now)."
-		_, b := g.t.get(base, i)
-		r := g.lim.Take(b, now, 1)
-		if r.OK == 1 && r.Tks == g.cap-1 { // full at now: the take of a born bucket differs only in last
-			r.Last = now
+	old := g.t.find(base, k1)
+	if old >= 0 {
+		_, b := g.t.get(base, old)
+		// spec GATE-15 (a): the way that holds the key, if its bucket is not
+		// full at now (the take of a full bucket passes with cap - 1 left).
+		if r := g.lim.Take(b, now, 1); r.OK == 0 || r.Tks != g.cap-1 {
+			return old, r, -1
 		}
-		return i, r
 	}
 	victim, most := base, int64(-1)
 	for i := base; i < base+g.t.n; i++ {
 		k, b := g.t.get(base, i)
-		if k == 0 {
-			return i, born // spec GATE-15: the lowest empty way...
+		r := lim.TakeResult{OK: 1, Tks: g.cap - 1}
+		if k != 0 {
+			r = g.lim.Take(b, now, 1)
 		}
-		r := g.lim.Take(b, now, 1)
 		if r.OK == 1 && r.Tks == g.cap-1 {
-			return i, born // ...or the lowest whose bucket is full at now
+			// spec GATE-15 (b): the lowest way that is empty or full at now
+			// (the key's own full way is one, no lower for holding it); any
+			// other way that held the key is emptied.
+			if old == i {
+				old = -1
+			}
+			return i, born, old
 		}
 		// spec GATE-16: evict the way whose refilled bucket holds the most
 		// tokens (tks' = the take's tks plus the token it took), ties to the
@@ -253,7 +261,7 @@ func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult) {
 			victim, most = i, tks
 		}
 	}
-	return victim, born
+	return victim, born, -1 // old < 0 here: a key's full way ends the loop above
 }
 
 // Release gives back one in-flight place, flooring at 0 (spec GATE-11). d is

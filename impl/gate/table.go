@@ -98,6 +98,14 @@ func (t *table) putUnlock(base, i int64, k1 uint64, b lim.Bucket) {
 	t.unlock(base)
 }
 
+// clear empties way i, if i >= 0, of a locked set; i is never the set's way
+// 0 (GATE-15 (b) empties a way above the one it fills).
+func (t *table) clear(i int64) {
+	if i >= 0 {
+		t.ways[i] = way{}
+	}
+}
+
 // find returns the way of set base that holds key+1 k1, or -1; lock held.
 func (t *table) find(base int64, k1 uint64) int64 {
 	if atomic.LoadUint64(&t.ways[base].kt)>>32 == k1 {
