@@ -1,6 +1,7 @@
 package implsubject
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/limcheck/limcheck/impl/gate"
@@ -29,14 +30,6 @@ func (Impl) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle
 	}
 	return nil, "", fmt.Errorf("%w: %q", oracle.ErrUnsupported, c)
 }
-
-// MaxGateSlots is the largest gate this adapter opens: 2^20 slots, 16 MiB
-// preallocated. impl allows gate.MaxSlots (2^28, 4 GiB), but the fuzz
-// generators draw slot counts at every power of two up to 2^63, and a run
-// that opens thousands of gates must not zero gigabytes for each of the few
-// that go that far: beyond MaxGateSlots a config is unsupported, and the
-// trace skipped.
-const MaxGateSlots = 1 << 20
 
 type implLim struct{}
 
@@ -69,6 +62,14 @@ func (implLim) Do(op oracle.Op) (oracle.Result, error) {
 	return oracle.Result{Response: &resp}, nil
 }
 
+// MaxGateSlots is the largest gate this adapter opens: 2^20 ways (sets*ways),
+// 16 MiB preallocated. impl allows gate.MaxWays (2^28, 4 GiB), but the fuzz
+// generators draw sets and ways at every power of two up to 2^63, and a run
+// that opens thousands of gates must not zero gigabytes for each of the few
+// that go that far: beyond MaxGateSlots a config is unsupported, and the
+// trace skipped.
+const MaxGateSlots = 1 << 20
+
 // implGate is an impl gate; last is the last Pass, whose place Release gives
 // back (any decision gives an exact count; this one takes the fast path).
 type implGate struct {
@@ -77,14 +78,48 @@ type implGate struct {
 }
 
 func openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
-	// impl/gate is on spec 2.0 (sets and ways) while the oracle's gate config
-	// is still 1.x's slots: declined until the oracle's 2.0 gate lands
-	// (branch gate2), when this adapter opens 2.0 gates again.
-	return nil, "", fmt.Errorf("%w: impl's gate is on spec 2.0, the oracle's gate config is not yet", oracle.ErrUnsupported)
+	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	if sets >= 1 && ways >= 1 && sets > MaxGateSlots/ways {
+		return nil, "", fmt.Errorf("%w: impl preallocates its ways; this adapter opens at most %d, not %d sets of %d",
+			oracle.ErrUnsupported, MaxGateSlots, sets, ways)
+	}
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
+	if errors.Is(err, gate.ErrConfig) {
+		return nil, oracle.ErrConfig, nil
+	}
+	return &implGate{g: g, last: new(gate.Decision)}, "", err
+}
+
+func (m *implGate) Do(op oracle.Op) (oracle.Result, error) {
+	a, err := op.Gate()
+	if err != nil {
+		return oracle.Result{}, err
+	}
+	switch op.Kind {
+	case oracle.Admit:
+		d := m.g.Admit(a.IP, a.Now)
+		if d.Verdict == gate.Pass {
+			*m.last = d
+		}
+		return decision(d), nil
+	case oracle.Release:
+		m.g.Release(*m.last)
+		return oracle.Result{}, nil
+	case oracle.InFlight:
+		return oracle.Result{N: oracle.I(m.g.InFlight())}, nil
+	}
+	b, ok := m.g.Bucket(a.IP, a.Now)
+	return oracle.BucketResult(ok, b.Tks, b.Last), nil
 }
 
 func decision(d gate.Decision) oracle.Result {
-	r := oracle.Result{Verdict: d.Verdict.String(), Slot: oracle.I(d.Slot), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
+	r := oracle.Result{Verdict: d.Verdict.String(), Set: oracle.I(d.Set), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
+	if d.Verdict != gate.Shed {
+		r.Way = oracle.I(d.Way)
+	}
 	if d.Verdict != gate.Pass {
 		resp := oracle.Bytes(d.AppendResponse(nil))
 		r.Response = &resp
