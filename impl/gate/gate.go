@@ -240,9 +240,8 @@ func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult, i
 	}
 	victim, most := base, int64(-1)
 	for i := base; i < base+g.t.n; i++ {
-		k, b := g.t.get(base, i)
-		r := lim.TakeResult{OK: 1, Tks: g.cap - 1}
-		if k != 0 {
+		r := born // an empty way, or the key's own full way: no take to test
+		if k, b := g.t.get(base, i); k != 0 && i != old {
 			r = g.lim.Take(b, now, 1)
 		}
 		if r.OK == 1 && r.Tks == g.cap-1 {
