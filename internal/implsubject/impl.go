@@ -68,14 +68,18 @@ func (implLim) Do(op oracle.Op) (oracle.Result, error) {
 	return oracle.Result{Response: &resp}, nil
 }
 
-// openGate declines every gate config on branch gate2: impl/gate is still
-// spec 1.x's shared slots (gatefast rewrites it on 2.0 in parallel and
+// openGate declines every valid gate config on branch gate2: impl/gate is
+// still spec 1.x's shared slots (gatefast rewrites it on 2.0 in parallel and
 // restores this adapter), so comparing it with the 2.0 model would only
 // report the change of spec. A declined config is a skip (VEC-12), never a
-// pass.
+// pass; an invalid one is refused as GATE-1 says.
 func openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
-	if _, _, _, _, _, _, _, err := cfg.GateConfig(); err != nil {
+	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
+	if err != nil {
 		return nil, "", err
+	}
+	if l := lim.NewConfig(cap, refil, ivl, maxif); !l.Valid() || sets < 1 || ways < 1 || tick < 1 {
+		return nil, oracle.ErrConfig, nil
 	}
 	return nil, "", fmt.Errorf("%w: impl/gate is on spec 1.x slots until its 2.0 rewrite (gatefast)", oracle.ErrUnsupported)
 }
