@@ -82,11 +82,12 @@ func openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if sets >= 1 && ways >= 1 && sets > MaxGateSlots/ways {
+	lc := lim.NewConfig(cap, refil, ivl, maxif)
+	if lc.Valid() && sets >= 1 && ways >= 1 && tick >= 1 && sets > MaxGateSlots/ways { // an invalid config is refused by New, as GATE-1 says
 		return nil, "", fmt.Errorf("%w: impl preallocates its ways; this adapter opens at most %d, not %d sets of %d",
 			oracle.ErrUnsupported, MaxGateSlots, sets, ways)
 	}
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
+	g, err := gate.New(gate.Config{Lim: lc, Sets: sets, Ways: ways, TickNanos: tick})
 	if errors.Is(err, gate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}
