@@ -12,9 +12,13 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// The gate comparison: Admit+Release over 10,000 distinct IPv4 strings,
-// pre-warmed, a nanosecond tick, a refill so generous that requests pass.
-const nIPs = 10_000
+// The gate comparison: Admit+Release over 10,000 (and, in the ...1M
+// benchmarks, 1,000,000) distinct IPv4 strings, pre-warmed, a nanosecond
+// tick, a refill so generous that requests pass.
+const (
+	nIPs   = 10_000
+	nIPs1M = 1_000_000
+)
 
 // ips returns n distinct IPv4 strings.
 func ips(n int) []string {
@@ -30,11 +34,17 @@ type admitter interface {
 	admitRelease(ip string, now int64) bool
 }
 
-// implGate is impl/gate with a slot per address on average.
+// implGate is impl/gate with sets of 4 ways and about two ways per
+// address (2^13 sets for 10,000 addresses, 2^19 for 1,000,000), so that
+// few sets overflow and evict.
 type implGate struct{ g *gate.Gate }
 
-func newImplGate() implGate {
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(1000, 1000, 1, 1<<30), Slots: 1 << 14, TickNanos: 1})
+func newImplGate() implGate { return newImplGateSets(1 << 13) }
+
+func newImplGate1M() implGate { return newImplGateSets(1 << 19) }
+
+func newImplGateSets(sets int64) implGate {
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(1000, 1000, 1, 1<<30), Sets: sets, Ways: 4, TickNanos: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -100,13 +110,16 @@ func (a *syncMap) admitRelease(ip string, now int64) bool {
 }
 
 // benchAdmit pre-warms every address, then admits and releases in turn.
-func benchAdmit(b *testing.B, a admitter) {
+func benchAdmit(b *testing.B, a admitter) { benchAdmitN(b, a, nIPs) }
+
+func benchAdmitN(b *testing.B, a admitter, nIPs int) {
 	addrs := ips(nIPs)
 	for i, ip := range addrs {
 		a.admitRelease(ip, int64(i))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	j := 0
 	for i := 0; b.Loop(); i++ {
 		a.admitRelease(addrs[j], int64(nIPs+i))
@@ -114,18 +127,24 @@ func benchAdmit(b *testing.B, a admitter) {
 			j = 0
 		}
 	}
+	b.ReportMetric((cpuSeconds()-cpu)*1e9/float64(b.N), "cpu-ns/op") // the process's CPU time: less of the machine's load than wall time
 }
 
-// benchAdmitParallel is benchAdmit from GOMAXPROCS goroutines.
-func benchAdmitParallel(b *testing.B, a admitter) {
+// benchAdmitParallel is benchAdmit from GOMAXPROCS goroutines; its
+// cpu-ns/op is the CPU time of all of them per operation.
+func benchAdmitParallel(b *testing.B, a admitter) { benchAdmitParallelN(b, a, nIPs) }
+
+func benchAdmitParallelN(b *testing.B, a admitter, nIPs int) {
 	addrs := ips(nIPs)
 	for i, ip := range addrs {
 		a.admitRelease(ip, int64(i))
 	}
 	var clock atomic.Int64
-	clock.Store(nIPs)
+	clock.Store(int64(nIPs))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuSeconds()
+	defer func() { b.ReportMetric((cpuSeconds()-cpu)*1e9/float64(b.N), "cpu-ns/op") }()
 	b.RunParallel(func(pb *testing.PB) {
 		i := int(clock.Add(7919))
 		j := i % nIPs
@@ -174,6 +193,22 @@ func BenchmarkGateAdmitRelease(b *testing.B)           { benchAdmit(b, newImplGa
 func BenchmarkAnchorMutexMapAdmitRelease(b *testing.B) { benchAdmit(b, newMutexMap()) }
 func BenchmarkAnchorSyncMapAdmitRelease(b *testing.B) {
 	benchAdmit(b, &syncMap{maxif: 1 << 30})
+}
+func BenchmarkGateAdmitRelease1M(b *testing.B) { benchAdmitN(b, newImplGate1M(), nIPs1M) }
+func BenchmarkAnchorMutexMapAdmitRelease1M(b *testing.B) {
+	benchAdmitN(b, newMutexMap(), nIPs1M)
+}
+func BenchmarkAnchorSyncMapAdmitRelease1M(b *testing.B) {
+	benchAdmitN(b, &syncMap{maxif: 1 << 30}, nIPs1M)
+}
+func BenchmarkGateAdmitReleaseParallel1M(b *testing.B) {
+	benchAdmitParallelN(b, newImplGate1M(), nIPs1M)
+}
+func BenchmarkAnchorMutexMapAdmitReleaseParallel1M(b *testing.B) {
+	benchAdmitParallelN(b, newMutexMap(), nIPs1M)
+}
+func BenchmarkAnchorSyncMapAdmitReleaseParallel1M(b *testing.B) {
+	benchAdmitParallelN(b, &syncMap{maxif: 1 << 30}, nIPs1M)
 }
 func BenchmarkGateAdmitReleaseParallel(b *testing.B) { benchAdmitParallel(b, newImplGate()) }
 func BenchmarkAnchorMutexMapAdmitReleaseParallel(b *testing.B) {

@@ -38,7 +38,7 @@ func (g *linRacyGate) Admit(ip string, now int64) igate.Decision {
 	n := g.n.Load()
 	runtime.Gosched()
 	if n >= g.maxif {
-		return igate.Decision{Verdict: igate.Shed, Slot: g.inner.SlotOf(ip), RetryAfter: 1}
+		return igate.Decision{Verdict: igate.Shed, Slot: igate.NoWay, Set: g.inner.SetOf(ip), Way: igate.NoWay, RetryAfter: 1}
 	}
 	d := g.inner.Admit(ip, now)
 	if d.Verdict == igate.Pass {
@@ -55,7 +55,9 @@ func (g *linRacyGate) Release(igate.Decision) {
 
 func (g *linRacyGate) InFlight() int64 { return g.n.Load() }
 
-func (g *linRacyGate) Bucket(slot int64) (ilim.Bucket, bool) { return g.inner.Bucket(slot) }
+func (g *linRacyGate) Bucket(ip string, now int64) (ilim.Bucket, bool) {
+	return g.inner.Bucket(ip, now)
+}
 
 // linRequireCaught runs up to linNegativeRounds histories made by round and
 // fails t unless linCheck reports one of them Illegal against m. A round

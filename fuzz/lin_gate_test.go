@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -15,15 +16,17 @@ import (
 )
 
 // The gate of the linearizability checks: a small bucket (cap 2, one token
-// per 3 ticks) so that requests are limited, maxif 2 under four clients so
-// that requests are shed, 3 slots and 0.4 s ticks (a retry of 3 ticks is a
-// Retry-After of 2 s).
+// per 3 ticks) so that requests are limited and buckets refill to full
+// within a few ticks, maxif 2 under four clients so that requests are shed,
+// 2 sets of 2 ways and 0.4 s ticks (a retry of 3 ticks is a Retry-After of
+// 2 s).
 const (
 	linGateCap       = 2
 	linGateRefil     = 1
 	linGateIvl       = 3
 	linGateMaxif     = 2
-	linGateSlots     = 3
+	linGateSets      = 2
+	linGateWays      = 2
 	linGateTickNanos = 400_000_000
 )
 
@@ -33,17 +36,17 @@ const (
 // shard one (the one-CAS fast paths), and every maxif fills up.
 var linGateMaxifs = []int64{linGateMaxif, 1, 3, 5}
 
-// linGateIPs are the addresses the clients send from: keys 97..100, slots 1,
-// 2, 0 and 1, so "a" and "d" share a bucket.
-var linGateIPs = []string{"a", "b", "c", "d"}
+// linGateIPs are the addresses the clients send from: keys 97..101, sets
+// 1, 0, 1, 0, 1, so set 1 holds three keys in two ways and admissions there
+// evict, while set 0 holds its two keys without eviction.
+var linGateIPs = []string{"a", "b", "c", "d", "e"}
 
 // linGateIn is one gate operation: admit(ip, now), release(), in_flight()
-// or bucket(slot).
+// or bucket(ip, now).
 type linGateIn struct {
 	kind oracle.Kind
 	ip   string
 	now  int64
-	slot int64
 }
 
 func (in linGateIn) String() string {
@@ -51,7 +54,7 @@ func (in linGateIn) String() string {
 	case oracle.Admit:
 		return fmt.Sprintf("admit(%q, %d)", in.ip, in.now)
 	case oracle.Bucket:
-		return fmt.Sprintf("bucket(%d)", in.slot)
+		return fmt.Sprintf("bucket(%q, %d)", in.ip, in.now)
 	}
 	return string(in.kind) + "()"
 }
@@ -59,12 +62,12 @@ func (in linGateIn) String() string {
 // linGateOut is what a gate operation returned: an admit's decision (the
 // response included), in_flight's count or a bucket read.
 type linGateOut struct {
-	Verdict                 string
-	Slot, Retry, RetryAfter int64
-	Response                string
-	N                       int64
-	Touched                 bool
-	Tks, Last               int64
+	Verdict                     string
+	Set, Way, Retry, RetryAfter int64
+	Response                    string
+	N                           int64
+	Touched                     bool
+	Tks, Last                   int64
 }
 
 // describe describes the operation with its output.
@@ -72,12 +75,12 @@ func (in linGateIn) describe(out any) string {
 	o := out.(linGateOut)
 	switch in.kind {
 	case oracle.Admit:
-		return fmt.Sprintf("%v -> %s slot %d retry %d retry_after %d", in, o.Verdict, o.Slot, o.Retry, o.RetryAfter)
+		return fmt.Sprintf("%v -> %s set %d way %d retry %d retry_after %d", in, o.Verdict, o.Set, o.Way, o.Retry, o.RetryAfter)
 	case oracle.InFlight:
 		return fmt.Sprintf("%v -> %d", in, o.N)
 	case oracle.Bucket:
 		if !o.Touched {
-			return fmt.Sprintf("%v -> untouched", in)
+			return fmt.Sprintf("%v -> none", in)
 		}
 		return fmt.Sprintf("%v -> {tks %d, last %d}", in, o.Tks, o.Last)
 	}
@@ -90,16 +93,20 @@ func linGateVerdict(out any) string { return out.(linGateOut).Verdict }
 // linGateMachine is model/gate as a linMachine.
 type linGateMachine struct{ g *mgate.Gate }
 
-// linGateSnap is a model gate's whole state: in-flight and every slot.
+// linGateSnap is a model gate's whole state: in-flight, and for each
+// address the way that holds its key (NoWay for none) and the stored
+// bucket. A key is in at most one way, every way holds one of the pool's
+// keys or none, so this is every way.
 type linGateSnap struct {
 	inflight int64
-	slots    [linGateSlots]linGateOut // bucket reads
+	ways     [5]int64
+	buckets  [5]linGateOut
 }
 
 // newLinGateMachine returns the constructor of model gates of maxif.
 func newLinGateMachine(maxif int64) func() linMachine[linGateIn, linGateOut, linGateSnap] {
 	return func() linMachine[linGateIn, linGateOut, linGateSnap] {
-		g, err := mgate.New(mgate.Config{Lim: mlim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Slots: linGateSlots, TickNanos: linGateTickNanos})
+		g, err := mgate.New(mgate.Config{Lim: mlim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos})
 		if err != nil {
 			panic(err) // a valid constant config
 		}
@@ -111,21 +118,27 @@ func (m linGateMachine) apply(in linGateIn) linGateOut {
 	switch in.kind {
 	case oracle.Admit:
 		d := m.g.Admit(in.ip, in.now)
-		return linGateOut{Verdict: string(d.Verdict), Slot: d.Slot, Retry: d.Retry, RetryAfter: d.RetryAfter, Response: d.Response}
+		return linGateOut{Verdict: string(d.Verdict), Set: d.Set, Way: d.Way, Retry: d.Retry, RetryAfter: d.RetryAfter, Response: d.Response}
 	case oracle.Release:
 		m.g.Release()
 		return linGateOut{}
 	case oracle.InFlight:
 		return linGateOut{N: m.g.InFlight()}
 	}
-	b, ok := m.g.Bucket(in.slot)
+	b, ok := m.g.Bucket(in.ip, in.now)
 	return linBucketOut(ok, b.Tks, b.Last)
 }
 
+// snapshot reads each key's stored bucket at now MinInt64, where a bucket
+// is full only at tks >= cap, which no take leaves: so every held way shows.
 func (m linGateMachine) snapshot() linGateSnap {
 	s := linGateSnap{inflight: m.g.InFlight()}
-	for i := range s.slots {
-		s.slots[i] = m.apply(linGateIn{kind: oracle.Bucket, slot: int64(i)})
+	for i, ip := range linGateIPs {
+		s.ways[i] = mgate.NoWay
+		if _, w, ok := m.g.WayOf(ip); ok {
+			s.ways[i] = w
+		}
+		s.buckets[i] = m.apply(linGateIn{kind: oracle.Bucket, ip: ip, now: math.MinInt64})
 	}
 	return s
 }
@@ -148,12 +161,12 @@ type linGateSubject interface {
 	Admit(ip string, now int64) igate.Decision
 	Release(d igate.Decision)
 	InFlight() int64
-	Bucket(slot int64) (ilim.Bucket, bool)
+	Bucket(ip string, now int64) (ilim.Bucket, bool)
 }
 
 func newLinImplGate(t *testing.T, maxif int64) *igate.Gate {
 	t.Helper()
-	g, err := igate.New(igate.Config{Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Slots: linGateSlots, TickNanos: linGateTickNanos})
+	g, err := igate.New(igate.Config{Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos})
 	if err != nil {
 		t.Fatalf("gate.New: %v", err)
 	}
@@ -175,7 +188,7 @@ func linGateClient(g linGateSubject, clock *linClock, n int) func(*linClient, *r
 			case r < 36:
 				linGateRead(c, g, linGateIn{kind: oracle.InFlight})
 			case r < 42:
-				linGateRead(c, g, linGateIn{kind: oracle.Bucket, slot: rng.Int64N(linGateSlots)})
+				linGateRead(c, g, linGateIn{kind: oracle.Bucket, ip: linGateIPs[rng.IntN(len(linGateIPs))], now: clock.next(rng)})
 			default:
 				if d := linGateAdmit(c, g, linGateIPs[rng.IntN(len(linGateIPs))], clock.next(rng)); d.Verdict == igate.Pass {
 					held = append(held, d)
@@ -196,7 +209,7 @@ func linGateAdmit(c *linClient, g linGateSubject, ip string, now int64) igate.De
 	var d igate.Decision
 	linDo(c, linGateIn{kind: oracle.Admit, ip: ip, now: now}, func() linGateOut {
 		d = g.Admit(ip, now)
-		return linGateOut{Verdict: d.Verdict.String(), Slot: d.Slot, Retry: d.Retry, RetryAfter: d.RetryAfter, Response: string(d.AppendResponse(nil))}
+		return linGateOut{Verdict: d.Verdict.String(), Set: d.Set, Way: d.Way, Retry: d.Retry, RetryAfter: d.RetryAfter, Response: string(d.AppendResponse(nil))}
 	})
 	return d
 }
@@ -207,25 +220,26 @@ func linGateRelease(c *linClient, g linGateSubject, d igate.Decision) {
 	linDo(c, linGateIn{kind: oracle.Release}, func() linGateOut { g.Release(d); return linGateOut{} })
 }
 
-// linGateRead records g.InFlight() or g.Bucket(slot).
+// linGateRead records g.InFlight() or g.Bucket(ip, now).
 func linGateRead(c *linClient, g linGateSubject, in linGateIn) {
 	linDo(c, in, func() linGateOut {
 		if in.kind == oracle.InFlight {
 			return linGateOut{N: g.InFlight()}
 		}
-		b, ok := g.Bucket(in.slot)
+		b, ok := g.Bucket(in.ip, in.now)
 		return linBucketOut(ok, b.Tks, b.Last)
 	})
 }
 
 // TestLinGateAdmitReleaseIsLinearizable checks that concurrent histories of
 // one impl/gate are linearizable with respect to model/gate: four clients
-// admit from addresses that share slots at a clock that also steps back,
-// release their passes and read in_flight and buckets, and some order of all
-// the operations, consistent with real time, makes model/gate return every
-// decision (verdict, slot, retry, Retry-After, response), count and bucket
-// that impl returned. maxif varies by round; the histories must pass, shed
-// and limit.
+// admit from five addresses, three of them in a set of two ways (so
+// admissions evict and full buckets are reused) at a clock that also steps
+// back, release their passes and read in_flight and buckets, and some order
+// of all the operations, consistent with real time, makes model/gate return
+// every decision (verdict, set, way, retry, Retry-After, response), count and
+// bucket that impl returned. maxif varies by round; the histories must pass,
+// shed and limit.
 func TestLinGateAdmitReleaseIsLinearizable(t *testing.T) {
 	seen := map[string]int{}
 	for round := range *linRounds {

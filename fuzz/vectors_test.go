@@ -45,8 +45,7 @@ func TestVectorsPassImpl(t *testing.T) {
 // pastImplLimits reports whether cfg is past impl's documented limits.
 func pastImplLimits(cfg oracle.Config) bool {
 	if g := cfg.Gate; g != nil {
-		s, ok := g.Slots.Int64()
-		return ok && s > implsubject.MaxGateSlots
+		return g.TableSize() > implsubject.MaxGateSlots
 	}
 	if th := cfg.Throttle; th != nil {
 		n, ok := th.Threshold.Uint64()

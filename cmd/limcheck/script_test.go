@@ -39,7 +39,8 @@ func TestMain(m *testing.M) {
 // The scripts see NCASES and NCORE, the numbers of built-in vectors and of
 // core ones, and NIMPL and NIMPLSKIP, how many of them the bundled Go
 // implementation runs and how many it skips (a config past its limits:
-// more gate slots than implsubject.MaxGateSlots, a threshold over 16384),
+// more gate ways than implsubject.MaxGateSlots, a threshold over 16384; on
+// branch gate2 every valid gate config, until gatefast brings impl/gate to 2.0),
 // counted from the vectors this binary embeds, so that they
 // state exact counts without going stale when a vector is added; and WAIT
 // and LONG, the generous handshake/request and whole-run time limits every

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -40,7 +41,10 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 //     failing values are not an interval), then toward 0 as for an op's
 //     integers; a smaller value that does not fail alone is tried again
 //     with each op deleted (maxif 3 with three passes before the shed
-//     becomes maxif 1 with one).
+//     becomes maxif 1 with one);
+//   - trade a gate release for a maxif one larger (fewer ops, the same
+//     places in flight);
+//   - halve a gate's ivl and every time together.
 //
 // A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
 // config the model opens otherwise than t's, is never sent. Every candidate
@@ -75,7 +79,7 @@ func shrinkTrace(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, pro
 	}
 	s.curRun, s.curWant = run, want
 	s.tried[traceKey(t)] = true
-	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.simplifyOps, s.rename, s.simplifyConfig}
+	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.halveClock, s.simplifyOps, s.rename, s.simplifyConfig, s.tradeReleases}
 	for progress := true; progress && !s.done(); {
 		progress = false
 		for _, pass := range passes {
@@ -407,7 +411,6 @@ var numFields = []func(*oracle.Op) *oracle.Num{
 	func(o *oracle.Op) *oracle.Num { return &o.Cost },
 	func(o *oracle.Op) *oracle.Num { return &o.N },
 	func(o *oracle.Op) *oracle.Num { return &o.Retry },
-	func(o *oracle.Op) *oracle.Num { return &o.Slot },
 }
 
 // simplifyOps simplifies every op's arguments.
@@ -492,7 +495,8 @@ func (s *shrinker) simplifyConfig() bool {
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Refil },
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ivl },
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Maxif },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Slots },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Sets },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ways },
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.TickNanos },
 		}
 	case s.cur.Config.Throttle != nil:
@@ -570,6 +574,62 @@ func (s *shrinker) withOneOpLess(get func(*oracle.Trace) *oracle.Num) bool {
 		}
 	}
 	return false
+}
+
+// tradeReleases deletes a gate release together with raising maxif by one,
+// so the admits after it keep their places: a counterexample that needs
+// more passes in flight than a small maxif allows (four admits and maxif
+// 3) sheds its release instead of keeping it as the price of the small
+// maxif. Short traces only, as withOneOpLess.
+func (s *shrinker) tradeReleases() bool {
+	g := s.cur.Config.Gate
+	if g == nil || len(s.cur.Ops) > 8 {
+		return false
+	}
+	maxif, ok := g.Maxif.Int64()
+	if !ok || maxif < 1 || maxif == math.MaxInt64 {
+		return false
+	}
+	for i := range s.cur.Ops {
+		if s.done() {
+			return false
+		}
+		if s.cur.Ops[i].Kind != oracle.Release {
+			continue
+		}
+		if s.try(s.edit(func(t *oracle.Trace) { t.Config.Gate.Maxif = oracle.I(maxif + 1); t.Ops = slices.Delete(t.Ops, i, i+1) })) {
+			return true
+		}
+	}
+	return false
+}
+
+// halveClock halves a gate's ivl and every time of the trace together
+// (floors), again while the halved trace fails and ivl > 1: a counterexample that needs one time within a
+// step of another and a third a whole step later (an eviction that
+// compares refills) keeps its shape, where shrinking ivl or a time alone
+// moves only one of two coupled values and creeps down by the gap.
+func (s *shrinker) halveClock() bool {
+	progress := false
+	for !s.done() && s.cur.Config.Gate != nil {
+		ivl, ok := s.cur.Config.Gate.Ivl.Int64()
+		if !ok || ivl <= 1 {
+			break
+		}
+		halved := s.edit(func(t *oracle.Trace) {
+			t.Config.Gate.Ivl = oracle.I(ivl / 2)
+			for i := range t.Ops {
+				if now, ok := t.Ops[i].Now.Int64(); ok && !t.Ops[i].Now.IsZero() {
+					t.Ops[i].Now = oracle.I(now >> 1)
+				}
+			}
+		})
+		if !s.try(halved) {
+			break
+		}
+		progress = true
+	}
+	return progress
 }
 
 // shrinkNum moves the integer get returns toward 0, keeping its sign: 0,

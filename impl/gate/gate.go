@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/limcheck/limcheck/impl/lim"
@@ -15,15 +13,20 @@ import (
 // ErrConfig is wrapped by every error [New] returns for an invalid [Config].
 var ErrConfig = errors.New("gate: invalid config")
 
-// MaxSlots is the largest slot table New preallocates (16 bytes a slot:
-// 4 GiB). The model allows any slots >= 1; more than MaxSlots is an
-// implementation limit, reported as a config error.
-const MaxSlots = 1 << 28
+// MaxWays is the largest table New preallocates, Sets*Ways ways of 16 bytes
+// (4 GiB). The model allows any sets and ways >= 1; more than MaxWays in all
+// is an implementation limit, reported as a config error.
+const MaxWays = 1 << 28
+
+// NoWay is the Way and Slot of a shed [Decision]: a shed reads no way
+// (spec GATE-4).
+const NoWay int64 = -1
 
 // Config configures a [Gate].
 type Config struct {
 	Lim       lim.Config // must be valid
-	Slots     int64      // number of bucket slots, 1..MaxSlots
+	Sets      int64      // number of sets, >= 1
+	Ways      int64      // ways per set, >= 1; Sets*Ways <= MaxWays (an admission scans its set)
 	TickNanos int64      // the length of one tick in nanoseconds, >= 1
 }
 
@@ -34,7 +37,7 @@ type Verdict uint8
 const (
 	Pass    Verdict = iota // both gates passed: call the next handler, then Release
 	Shed                   // the in-flight gate is full: 503, Retry-After 1
-	Limited                // the slot's bucket rejected: 503 with the bucket's retry
+	Limited                // the key's bucket rejected: 503 with the bucket's retry
 )
 
 // String returns "pass", "shed" or "limited", the names spec.md uses.
@@ -57,9 +60,11 @@ func (v Verdict) String() string {
 type Decision struct {
 	Verdict    Verdict
 	shard      uint8 // the in-flight shard a Pass took its place from
-	Slot       int64 // the slot of the request's key
+	Slot       int64 // the table index of the way that holds the key after the take (Set*Ways + Way); NoWay on a shed
 	Retry      int64 // the bucket's retry in ticks; 0 unless Limited
 	RetryAfter int64 // Retry-After in seconds; 0 on Pass
+	Set        int64 // the set of the request's key (a shed reads none of its ways)
+	Way        int64 // the way of Set that holds the key after the take; NoWay on a shed
 }
 
 // AppendResponse appends the decision's exact 503 response to dst (spec
@@ -71,78 +76,103 @@ func (d Decision) AppendResponse(dst []byte) []byte {
 	return lim.AppendResponse503(dst, d.RetryAfter)
 }
 
-// Gate is the slot table and the in-flight counter. Build one with [New]; it
-// is safe for concurrent use.
+// Gate is the set-associative table of per-key buckets and the in-flight
+// counter. Build one with [New]; it is safe for concurrent use.
 type Gate struct {
 	lim       lim.Config
 	maxif     int64
 	cap       int64
-	slots     []slot
+	sets      int64
+	t         table
 	mod       modulus
 	tickNanos int64
 	epoch     time.Time // AdmitNow's tick 0
 	inflight  *semaphore
 }
 
-// slot is one bucket: state is 0 untouched, 1 held, else ^tks. last is read
-// and written only by the slot's holder; the Swap that takes the slot and the
-// Store that gives it back order those accesses (the Go memory model's
-// synchronized-before for sync/atomic), so last needs no atomic of its own.
-type slot struct {
-	state atomic.Int64
-	last  int64
-}
-
-const (
-	untouched int64 = 0
-	held      int64 = 1
-)
-
-// New returns a gate with every slot untouched and nothing in flight, or an
+// New returns a gate with every way empty and nothing in flight, or an
 // error wrapping [ErrConfig] that names the invalid field (spec GATE-1).
 func New(cfg Config) (*Gate, error) {
 	switch {
 	case !cfg.Lim.Valid():
 		return nil, fmt.Errorf("%w: lim config (cap %d, refil %d, ivl %d, maxif %d) is not valid",
 			ErrConfig, cfg.Lim.Cap(), cfg.Lim.Refil(), cfg.Lim.Ivl(), cfg.Lim.Maxif())
-	case cfg.Slots < 1 || cfg.Slots > MaxSlots:
-		return nil, fmt.Errorf("%w: slots %d outside 1..%d", ErrConfig, cfg.Slots, MaxSlots)
+	case cfg.Sets < 1:
+		return nil, fmt.Errorf("%w: sets %d < 1", ErrConfig, cfg.Sets)
+	case cfg.Ways < 1:
+		return nil, fmt.Errorf("%w: ways %d < 1", ErrConfig, cfg.Ways)
+	case cfg.Sets > MaxWays/cfg.Ways:
+		return nil, fmt.Errorf("%w: sets %d * ways %d is over the %d ways the implementation preallocates", ErrConfig, cfg.Sets, cfg.Ways, MaxWays)
 	case cfg.TickNanos < 1:
 		return nil, fmt.Errorf("%w: tick_nanos %d < 1", ErrConfig, cfg.TickNanos)
 	}
 	return &Gate{
-		lim: cfg.Lim, maxif: cfg.Lim.Maxif(), cap: cfg.Lim.Cap(),
-		slots: make([]slot, cfg.Slots), mod: newModulus(uint64(cfg.Slots)),
+		lim: cfg.Lim, maxif: cfg.Lim.Maxif(), cap: cfg.Lim.Cap(), sets: cfg.Sets,
+		t: newTable(cfg.Sets, cfg.Ways, cfg.Lim.Cap()), mod: newModulus(uint64(cfg.Sets)),
 		tickNanos: cfg.TickNanos, epoch: time.Now(), inflight: newSemaphore(cfg.Lim.Maxif()),
 	}, nil
 }
 
 // Config returns the config g was built with. Safe for concurrent use.
 func (g *Gate) Config() Config {
-	return Config{Lim: g.lim, Slots: int64(len(g.slots)), TickNanos: g.tickNanos}
+	return Config{Lim: g.lim, Sets: g.sets, Ways: g.t.n, TickNanos: g.tickNanos}
 }
 
-// SlotOf returns the slot of ip: lim_ip_key(ip) mod Slots (spec GATE-3).
-func (g *Gate) SlotOf(ip string) int64 { return int64(g.mod.mod(uint64(lim.IPKey(ip)))) }
+// SetOf returns the set of ip: lim_ip_key(ip) mod Sets (spec GATE-13).
+func (g *Gate) SetOf(ip string) int64 { return g.setOf(lim.IPKey(ip)) }
+
+func (g *Gate) setOf(key int64) int64 { return int64(g.mod.mod(uint64(key))) }
+
+// WayOf returns the set and the way that hold the key of ip, and true, or
+// false when no way holds it. A way whose bucket is full still holds its key
+// until it is reused; use [Gate.Bucket] for what a decision can observe. It
+// waits for an Admit of the set.
+func (g *Gate) WayOf(ip string) (set, way int64, ok bool) {
+	key := lim.IPKey(ip)
+	set = g.setOf(key)
+	base := set * g.t.n
+	g.t.lock(base)
+	i := g.t.find(base, uint64(key)+1)
+	g.t.unlock(base)
+	return set, i - base, i >= 0
+}
 
 // InFlight returns the exact number of passed requests not yet released. It
 // briefly stops every Admit and Release that needs the in-flight count, so it
 // is for tests and diagnostics, not for every request.
 func (g *Gate) InFlight() int64 { return g.inflight.load() }
 
-// Bucket returns the bucket of slot and true, or false when the slot is
-// untouched or out of range. It waits for an Admit holding the slot.
-func (g *Gate) Bucket(slot int64) (lim.Bucket, bool) {
-	if slot < 0 || slot >= int64(len(g.slots)) {
+// Bucket returns the bucket of the key of ip and true, or a zero bucket and
+// false when no way holds the key or its bucket is full at now (such a way behaves as empty,
+// spec GATE-14). The bucket is the stored one, not refilled. It waits for an
+// Admit of the set.
+func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool) {
+	return g.bucket(lim.IPKey(ip), now)
+}
+
+// BucketBytes is Bucket(string(ip), now) without the conversion.
+func (g *Gate) BucketBytes(ip []byte, now int64) (lim.Bucket, bool) {
+	return g.bucket(lim.IPKeyBytes(ip), now)
+}
+
+func (g *Gate) bucket(key, now int64) (lim.Bucket, bool) {
+	base := g.setOf(key) * g.t.n
+	g.t.lock(base)
+	defer g.t.unlock(base)
+	i := g.t.find(base, uint64(key)+1)
+	if i < 0 {
 		return lim.Bucket{}, false
 	}
-	s := &g.slots[slot]
-	st := s.hold()
-	defer s.state.Store(st)
-	if st == untouched {
-		return lim.Bucket{}, false
+	if _, b := g.t.get(base, i); !g.full(b, now) {
+		return b, true
 	}
-	return lim.Bucket{Tks: ^st, Last: s.last}, true
+	return lim.Bucket{}, false
+}
+
+// full reports whether b is full at now: its refill reaches cap (spec GATE-14).
+func (g *Gate) full(b lim.Bucket, now int64) bool {
+	r := g.lim.Take(b, now, 1)
+	return r.OK == 1 && r.Tks == g.cap-1 // refilled - 1 = cap - 1
 }
 
 // Now returns the gate's monotonic clock in ticks since New, for AdmitNow.
@@ -152,38 +182,85 @@ func (g *Gate) Now() int64 { return int64(time.Since(g.epoch)) / g.tickNanos }
 func (g *Gate) AdmitNow(ip string) Decision { return g.Admit(ip, g.Now()) }
 
 // Admit decides one request from ip at tick now, at a cost of one token (spec
-// GATE-4..GATE-10). A Pass must be followed by one Release(d) once the
-// response is written.
-func (g *Gate) Admit(ip string, now int64) Decision { return g.admit(g.SlotOf(ip), now) }
+// GATE-4..GATE-10, GATE-13..GATE-17). A Pass must be followed by one
+// Release(d) once the response is written.
+func (g *Gate) Admit(ip string, now int64) Decision { return g.admit(lim.IPKey(ip), now) }
 
 // AdmitBytes is Admit(string(ip), now) without the conversion, which copies
 // ip (to the heap when it is over 32 bytes): for a caller that builds keys in
 // a buffer. It only reads ip, and keeps nothing of it.
 func (g *Gate) AdmitBytes(ip []byte, now int64) Decision {
-	return g.admit(int64(g.mod.mod(uint64(lim.IPKeyBytes(ip)))), now)
+	return g.admit(lim.IPKeyBytes(ip), now)
 }
 
-// admit is Admit of the key whose slot is idx.
-func (g *Gate) admit(idx, now int64) Decision {
+// admit is Admit of lim_ip_key key. It holds the key's set for the whole
+// decision: the way it picks, the take (pure) and the in-flight test, so
+// that a key is in at most one way and an eviction sees the whole set. A
+// pass takes effect at the CAS that takes a place, a limited request at the
+// read that proves a place was free, a shed at the read that proves none
+// was; a shed writes nothing.
+func (g *Gate) admit(key, now int64) Decision {
 	si := g.inflight.localShard()
 	sh := &g.inflight.shards[si]
-	s := &g.slots[idx]
-	st := s.hold()
-	b := lim.Bucket{Tks: ^st, Last: s.last}
-	if st == untouched {
-		b = lim.NewBucket(g.cap, now) // GATE-10: born full at the first take
-	}
-	r := g.lim.Take(b, now, 1) // pure: nothing is written before the in-flight test
+	set := g.setOf(key)
+	base := set * g.t.n
+	k1 := uint64(key) + 1
+	g.t.lock(base)
+	i, r, drop := g.place(base, k1, now)
 	switch {
 	case r.OK == 1 && g.inflight.tryAcquire(sh):
-		s.put(r)
-		return Decision{Verdict: Pass, shard: uint8(si), Slot: idx}
+		g.t.clear(drop)
+		g.t.putUnlock(base, i, k1, r.Bucket()) // spec GATE-6
+		return Decision{Verdict: Pass, shard: uint8(si), Slot: i, Set: set, Way: i - base}
 	case r.OK == 0 && g.inflight.hasFree(sh):
-		s.put(r)
-		return g.limited(idx, r.Retry)
+		g.t.clear(drop)
+		g.t.putUnlock(base, i, k1, r.Bucket())
+		return Decision{Verdict: Limited, Slot: i, Set: set, Way: i - base,
+			Retry: r.Retry, RetryAfter: RetryAfterSeconds(r.Retry, g.tickNanos)}
 	}
-	s.state.Store(st) // GATE-4: a shed gives the slot back unchanged
-	return shed(idx)
+	g.t.unlock(base)                                                                 // spec GATE-4: a shed writes no way
+	return Decision{Verdict: Shed, Slot: NoWay, Set: set, Way: NoWay, RetryAfter: 1} // GATE-9
+}
+
+// place returns the way of set base that key+1 k1 uses at now, the result
+// of its take of one token, and a way to empty (another way that held the
+// key, or -1); nothing is written. Lock held.
+func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult, int64) {
+	// spec GATE-10: a key that no way holds, or whose bucket is full at now,
+	// takes from lim_bkt_new(cap, now): one token of cap, last = now.
+	born := lim.TakeResult{OK: 1, Tks: g.cap - 1, Last: now}
+	old := g.t.find(base, k1)
+	if old >= 0 {
+		_, b := g.t.get(base, old)
+		// spec GATE-15 (a): the way that holds the key, if its bucket is not
+		// full at now (the take of a full bucket passes with cap - 1 left).
+		if r := g.lim.Take(b, now, 1); r.OK == 0 || r.Tks != g.cap-1 {
+			return old, r, -1
+		}
+	}
+	victim, most := base, int64(-1)
+	for i := base; i < base+g.t.n; i++ {
+		r := born // an empty way, or the key's own full way: no take to test
+		if k, b := g.t.get(base, i); k != 0 && i != old {
+			r = g.lim.Take(b, now, 1)
+		}
+		if r.OK == 1 && r.Tks == g.cap-1 {
+			// spec GATE-15 (b): the lowest way that is empty or full at now
+			// (the key's own full way is one, no lower for holding it); any
+			// other way that held the key is emptied.
+			if old == i {
+				old = -1
+			}
+			return i, born, old
+		}
+		// spec GATE-16: evict the way whose refilled bucket holds the most
+		// tokens (tks' = the take's tks plus the token it took), ties to the
+		// lowest way.
+		if tks := r.Tks + r.OK; tks > most {
+			victim, most = i, tks
+		}
+	}
+	return victim, born, -1 // old < 0 here: a key's full way ends the loop above
 }
 
 // Release gives back one in-flight place, flooring at 0 (spec GATE-11). d is
@@ -192,35 +269,6 @@ func (g *Gate) admit(idx, now int64) Decision {
 // when nothing is in flight, as lim_rel floors at 0).
 func (g *Gate) Release(d Decision) {
 	g.inflight.release(&g.inflight.shards[int(d.shard)&(len(g.inflight.shards)-1)])
-}
-
-func shed(idx int64) Decision {
-	return Decision{Verdict: Shed, Slot: idx, RetryAfter: 1} // GATE-9
-}
-
-func (g *Gate) limited(idx, retry int64) Decision {
-	return Decision{Verdict: Limited, Slot: idx, Retry: retry, RetryAfter: RetryAfterSeconds(retry, g.tickNanos)}
-}
-
-// hold spins until it owns the slot and returns the state it replaced. One
-// Swap both tests and takes the slot: swapping held for held changes nothing.
-func (s *slot) hold() int64 {
-	for spins := 1; ; spins++ {
-		if st := s.state.Swap(held); st != held {
-			return st
-		}
-		for s.state.Load() == held { // wait without writing the cache line
-			if spins++; spins&63 == 0 {
-				runtime.Gosched() // the holder may have been preempted
-			}
-		}
-	}
-}
-
-// put writes the bucket of r and gives the slot back.
-func (s *slot) put(r lim.TakeResult) {
-	s.last = r.Last
-	s.state.Store(^r.Tks)
 }
 
 // RetryAfterSeconds converts retry ticks of tickNanos nanoseconds to

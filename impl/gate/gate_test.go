@@ -10,9 +10,9 @@ import (
 	"github.com/limcheck/limcheck/impl/lim"
 )
 
-func mustNew(t testing.TB, cap, refil, ivl, maxif, slots, tick int64) *Gate {
+func mustNew(t testing.TB, cap, refil, ivl, maxif, sets, ways, tick int64) *Gate {
 	t.Helper()
-	g, err := New(Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Slots: slots, TickNanos: tick})
+	g, err := New(Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -20,7 +20,8 @@ func mustNew(t testing.TB, cap, refil, ivl, maxif, slots, tick int64) *Gate {
 }
 
 // TestNewRejectsInvalidConfig checks that every invalid field is an error
-// wrapping ErrConfig that names it (spec GATE-1), and MaxSlots.
+// wrapping ErrConfig that names it (spec GATE-1), and the implementation's
+// limit MaxWays.
 func TestNewRejectsInvalidConfig(t *testing.T) {
 	ok := lim.NewConfig(1, 1, 1, 1)
 	tests := []struct {
@@ -28,12 +29,16 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{Config{Lim: lim.NewConfig(0, 1, 1, 1), Slots: 1, TickNanos: 1}, "lim config", "cap 0 makes the lim config invalid"},
-		{Config{Lim: lim.Config{}, Slots: 1, TickNanos: 1}, "lim config", "the zero lim config is invalid"},
-		{Config{Lim: ok, Slots: 0, TickNanos: 1}, "slots 0", "no slot"},
-		{Config{Lim: ok, Slots: MaxSlots + 1, TickNanos: 1}, "slots 268435457", "more slots than the implementation preallocates"},
-		{Config{Lim: ok, Slots: 1, TickNanos: 0}, "tick_nanos 0", "a tick must last"},
-		{Config{Lim: ok, Slots: 1, TickNanos: -1}, "tick_nanos -1", "a negative tick"},
+		{Config{Lim: lim.NewConfig(0, 1, 1, 1), Sets: 1, Ways: 1, TickNanos: 1}, "lim config", "cap 0 makes the lim config invalid"},
+		{Config{Lim: lim.Config{}, Sets: 1, Ways: 1, TickNanos: 1}, "lim config", "the zero lim config is invalid"},
+		{Config{Lim: ok, Sets: 0, Ways: 1, TickNanos: 1}, "sets 0", "no set"},
+		{Config{Lim: ok, Sets: math.MinInt64, Ways: 1, TickNanos: 1}, "sets -9223372036854775808", "negative sets"},
+		{Config{Lim: ok, Sets: 1, Ways: 0, TickNanos: 1}, "ways 0", "no way"},
+		{Config{Lim: ok, Sets: 1, Ways: MaxWays + 1, TickNanos: 1}, "sets 1 * ways 268435457", "one set of more ways than the implementation preallocates"},
+		{Config{Lim: ok, Sets: MaxWays/4 + 1, Ways: 4, TickNanos: 1}, "sets 67108865 * ways 4", "more ways than the implementation preallocates"},
+		{Config{Lim: ok, Sets: math.MaxInt64, Ways: math.MaxInt64, TickNanos: 1}, "sets 9223372036854775807", "a product past int64 is refused, not wrapped"},
+		{Config{Lim: ok, Sets: 1, Ways: 1, TickNanos: 0}, "tick_nanos 0", "a tick must last"},
+		{Config{Lim: ok, Sets: 1, Ways: 1, TickNanos: -1}, "tick_nanos -1", "a negative tick"},
 	}
 	for _, tt := range tests {
 		if tt.reason == "" {
@@ -59,21 +64,32 @@ type step struct {
 
 // TestWorkedExample walks spec.md's worked example through the impl gate.
 func TestWorkedExample(t *testing.T) {
-	g := mustNew(t, 2, 1, 10, 2, 64, 100_000_000)
-	sa, sb := g.SlotOf("a"), g.SlotOf("b")
+	g := mustNew(t, 2, 1, 10, 2, 64, 1, 100_000_000)
+	a, sb := at(g, "a", 0), g.SetOf("b")
 	steps := []step{
-		{ip: "a", now: 0, want: Decision{Verdict: Pass, Slot: sa}, inFlt: 1, bucket: lim.Bucket{Tks: 1}, reason: "born full, one token"},
-		{ip: "a", now: 1, want: Decision{Verdict: Pass, Slot: sa}, inFlt: 2, bucket: lim.Bucket{}, reason: "no whole step yet"},
-		{ip: "b", now: 2, want: Decision{Verdict: Shed, Slot: sb, RetryAfter: 1}, inFlt: 2, reason: "two in flight: shed touches nothing"},
+		{ip: "a", now: 0, want: a.is(Pass, 0, 0), inFlt: 1, bucket: lim.Bucket{Tks: 1}, reason: "born full, one token"},
+		{ip: "a", now: 1, want: a.is(Pass, 0, 0), inFlt: 2, bucket: lim.Bucket{}, reason: "no whole step yet"},
+		{ip: "b", now: 2, want: Decision{Verdict: Shed, Slot: NoWay, Set: sb, Way: NoWay, RetryAfter: 1}, inFlt: 2, reason: "two in flight: shed touches nothing"},
 		{release: true, inFlt: 1, reason: "release"},
 		{release: true, inFlt: 0, reason: "release"},
-		{ip: "a", now: 4, want: Decision{Verdict: Limited, Slot: sa, Retry: 10, RetryAfter: 1}, inFlt: 0, bucket: lim.Bucket{}, reason: "10 ticks of 0.1 s is 1 s"},
-		{ip: "a", now: 10, want: Decision{Verdict: Pass, Slot: sa}, inFlt: 1, bucket: lim.Bucket{Last: 10}, reason: "one whole step"},
+		{ip: "a", now: 4, want: a.is(Limited, 10, 1), inFlt: 0, bucket: lim.Bucket{}, reason: "10 ticks of 0.1 s is 1 s"},
+		{ip: "a", now: 10, want: a.is(Pass, 0, 0), inFlt: 1, bucket: lim.Bucket{Last: 10}, reason: "one whole step"},
 	}
 	runSteps(t, g, steps)
-	if _, ok := g.Bucket(sb); ok {
-		t.Errorf("Bucket(%d) touched, want untouched: b was only ever shed", sb)
+	if _, _, ok := g.WayOf("b"); ok {
+		t.Errorf("WayOf(b) found a way, want none: b was only ever shed")
 	}
+}
+
+// place is where a test expects a key: its set and way on gate g.
+type place struct{ set, way, ways int64 }
+
+// at returns the place of ip in way w of its set.
+func at(g *Gate, ip string, w int64) place { return place{g.SetOf(ip), w, g.Config().Ways} }
+
+// is returns the decision of verdict v with retry and Retry-After at p.
+func (p place) is(v Verdict, retry, after int64) Decision {
+	return Decision{Verdict: v, Slot: p.set*p.ways + p.way, Set: p.set, Way: p.way, Retry: retry, RetryAfter: after}
 }
 
 // public returns d without its unexported shard, which depends on the P.
@@ -97,8 +113,8 @@ func runSteps(t *testing.T, g *Gate, steps []step) {
 			t.Fatalf("step %d: InFlight() = %d, want %d (%s)", i, got, s.inFlt, s.reason)
 		}
 		if !s.release && s.want.Verdict != Shed {
-			if b, _ := g.Bucket(s.want.Slot); b != s.bucket {
-				t.Fatalf("step %d: Bucket(%d) = %+v, want %+v (%s)", i, s.want.Slot, b, s.bucket, s.reason)
+			if b, _ := g.Bucket(s.ip, s.now); b != s.bucket {
+				t.Fatalf("step %d: Bucket(%q, %d) = %+v, want %+v (%s)", i, s.ip, s.now, b, s.bucket, s.reason)
 			}
 		}
 	}
@@ -107,14 +123,15 @@ func runSteps(t *testing.T, g *Gate, steps []step) {
 // TestExtremeTicks checks a gate at both ends of the tick domain and across
 // a clock that steps back.
 func TestExtremeTicks(t *testing.T) {
-	g := mustNew(t, 1, 1, math.MaxInt64, 10, 1, 1)
+	g := mustNew(t, 1, 1, math.MaxInt64, 10, 1, 1, 1)
+	x := at(g, "x", 0)
 	steps := []step{
-		{ip: "x", now: math.MinInt64, want: Decision{Verdict: Pass}, inFlt: 1, bucket: lim.Bucket{Last: math.MinInt64}, reason: "born full at MinInt64"},
-		{ip: "x", now: -2, want: Decision{Verdict: Limited, Retry: math.MaxInt64, RetryAfter: 9223372037}, inFlt: 1, bucket: lim.Bucket{Last: math.MinInt64}, reason: "2^63-2 ticks is no whole step of MaxInt64"},
-		{ip: "x", now: -1, want: Decision{Verdict: Pass}, inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "exactly one step: now - last = 2^63-1 needs 64-bit unsigned arithmetic"},
-		{ip: "x", now: math.MaxInt64 - 2, want: Decision{Verdict: Limited, Retry: math.MaxInt64, RetryAfter: 9223372037}, inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "one tick short of the next step"},
-		{ip: "x", now: math.MinInt64, want: Decision{Verdict: Limited, Retry: math.MaxInt64, RetryAfter: 9223372037}, inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "a step back refills nothing and keeps last"},
-		{ip: "x", now: math.MaxInt64 - 1, want: Decision{Verdict: Pass}, inFlt: 3, bucket: lim.Bucket{Last: math.MaxInt64 - 1}, reason: "the next whole step"},
+		{ip: "x", now: math.MinInt64, want: x.is(Pass, 0, 0), inFlt: 1, bucket: lim.Bucket{Last: math.MinInt64}, reason: "born full at MinInt64"},
+		{ip: "x", now: -2, want: x.is(Limited, math.MaxInt64, 9223372037), inFlt: 1, bucket: lim.Bucket{Last: math.MinInt64}, reason: "2^63-2 ticks is no whole step of MaxInt64"},
+		{ip: "x", now: -1, want: x.is(Pass, 0, 0), inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "exactly one step: now - last = 2^63-1 needs 64-bit unsigned arithmetic; full at now, born again"},
+		{ip: "x", now: math.MaxInt64 - 2, want: x.is(Limited, math.MaxInt64, 9223372037), inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "one tick short of the next step"},
+		{ip: "x", now: math.MinInt64, want: x.is(Limited, math.MaxInt64, 9223372037), inFlt: 2, bucket: lim.Bucket{Last: -1}, reason: "a step back refills nothing and keeps last"},
+		{ip: "x", now: math.MaxInt64 - 1, want: x.is(Pass, 0, 0), inFlt: 3, bucket: lim.Bucket{Last: math.MaxInt64 - 1}, reason: "the next whole step: full at now, born again at now"},
 	}
 	runSteps(t, g, steps)
 }
@@ -171,7 +188,7 @@ func TestVerdictString(t *testing.T) {
 // frozen clock pass exactly cap times: no token is spent twice or lost.
 func TestConcurrentTokensExact(t *testing.T) {
 	const cap, workers, each = 1000, 8, 400
-	g := mustNew(t, cap, 1, 1<<40, 1<<40, 16, 1)
+	g := mustNew(t, cap, 1, 1<<40, 1<<40, 16, 4, 1)
 	var passes sync.WaitGroup
 	counts := make([]int, workers)
 	for w := range workers {
@@ -200,7 +217,7 @@ func TestConcurrentTokensExact(t *testing.T) {
 // concurrent passes that never release, exactly maxif requests pass.
 func TestConcurrentInFlightExact(t *testing.T) {
 	const maxif, workers, each = 50, 8, 100
-	g := mustNew(t, 1<<40, 1, 1, maxif, 1024, 1)
+	g := mustNew(t, 1<<40, 1, 1, maxif, 256, 4, 1)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	passed := 0
@@ -232,7 +249,7 @@ func TestConcurrentInFlightExact(t *testing.T) {
 // TestAdmitNowUsesMonotonicTicks checks the real-clock shorthand: ticks
 // never go back and a fresh gate starts near tick 0.
 func TestAdmitNowUsesMonotonicTicks(t *testing.T) {
-	g := mustNew(t, 10, 1, 1, 10, 8, 1_000_000_000)
+	g := mustNew(t, 10, 1, 1, 10, 8, 1, 1_000_000_000)
 	if now := g.Now(); now < 0 || now > 1 {
 		t.Fatalf("Now() right after New = %d, want 0 or 1 (second ticks)", now)
 	}
@@ -246,7 +263,7 @@ func TestAdmitNowUsesMonotonicTicks(t *testing.T) {
 // while step 3's place is held): same decisions and same buckets, also for a
 // key past 32 bytes and for the empty key.
 func TestAdmitBytesIsAdmit(t *testing.T) {
-	gs, gb := mustNew(t, 2, 1, 10, 1, 64, 100_000_000), mustNew(t, 2, 1, 10, 1, 64, 100_000_000)
+	gs, gb := mustNew(t, 2, 1, 10, 1, 64, 2, 100_000_000), mustNew(t, 2, 1, 10, 1, 64, 2, 100_000_000)
 	long := "2001:db8:1234:5678:9abc:def0:1234:5678"
 	steps := []struct {
 		ip      string
@@ -268,8 +285,8 @@ func TestAdmitBytesIsAdmit(t *testing.T) {
 		}
 	}
 	for _, ip := range []string{long, "", "a"} {
-		bs, _ := gs.Bucket(gs.SlotOf(ip))
-		bb, _ := gb.Bucket(gb.SlotOf(ip))
+		bs, _ := gs.Bucket(ip, int64(len(steps)))
+		bb, _ := gb.BucketBytes([]byte(ip), int64(len(steps)))
 		if bs != bb {
 			t.Errorf("Bucket of %q after AdmitBytes %+v, after Admit %+v", ip, bb, bs)
 		}

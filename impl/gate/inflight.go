@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // semaphore is the exact in-flight counter of a gate (lim_acq and lim_rel
@@ -30,10 +31,8 @@ type semaphore struct {
 	maxif  int64
 	shards []shard
 	mu     sync.Mutex
-	pool   int64     // free places in no lease; guarded by mu
-	spill  int64     // places in flight counted in no shard; guarded by mu
-	local  sync.Pool // *int: a shard index per P (sync.Pool keeps one per P)
-	next   atomic.Int64
+	pool   int64 // free places in no lease; guarded by mu
+	spill  int64 // places in flight counted in no shard; guarded by mu
 }
 
 // shard is one word, alone on its cache line.
@@ -66,16 +65,17 @@ func newSemaphore(maxif int64) *semaphore {
 	return s
 }
 
-// localShard returns the index of the calling P's shard: sync.Pool hands
-// each P back the token it last put, so a core keeps writing its own line.
+// localShard returns the index of a shard for the calling goroutine: a hash
+// of the address of a variable on its stack. Goroutines run on distinct
+// stacks, so goroutines running at once mostly keep to distinct lines, and a
+// goroutine keeps its shard from Admit to Release (until its stack moves,
+// which changes only where it looks first). It costs a multiply, where a
+// sync.Pool token per P costs a Get and a Put; the shard is only a hint, so
+// the count stays exact whichever shard a call uses.
 func (s *semaphore) localShard() int {
-	t, _ := s.local.Get().(*int)
-	if t == nil {
-		t = new(int)
-		*t = int(s.next.Add(1)) & (len(s.shards) - 1)
-	}
-	s.local.Put(t)
-	return *t
+	var probe byte
+	addr := uint64(uintptr(unsafe.Pointer(&probe))) >> 11 // stacks are at least 2 KiB apart
+	return int(addr*0x9e3779b97f4a7c15>>58) & (len(s.shards) - 1)
 }
 
 // tryAcquire takes one place if in_flight < maxif (lim_acq's test) and

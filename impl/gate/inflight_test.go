@@ -129,3 +129,30 @@ func TestSemaphoreConcurrentNeverOvershoots(t *testing.T) {
 		}
 	}
 }
+
+var sinkShard int
+
+// BenchmarkLocalShardStack measures the in-flight shard hint Admit uses: a
+// hash of a stack address.
+func BenchmarkLocalShardStack(b *testing.B) {
+	s := newSemaphore(64)
+	for b.Loop() {
+		sinkShard += s.localShard()
+	}
+}
+
+// BenchmarkLocalShardPool measures the hint it replaced: a sync.Pool token
+// per P, one Get and one Put.
+func BenchmarkLocalShardPool(b *testing.B) {
+	var p sync.Pool
+	var next int
+	for b.Loop() {
+		t, _ := p.Get().(*int)
+		if t == nil {
+			next++
+			t = &next
+		}
+		p.Put(t)
+		sinkShard += *t
+	}
+}

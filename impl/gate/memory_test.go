@@ -8,26 +8,27 @@ import (
 	"github.com/limcheck/limcheck/impl/lim"
 )
 
-// TestSlotMemory checks the slot layout (16 bytes: the state word and last)
-// and measures the heap a gate of 2^20 slots takes per slot, which must stay
-// within 16 bytes plus the gate's fixed part.
-func TestSlotMemory(t *testing.T) {
-	if n := unsafe.Sizeof(slot{}); n != 16 {
-		t.Fatalf("unsafe.Sizeof(slot{}) = %d, want 16", n)
+// TestWayMemory checks the way layout (16 bytes: the key, the tokens and
+// last) and measures the heap a gate of 2^20 ways (2^18 sets of 4) takes per
+// way, which must stay within 16 bytes, the key included, plus the gate's
+// fixed part.
+func TestWayMemory(t *testing.T) {
+	if n := unsafe.Sizeof(way{}); n != 16 {
+		t.Fatalf("unsafe.Sizeof(way{}) = %d, want 16", n)
 	}
 	const n = 1 << 20
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	g, err := New(Config{Lim: lim.NewConfig(10, 1, 1, 10), Slots: n, TickNanos: 1})
+	g, err := New(Config{Lim: lim.NewConfig(10, 1, 1, 10), Sets: n / 4, Ways: 4, TickNanos: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	perSlot := float64(after.TotalAlloc-before.TotalAlloc) / n
-	t.Logf("gate of %d slots: %.3f heap bytes per slot", n, perSlot)
-	if perSlot > 16.01 {
-		t.Errorf("gate of %d slots takes %.3f bytes per slot, want at most 16 (+ a fixed part)", n, perSlot)
+	perWay := float64(after.TotalAlloc-before.TotalAlloc) / n
+	t.Logf("gate of %d ways: %.3f heap bytes per way", n, perWay)
+	if perWay > 16.01 {
+		t.Errorf("gate of %d ways takes %.3f bytes per way, want at most 16 (+ a fixed part)", n, perWay)
 	}
 	runtime.KeepAlive(g)
 }

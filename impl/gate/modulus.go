@@ -12,7 +12,7 @@ type modulus struct {
 	m uint64
 }
 
-// newModulus returns the modulus of d, 1 <= d < 2^32 (New checks MaxSlots).
+// newModulus returns the modulus of d, 1 <= d < 2^32 (New checks MaxWays).
 func newModulus(d uint64) modulus {
 	if d == 1 {
 		return modulus{d: 1}

@@ -9,7 +9,7 @@ import (
 // TestModulusEdges checks mod against % at the edges of keys and divisors.
 func TestModulusEdges(t *testing.T) {
 	keys := []uint64{0, 1, 2, 63, 64, 65, 1<<31 - 1, 1 << 31, 4294967290, 1<<32 - 1}
-	divs := []uint64{1, 2, 3, 7, 64, 1000, 1<<28 - 1, MaxSlots, 4294967291, 1<<32 - 1}
+	divs := []uint64{1, 2, 3, 7, 64, 1000, 1<<28 - 1, MaxWays, 4294967291, 1<<32 - 1}
 	for _, d := range divs {
 		m := newModulus(d)
 		for _, x := range keys {

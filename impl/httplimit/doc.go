@@ -229,8 +229,9 @@
 // one account from many addresses is slowed to the bucket's rate (say 3 and
 // one a minute); its owner competes with the attacker for tokens while the
 // attack lasts, and logs in as soon as it stops. The ip key still bans. An
-// account name hashes to a gate slot (spec GATE-3), so colliding names share
-// a bucket (spec FIND-2), which only makes limiting stricter.
+// account name keeps its own bucket in the gate's set-associative table
+// (spec GATE-13); names equal under lim_ip_key share a bucket (spec FIND-2),
+// which only makes limiting stricter.
 //
 // Never key by raw user input: an attacker would change it on every try and
 // get fresh buckets; NormalizeAccount's documented rule trims, lowercases and

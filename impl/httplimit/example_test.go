@@ -22,7 +22,8 @@ import (
 func ExampleLimiter_Wrap() {
 	g, err := gate.New(gate.Config{
 		Lim:       lim.NewConfig(2, 1, 10, 100), // cap 2, +1 per 10 ticks, 100 in flight
-		Slots:     1 << 16,
+		Sets:      1 << 14,
+		Ways:      4,
 		TickNanos: 100_000_000, // 0.1 s
 	})
 	if err != nil {
@@ -55,7 +56,8 @@ func ExampleNew_behindLoadBalancers() {
 	// README begins
 	g, err := gate.New(gate.Config{
 		Lim:       lim.NewConfig(20, 1, 10, 512), // burst 20, +1 token per 10 ticks, 512 in flight
-		Slots:     1 << 16,
+		Sets:      1 << 14,
+		Ways:      4,
 		TickNanos: 100_000_000, // a tick is 0.1 s: one token per second per client
 	})
 	if err != nil {
@@ -107,7 +109,7 @@ func ExampleLoginGuard() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(100, 1, 1, 100), Slots: 1024, TickNanos: 1_000_000})
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(100, 1, 1, 100), Sets: 256, Ways: 4, TickNanos: 1_000_000})
 	if err != nil {
 		panic(err)
 	}

@@ -18,7 +18,7 @@ const tick100ms = 100_000_000
 // slots and ticks of tickNanos, failing t on error.
 func newGate(t testing.TB, cap, refil, ivl, maxif, tickNanos int64) *gate.Gate {
 	t.Helper()
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Slots: 1024, TickNanos: tickNanos})
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: 256, Ways: 4, TickNanos: tickNanos})
 	if err != nil {
 		t.Fatalf("gate.New: %v", err)
 	}

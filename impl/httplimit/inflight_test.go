@@ -165,7 +165,7 @@ func TestWrapNilPanics(t *testing.T) {
 func TestMaxInFlightPerKey(t *testing.T) {
 	var perKey atomic.Int64
 	hook := httplimit.WithOnReject(func(_ *http.Request, d gate.Decision) {
-		if d.Verdict == gate.Shed && d.Slot == -1 {
+		if d.Verdict == gate.Shed && d.Slot == gate.NoWay {
 			perKey.Add(1)
 		}
 	})

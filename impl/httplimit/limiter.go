@@ -96,7 +96,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	d := l.g.AdmitBytes(key, now) // the key stays bytes: see AdmitBytes
 	if d.Verdict != gate.Pass {
 		if d.Verdict == gate.Limited && l.trueRetry {
-			d.RetryAfter = l.stepRetryAfter(d.Slot, now)
+			d.RetryAfter = l.stepRetryAfter(key, now)
 		}
 		l.reject(w, r, d)
 		return
@@ -106,7 +106,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 }
 
 // perKeyShed is the decision of a request over WithMaxInFlightPerKey's cap.
-var perKeyShed = gate.Decision{Verdict: gate.Shed, Slot: -1, RetryAfter: 1}
+var perKeyShed = gate.Decision{Verdict: gate.Shed, Slot: gate.NoWay, Set: gate.NoWay, Way: gate.NoWay, RetryAfter: 1}
 
 // now is the injected tick or the gate's own.
 func (l *Limiter) now() int64 {
@@ -124,12 +124,13 @@ func (l *Limiter) reject(w http.ResponseWriter, r *http.Request, d gate.Decision
 	}
 }
 
-// stepRetryAfter is WithTrueRetryAfter's Retry-After of a request limited
-// at tick now in slot: the seconds until the bucket's next token, at the end
+// stepRetryAfter is WithTrueRetryAfter's Retry-After of a request of key
+// limited at tick now: the seconds until the bucket's next token, at the end
 // of the current step (last + ivl), rounded up; 1 when a token is already
-// due (a concurrent request of the slot moved the bucket meanwhile).
-func (l *Limiter) stepRetryAfter(slot, now int64) int64 {
-	b, ok := l.g.Bucket(slot)
+// due or the key left its way (a concurrent request of the key moved the
+// bucket meanwhile, or an eviction dropped it: it returns born full).
+func (l *Limiter) stepRetryAfter(key []byte, now int64) int64 {
+	b, ok := l.g.BucketBytes(key, now)
 	if !ok || b.Tks >= 1 {
 		return 1
 	}

@@ -296,7 +296,7 @@ func (g *LoginGuard) takeAccount(key string, now uint64) (uint64, bool) {
 		g.accounts.Release(d)
 		return 0, true
 	case gate.Limited:
-		if b, ok := g.accounts.Bucket(d.Slot); ok && b.Tks == 0 {
+		if b, ok := g.accounts.Bucket(key, tick); ok && b.Tks == 0 {
 			return uint64(max(stepWait(b.Last, g.acctIvl, tick), 1)), false
 		}
 	}

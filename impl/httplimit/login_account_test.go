@@ -43,7 +43,7 @@ func (r *accountRig) login(remote, user, password string) (int, string) {
 // accountsGate is a gate of per-account buckets: 3 attempts, then one a
 // minute (ticks of 1 s).
 func accountsGate(t *testing.T) *gate.Gate {
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(3, 1, 60, 1<<12), Slots: 1 << 10, TickNanos: 1e9})
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(3, 1, 60, 1<<12), Sets: 256, Ways: 4, TickNanos: 1e9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestNewLoginGuardRejectsBadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tenth, err := gate.New(gate.Config{Lim: lim.NewConfig(3, 1, 60, 8), Slots: 8, TickNanos: 1e8})
+	tenth, err := gate.New(gate.Config{Lim: lim.NewConfig(3, 1, 60, 8), Sets: 2, Ways: 4, TickNanos: 1e8})
 	if err != nil {
 		t.Fatal(err)
 	}

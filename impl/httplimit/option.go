@@ -107,9 +107,10 @@ func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = t
 // bucket: keys are hashed with a per-Limiter random seed into a table of
 // 4*maxif counters (at least 256, at most 65536), so two keys that share a
 // counter share the cap, which only makes it stricter. The OnReject hook
-// sees such a rejection as a Shed decision with Slot -1. One slow client
-// (slow uploads, slow reads) then holds at most n of the gate's places; the
-// server's timeouts (see the package documentation) bound how long.
+// sees such a rejection as a Shed decision with Slot, Set and Way -1
+// ([gate.NoWay]). One slow client (slow uploads, slow reads) then holds at
+// most n of the gate's places; the server's timeouts (see the package
+// documentation) bound how long.
 // New fails when n is not in 1..2^31-1.
 func WithMaxInFlightPerKey(n int) Option {
 	return func(s *settings) { s.perKey, s.perKeySet = n, true }
@@ -118,7 +119,7 @@ func WithMaxInFlightPerKey(n int) Option {
 // WithTrueRetryAfter makes a Limited 503 carry the true wait instead of the
 // spec's: the seconds until the end of the current refill step of the
 // client's bucket, when its next token arrives (the gate's bucket after the
-// take, read right after it; a concurrent request of the same slot may have
+// take, read right after it; a concurrent request of the same key may have
 // moved it since, which only changes which step is next). Seed 000's retry
 // (spec LIM-12, GATE-12) is ceil((cost - tks) * ivl / refil): it ignores
 // where now lies in the step, so with refil > 1 it tells a client to come

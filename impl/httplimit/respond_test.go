@@ -112,7 +112,7 @@ func TestRejectInvalid400(t *testing.T) {
 			t.Fatalf("got %d %v %q, want 400 %v %q", rec.Code, rec.Header(), rec.Body, want, httplimit.Body400)
 		}
 	}
-	if _, touched := g.Bucket(g.SlotOf(httplimit.InvalidKey)); touched || calls != 0 || g.InFlight() != 0 {
+	if _, _, touched := g.WayOf(httplimit.InvalidKey); touched || calls != 0 || g.InFlight() != 0 {
 		t.Errorf("the gate saw a 400: bucket touched %v, hook calls %d, in flight %d", touched, calls, g.InFlight())
 	}
 	if rec := serve(h, get("192.0.2.1:1", nil)); rec.Code != http.StatusOK {

@@ -31,14 +31,6 @@ func (Impl) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle
 	return nil, "", fmt.Errorf("%w: %q", oracle.ErrUnsupported, c)
 }
 
-// MaxGateSlots is the largest gate this adapter opens: 2^20 slots, 16 MiB
-// preallocated. impl allows gate.MaxSlots (2^28, 4 GiB), but the fuzz
-// generators draw slot counts at every power of two up to 2^63, and a run
-// that opens thousands of gates must not zero gigabytes for each of the few
-// that go that far: beyond MaxGateSlots a config is unsupported, and the
-// trace skipped.
-const MaxGateSlots = 1 << 20
-
 type implLim struct{}
 
 func (implLim) Do(op oracle.Op) (oracle.Result, error) {
@@ -70,6 +62,14 @@ func (implLim) Do(op oracle.Op) (oracle.Result, error) {
 	return oracle.Result{Response: &resp}, nil
 }
 
+// MaxGateSlots is the largest gate this adapter opens: 2^20 ways (sets*ways),
+// 16 MiB preallocated. impl allows gate.MaxWays (2^28, 4 GiB), but the fuzz
+// generators draw sets and ways at every power of two up to 2^63, and a run
+// that opens thousands of gates must not zero gigabytes for each of the few
+// that go that far: beyond MaxGateSlots a config is unsupported, and the
+// trace skipped.
+const MaxGateSlots = 1 << 20
+
 // implGate is an impl gate; last is the last Pass, whose place Release gives
 // back (any decision gives an exact count; this one takes the fast path).
 type implGate struct {
@@ -78,14 +78,16 @@ type implGate struct {
 }
 
 func openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
-	cap, refil, ivl, maxif, slots, tick, err := cfg.GateConfig()
+	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
 	if err != nil {
 		return nil, "", err
 	}
-	if slots > MaxGateSlots {
-		return nil, "", fmt.Errorf("%w: impl preallocates its slots; this adapter opens at most %d, not %d", oracle.ErrUnsupported, MaxGateSlots, slots)
+	lc := lim.NewConfig(cap, refil, ivl, maxif)
+	if lc.Valid() && sets >= 1 && ways >= 1 && tick >= 1 && sets > MaxGateSlots/ways { // an invalid config is refused by New, as GATE-1 says
+		return nil, "", fmt.Errorf("%w: impl preallocates its ways; this adapter opens at most %d, not %d sets of %d",
+			oracle.ErrUnsupported, MaxGateSlots, sets, ways)
 	}
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Slots: slots, TickNanos: tick})
+	g, err := gate.New(gate.Config{Lim: lc, Sets: sets, Ways: ways, TickNanos: tick})
 	if errors.Is(err, gate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}
@@ -110,12 +112,15 @@ func (m *implGate) Do(op oracle.Op) (oracle.Result, error) {
 	case oracle.InFlight:
 		return oracle.Result{N: oracle.I(m.g.InFlight())}, nil
 	}
-	b, ok := m.g.Bucket(a.Slot)
+	b, ok := m.g.Bucket(a.IP, a.Now)
 	return oracle.BucketResult(ok, b.Tks, b.Last), nil
 }
 
 func decision(d gate.Decision) oracle.Result {
-	r := oracle.Result{Verdict: d.Verdict.String(), Slot: oracle.I(d.Slot), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
+	r := oracle.Result{Verdict: d.Verdict.String(), Set: oracle.I(d.Set), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
+	if d.Verdict != gate.Shed {
+		r.Way = oracle.I(d.Way)
+	}
 	if d.Verdict != gate.Pass {
 		resp := oracle.Bytes(d.AppendResponse(nil))
 		r.Response = &resp

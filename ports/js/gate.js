@@ -1,5 +1,6 @@
 'use strict';
-// Component gate: the composition layer (spec.md GATE-1..GATE-12).
+// Component gate: the composition layer (spec.md GATE-1..GATE-17): a table of sets of
+// ways, each way empty or holding one key and its bucket.
 const { MAX_INT64, ConfigError, OpError, arg, emitBytes, int64, parseBytes, bmax, bmin, ceilDiv, floorDiv } = require('./wire');
 const { cfgValid, limAcq, limBktNew, limCfg, limIpKey, limRel, limResp503, limTake } = require('./lim');
 const mutants = require('./mutants');
@@ -15,77 +16,144 @@ function retryAfterSecs(retry, tickNanos) {
   return bmin(bmax(1n, s), mutants.active('retry_after_int32') ? MAX_INT32 : MAX_INT64);
 }
 
-// The gate_table_per_config mutant's bucket tables: one per config, process-wide.
+// The gate_table_per_config mutant's tables: one per config, process-wide.
 const TABLES = new Map();
 
 class Gate {
-  constructor(cap, refil, ivl, maxif, slots, tickNanos) {
+  constructor(cap, refil, ivl, maxif, sets, ways, tickNanos) {
     this.lim = limCfg(cap, refil, ivl, maxif);
-    if (!cfgValid(this.lim) || slots < 1n || tickNanos < 1n) throw new ConfigError('gate config refused'); // GATE-1
-    this.slots = slots;
-    if (mutants.active('slots_uint16')) this.slots = BigInt.asUintN(16, slots) || 1n;
-    if (mutants.active('slots_uint32')) this.slots = BigInt.asUintN(32, slots) || 1n;
-    if (mutants.active('slots_capped_4096')) this.slots = slots < 4096n ? slots : 4096n;
+    if (!cfgValid(this.lim) || sets < 1n || ways < 1n || tickNanos < 1n) throw new ConfigError('gate config refused'); // GATE-1
+    this.sets = sets;
+    this.ways = ways;
+    if (mutants.active('sets_uint16')) this.sets = BigInt.asUintN(16, sets) || 1n;
+    if (mutants.active('sets_uint32')) this.sets = BigInt.asUintN(32, sets) || 1n;
+    if (mutants.active('sets_capped_4096')) this.sets = sets < 4096n ? sets : 4096n;
     this.tickNanos = tickNanos;
     this.inFlight = 0n; // GATE-2
-    this.buckets = new Map(); // slot (as decimal string) -> bucket; absent = untouched (sparse)
+    this.table = new Map(); // set (decimal) -> Map(way (decimal) -> {key, tks, last, used}); absent = empty
+    this.uses = 0n; // a counter of takes, for the evict_lru mutant
     if (mutants.active('gate_table_per_config')) { // every gate of this config shares one table
-      const key = [cap, refil, ivl, maxif, slots, tickNanos].join(',');
+      const key = [cap, refil, ivl, maxif, sets, ways, tickNanos].join(',');
       if (!TABLES.has(key)) TABLES.set(key, new Map());
-      this.buckets = TABLES.get(key);
-      this.buckets.clear();
+      this.table = TABLES.get(key);
+      this.table.clear();
     }
   }
 
-  slotOf(ip) { // GATE-3
-    if (mutants.active('slot_bitmask')) return limIpKey(ip) & (this.slots - 1n);
-    return limIpKey(ip) % this.slots;
+  setOf(key) { // GATE-13
+    if (mutants.active('set_bitmask')) return key & (this.sets - 1n);
+    return key % this.sets;
+  }
+
+  ways_(s) {
+    const k = s.toString();
+    if (!this.table.has(k)) this.table.set(k, new Map());
+    return this.table.get(k);
   }
 
   admit(ip, now) {
-    const slot = this.slotOf(ip);
-    if (mutants.active('gate_wrong_order')) return this.admitTakeFirst(slot, now);
+    const key = limIpKey(ip);
+    const s = this.setOf(key);
+    if (mutants.active('gate_wrong_order')) return this.admitTakeFirst(s, key, now);
     const acq = limAcq(this.inFlight, this.lim.maxif); // GATE-4
-    if (acq.ok !== 1n) return Gate.shed(slot);
-    const r = this.take(slot, now);
+    if (acq.ok !== 1n) return Gate.shed(s);
+    const { way, r } = this.take(s, key, now);
     if (r.ok === 1n) { // GATE-7
       this.inFlight = acq.n;
-      return { verdict: 'pass', slot, retry: 0n, retry_after: 0n };
+      return { verdict: 'pass', set: s, way, retry: 0n, retry_after: 0n };
     }
     if (mutants.active('limited_keeps_inflight')) this.inFlight = acq.n;
-    return this.limited(slot, r);
+    return this.limited(s, way, r);
   }
 
-  admitTakeFirst(slot, now) { // the gate_wrong_order mutant: the take before lim_acq
-    const r = this.take(slot, now);
-    if (r.ok !== 1n) return this.limited(slot, r);
+  admitTakeFirst(s, key, now) { // the gate_wrong_order mutant: the take before lim_acq
+    const { way, r } = this.take(s, key, now);
+    if (r.ok !== 1n) return this.limited(s, way, r);
     const acq = limAcq(this.inFlight, this.lim.maxif);
-    if (acq.ok !== 1n) return Gate.shed(slot);
+    if (acq.ok !== 1n) return Gate.shed(s);
     this.inFlight = acq.n;
-    return { verdict: 'pass', slot, retry: 0n, retry_after: 0n };
+    return { verdict: 'pass', set: s, way, retry: 0n, retry_after: 0n };
   }
 
-  take(slot, now) {
-    const b = this.buckets.get(slot.toString()) || limBktNew(this.lim.cap, now); // GATE-10
+  // tks' of b at now (LIM-10): a take of cap tokens reports it.
+  refilled(b, now) {
+    const cap = this.lim.cap;
+    const r = limTake(b, this.lim, now, cap);
+    return r.ok === 1n ? r.tks + cap : r.tks;
+  }
+
+  full(b, now) { // GATE-14
+    const t = this.refilled(b, now);
+    const cap = this.lim.cap;
+    if (mutants.active('forget_nonfull')) return t >= cap - 1n;
+    if (mutants.active('full_strict')) return t > cap;
+    return t >= cap;
+  }
+
+  // The way of set s for key at now and the bucket it takes from (GATE-15, GATE-16).
+  place(s, key, now) {
+    const ways = this.ways_(s);
+    const born = limBktNew(this.lim.cap, now); // GATE-10
+    let old = null;
+    for (const [w, e] of ways) if (e.key === key) old = w;
+    if (old !== null && !this.full(ways.get(old), now)) return { way: BigInt(old), b: ways.get(old) }; // GATE-15 (a)
+    for (let w = 0n; w < this.ways; w++) { // GATE-15 (b): ends by ways.size + 1
+      const e = ways.get(w.toString());
+      if (e === undefined || this.full(e, now)) {
+        if (old !== null && old !== w.toString()) ways.delete(old);
+        return { way: w, b: born };
+      }
+    }
+    const victim = this.evict(ways, now); // GATE-16: every way is filled, so ways is finite
+    if (mutants.active('full_set_inherits')) return { way: victim, b: ways.get(victim.toString()) };
+    return { way: victim, b: born };
+  }
+
+  evict(ways, now) {
+    const n = Number(this.ways);
+    const e = (w) => ways.get(String(w));
+    if (mutants.active('evict_lru')) {
+      let best = 0;
+      for (let w = 1; w < n; w++) if (e(w).used < e(best).used) best = w;
+      return BigInt(best);
+    }
+    const score = (w) => (mutants.active('evict_stored_tks') ? e(w).tks : this.refilled(e(w), now));
+    const order = [];
+    for (let w = 0; w < n; w++) order.push(w);
+    if (mutants.active('evict_ties_highest')) order.reverse();
+    let best = null;
+    for (const w of order) if (best === null || score(w) > score(best)) best = w;
+    return BigInt(best);
+  }
+
+  take(s, key, now) {
+    const { way, b } = this.place(s, key, now);
     const r = limTake(b, this.lim, now, 1n); // GATE-5
-    this.buckets.set(slot.toString(), { tks: r.tks, last: r.last }); // GATE-6
-    return r;
+    this.uses += 1n;
+    this.ways_(s).set(way.toString(), { key, tks: r.tks, last: r.last, used: this.uses }); // GATE-6
+    return { way, r };
   }
 
-  static shed(slot) { // GATE-9
-    return { verdict: 'shed', slot, retry: 0n, retry_after: 1n, response: limResp503(mutants.active('shed_retry_after_zero') ? 0n : 1n) };
+  static shed(s) { // GATE-9, GATE-17: a shed names no way
+    return { verdict: 'shed', set: s, retry: 0n, retry_after: 1n, response: limResp503(mutants.active('shed_retry_after_zero') ? 0n : 1n) };
   }
 
-  limited(slot, r) { // GATE-8
+  limited(s, way, r) { // GATE-8
     const ra = retryAfterSecs(r.retry, this.tickNanos);
-    return { verdict: 'limited', slot, retry: r.retry, retry_after: ra, response: limResp503(ra) };
+    return { verdict: 'limited', set: s, way, retry: r.retry, retry_after: ra, response: limResp503(ra) };
   }
 
   release() { this.inFlight = limRel(this.inFlight); } // GATE-11
 
-  // Inspection: the slot's bucket, or null while untouched (a slot outside [0, slots) is
-  // untouched: spec.md's operations table).
-  bucket(slot) { return this.buckets.get(slot.toString()) || null; }
+  // Inspection: the stored bucket of ip's key, or null when no way holds it or its bucket
+  // is full at now (GATE-14; spec.md's operations table).
+  bucket(ip, now) {
+    const key = limIpKey(ip);
+    const ways = this.table.get(this.setOf(key).toString());
+    if (ways === undefined) return null;
+    for (const e of ways.values()) if (e.key === key) return this.full(e, now) ? null : e;
+    return null;
+  }
 
   do(op) {
     switch (op.op) {
@@ -100,7 +168,7 @@ class Gate {
       case 'release': this.release(); return {};
       case 'in_flight': return { n: this.inFlight.toString() };
       case 'bucket': {
-        const b = this.bucket(int64(arg(op, 'slot'), 'slot'));
+        const b = this.bucket(parseBytes(arg(op, 'ip'), 'ip'), int64(arg(op, 'now'), 'now'));
         if (b === null) return { touched: false };
         return { touched: true, tks: b.tks.toString(), last: b.last.toString() };
       }
@@ -113,7 +181,7 @@ function openGate(config) {
   const g = arg(config || {}, 'gate');
   if (g === null || typeof g !== 'object' || Array.isArray(g)) throw new OpError('config.gate: not an object');
   const f = (k) => int64(arg(g, k), `config.gate.${k}`);
-  return new Gate(f('cap'), f('refil'), f('ivl'), f('maxif'), f('slots'), f('tick_nanos'));
+  return new Gate(f('cap'), f('refil'), f('ivl'), f('maxif'), f('sets'), f('ways'), f('tick_nanos'));
 }
 
 module.exports = { NANOS_PER_SECOND, retryAfterSecs, Gate, openGate };

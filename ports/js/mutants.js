@@ -19,14 +19,15 @@ const NAMES = Object.freeze([
   'ban_ends_early', 'purge_ban_strict', 'steps_late', 'cost_equal_rejects', 'inflight_one_short',
   'threshold_early', 'retry_floor', 'retry_ignores_refil', 'retry_true_wait', 'reject_keeps_last',
   'negative_cost_mints', 'negative_tks_accepted', 'cfg_ignores_maxif', 'bucket_born_empty',
-  'bucket_born_at_zero', 'rel_no_floor', 'acq_accepts_negative', 'slot_bitmask', 'resp_lf_only',
+  'bucket_born_at_zero', 'rel_no_floor', 'acq_accepts_negative', 'set_bitmask', 'resp_lf_only',
   'resp_header_order', 'resp_body_newline', 'resp_no_content_length', 'resp_negative_retry',
   'resp_reason_phrase', 'shed_retry_after_zero', 'reset_keeps_ban', 'success_noop',
   'purge_drops_bans', 'stamps_dedup_same_second', 'fault_after_effect', 'ban_error_swallowed',
   'fault_fail_open', 'purge_error_zero', 'gate_table_per_config', 'throttle_process_store',
-  'threshold_uint16', 'threshold_uint32', 'slots_uint16',
-  'slots_uint32', 'slots_capped_4096', 'check_any_first_16', 'check_any_first_64', 'key_cut_64',
-  'ip_key_cut_256', 'stamps_ring_16',
+  'threshold_uint16', 'threshold_uint32', 'sets_uint16',
+  'sets_uint32', 'sets_capped_4096', 'check_any_first_16', 'check_any_first_64', 'key_cut_64',
+  'ip_key_cut_256', 'stamps_ring_16', 'evict_lru', 'full_set_inherits', 'forget_nonfull',
+  'evict_ties_highest', 'full_strict', 'evict_stored_tks',
 ]);
 
 const LISTED = new Set(NAMES);

@@ -11,7 +11,7 @@ const mutants = require('./mutants');
 
 const FORMAT = 'limcheck-vectors/1';
 const INT_FIELDS = new Set(['ok', 'err', 'cap', 'refil', 'ivl', 'maxif', 'retry', 'tks', 'last', 'n', 'key',
-  'slot', 'retry_after', 'remaining', 'until', 'count']);
+  'set', 'way', 'retry_after', 'remaining', 'until', 'count']);
 const ENUM_FIELDS = {
   verdict: ['pass', 'shed', 'limited', 'allow', 'banned', 'unavailable'],
   error: ['store', 'config'],

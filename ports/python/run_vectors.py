@@ -15,7 +15,7 @@ from limcheck_port.wire import parse_bytes, parse_int, MIN_INT64, MAX_UINT64  # 
 
 FORMAT = "limcheck-vectors/1"
 INT_FIELDS = ("ok", "err", "cap", "refil", "ivl", "maxif", "retry", "tks", "last", "n", "key",
-              "slot", "retry_after", "remaining", "until", "count")
+              "set", "way", "retry_after", "remaining", "until", "count")
 ENUM_FIELDS = {"verdict": ("pass", "shed", "limited", "allow", "banned", "unavailable"),
                "error": ("store", "config")}
 

@@ -39,7 +39,8 @@ function session(reqs, mutant) {
 
 // One instance (inst 1) of component with config, then ops.
 const on = (component, config, ...ops) => [{ op: 'open', inst: 1, component, config }, ...ops.map((o) => ({ inst: 1, ...o }))];
-const gate = (cap, refil, ivl, maxif, slots, tickNanos) => ({ gate: { cap, refil, ivl, maxif, slots, tick_nanos: tickNanos } });
+const gate = (cap, refil, ivl, maxif, sets, tickNanos, ways = '2') => ({ gate: { cap, refil, ivl, maxif, sets, ways, tick_nanos: tickNanos } });
+const adm = (ip, now) => ({ op: 'admit', ip, now });
 const thr = (threshold, windowSecs, banSecs) => ({ throttle: { threshold, window_secs: windowSecs, ban_secs: banSecs } });
 const take = (tks, last, cap, refil, ivl, now, cost) => ({ op: 'lim_take', tks, last, cap, refil, ivl, maxif: '1', now, cost });
 const rf = (key, now) => ({ op: 'record_failure', key, now });
@@ -59,7 +60,7 @@ const KILLS = {
   fault_fail_closed: on('throttle_faults', thr('5', '60', '60'), { op: 'set_faults', faults: [{ op: 'ban_until' }] }, { op: 'check', key: 'k', now: '0' }),
   window_inclusive: on('throttle', thr('5', '10', '60'), rf('k', '0'), { op: 'check', key: 'k', now: '10' }),
   inflight_off_by_one: on('lim', undefined, { op: 'lim_acq', n: '1', maxif: '1' }),
-  gate_wrong_order: on('gate', gate('5', '1', '10', '1', '1', '1'), { op: 'admit', ip: 'a', now: '0' }, { op: 'admit', ip: 'a', now: '0' }, { op: 'bucket', slot: '0' }),
+  gate_wrong_order: on('gate', gate('5', '1', '10', '1', '1', '1'), { op: 'admit', ip: 'a', now: '0' }, { op: 'admit', ip: 'a', now: '0' }, { op: 'bucket', ip: 'a', now: '0' }),
   key_codepoints: on('lim', undefined, { op: 'lim_ip_key', ip: 'é' }),
   refill_resets_last: on('lim', undefined, take('0', '0', '5', '1', '10', '15', '1')),
   retry_trunc_plus_one: on('lim', undefined, take('0', '0', '1', '1', '10', '0', '1')),
@@ -121,7 +122,7 @@ const KILLS = {
   bucket_born_at_zero: on('lim', undefined, { op: 'lim_bkt_new', cap: '5', now: '7' }),
   rel_no_floor: on('lim', undefined, { op: 'lim_rel', n: '0' }),
   acq_accepts_negative: on('lim', undefined, { op: 'lim_acq', n: '-1', maxif: '1' }),
-  slot_bitmask: on('gate', gate('1', '1', '10', '1', '3', '1'), { op: 'admit', ip: 'a', now: '0' }),
+  set_bitmask: on('gate', gate('1', '1', '10', '1', '3', '1'), { op: 'admit', ip: 'a', now: '0' }),
   resp_lf_only: on('lim', undefined, { op: 'lim_resp_503', retry: '1' }),
   resp_header_order: on('lim', undefined, { op: 'lim_resp_503', retry: '1' }),
   resp_body_newline: on('lim', undefined, { op: 'lim_resp_503', retry: '1' }),
@@ -141,14 +142,21 @@ const KILLS = {
   purge_error_zero: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'purge' }] }, { op: 'purge_expired', now: '0' }),
   threshold_uint16: on('throttle', thr('65537', '10', '10'), { op: 'check', key: 'k', now: '0' }),
   threshold_uint32: on('throttle', thr('4294967297', '10', '10'), { op: 'check', key: 'k', now: '0' }),
-  slots_uint16: on('gate', gate('1', '1', '10', '1', '65537', '1'), { op: 'admit', ip: 'a', now: '0' }),
-  slots_uint32: on('gate', gate('1', '1', '10', '1', '4294967297', '1'), { op: 'admit', ip: 'a', now: '0' }),
-  slots_capped_4096: on('gate', gate('1', '1', '10', '1', '4097', '1'), { op: 'admit', ip: 'ab', now: '0' }),
+  sets_uint16: on('gate', gate('1', '1', '10', '1', '65537', '1'), { op: 'admit', ip: 'a', now: '0' }),
+  sets_uint32: on('gate', gate('1', '1', '10', '1', '4294967297', '1'), { op: 'admit', ip: 'a', now: '0' }),
+  sets_capped_4096: on('gate', gate('1', '1', '10', '1', '4097', '1'), { op: 'admit', ip: 'ab', now: '0' }),
   check_any_first_16: on('throttle', thr('1', '10', '10'), rf('b', '0'), { op: 'check_any', keys: [...Array(16).fill('a'), 'b'], now: '0' }),
   check_any_first_64: on('throttle', thr('1', '10', '10'), rf('b', '0'), { op: 'check_any', keys: [...Array(64).fill('a'), 'b'], now: '0' }),
   key_cut_64: on('throttle', thr('1', '10', '10'), rf(`${'x'.repeat(64)}1`, '0'), { op: 'check', key: `${'x'.repeat(64)}2`, now: '0' }),
   ip_key_cut_256: on('lim', undefined, { op: 'lim_ip_key', ip: 'a'.repeat(257) }),
   stamps_ring_16: on('throttle', thr('17', '10', '10'), ...Array(17).fill(rf('k', '0'))),
+  // The table of spec 2.0 (GATE-14..GATE-16): one set of two ways, or of one.
+  evict_lru: on('gate', gate('3', '1', '100', '9', '1', '1'), adm('a', '0'), adm('a', '0'), adm('b', '1'), adm('c', '2')),
+  full_set_inherits: on('gate', gate('1', '1', '1000', '9', '1', '1', '1'), adm('a', '0'), adm('b', '0')),
+  forget_nonfull: on('gate', gate('2', '1', '10', '9', '1', '1', '1'), adm('a', '0'), adm('a', '0'), { op: 'bucket', ip: 'a', now: '19' }),
+  evict_ties_highest: on('gate', gate('1', '1', '10', '9', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
+  full_strict: on('gate', gate('2', '1', '10', '9', '1', '1', '1'), adm('a', '0'), adm('a', '0'), { op: 'bucket', ip: 'a', now: '20' }),
+  evict_stored_tks: on('gate', gate('3', '2', '100', '9', '1', '1'), adm('a', '0'), adm('a', '0'), adm('a', '0'), adm('b', '50'), adm('b', '50'), adm('c', '100')),
 };
 
 test('--list-mutants lists ports/mutants.json, and every mutant has a session here', () => {

@@ -9,13 +9,15 @@ const { ExactStore, FaultStore, Throttle } = require('../throttle');
 
 const B = (s) => Buffer.from(s, 'latin1');
 
+// tl is a gate bucket's tks and last, or null when no way holds the key.
+const tl = (b) => (b === null ? null : { tks: b.tks, last: b.last });
+
 test('worked example', () => {
-  const g = new Gate(2n, 1n, 10n, 2n, 64n, 100000000n);
-  const slot = limIpKey(B('a')) % 64n;
+  const g = new Gate(2n, 1n, 10n, 2n, 64n, 4n, 100000000n);
   assert.equal(g.admit(B('a'), 0n).verdict, 'pass');
-  assert.deepEqual([g.inFlight, g.bucket(slot)], [1n, { tks: 1n, last: 0n }]);
+  assert.deepEqual([g.inFlight, tl(g.bucket(B('a'), 0n))], [1n, { tks: 1n, last: 0n }]);
   assert.equal(g.admit(B('a'), 1n).verdict, 'pass');
-  assert.deepEqual([g.inFlight, g.bucket(slot)], [2n, { tks: 0n, last: 0n }]);
+  assert.deepEqual([g.inFlight, tl(g.bucket(B('a'), 1n))], [2n, { tks: 0n, last: 0n }]);
   const shed = g.admit(B('b'), 2n);
   assert.equal(shed.verdict, 'shed');
   assert.equal(shed.retry_after, 1n);
@@ -26,14 +28,26 @@ test('worked example', () => {
   const lim = g.admit(B('a'), 4n);
   assert.deepEqual([lim.verdict, lim.retry, lim.retry_after], ['limited', 10n, 1n]);
   assert.equal(g.admit(B('a'), 10n).verdict, 'pass');
-  assert.deepEqual(g.bucket(slot), { tks: 0n, last: 10n });
+  assert.deepEqual(tl(g.bucket(B('a'), 10n)), { tks: 0n, last: 10n });
+});
+
+test('FIND-14: an aimed collision leaves its victim unaffected', () => {
+  const g = new Gate(15n, 1n, 1000n, 1000n, 4096n, 2n, 1000000n);
+  let passed = 0;
+  for (let now = 0n; now < 15n; now++) {
+    for (const a of ['198.51.31.69', '198.51.41.115', '198.51.65.104']) g.admit(B(a), now);
+    if (g.admit(B('192.0.2.10'), now).verdict === 'pass') passed++;
+  }
+  assert.equal(passed, 15);
 });
 
 test('dispatcher takes vector ops', () => {
-  const s = openComponent('gate', { gate: { cap: '2', refil: '1', ivl: '10', maxif: '2', slots: '64', tick_nanos: '100000000' } });
-  assert.deepEqual(s.do({ op: 'admit', ip: 'a', now: '0' }), { verdict: 'pass', slot: '33', retry: '0', retry_after: '0' });
-  assert.deepEqual(s.do({ op: 'bucket', slot: '0' }), { touched: false });
-  assert.throws(() => new Gate(2n, 1n, 10n, 2n, 0n, 1n), wire.ConfigError);
+  const s = openComponent('gate', { gate: { cap: '2', refil: '1', ivl: '10', maxif: '2', sets: '64', ways: '4', tick_nanos: '100000000' } });
+  assert.deepEqual(s.do({ op: 'admit', ip: 'a', now: '0' }), { verdict: 'pass', set: '33', way: '0', retry: '0', retry_after: '0' });
+  assert.deepEqual(s.do({ op: 'bucket', ip: 'b', now: '0' }), { touched: false });
+  assert.deepEqual(s.do({ op: 'bucket', ip: 'a', now: '0' }), { touched: true, tks: '1', last: '0' });
+  assert.throws(() => new Gate(2n, 1n, 10n, 2n, 0n, 1n, 1n), wire.ConfigError);
+  assert.throws(() => new Gate(2n, 1n, 10n, 2n, 1n, 0n, 1n), wire.ConfigError);
   assert.deepEqual(openComponent('lim').do({ op: 'lim_ip_key', ip: { hex: '0061' } }), { key: '97' });
 });
 

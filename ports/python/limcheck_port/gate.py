@@ -1,4 +1,5 @@
-"""Component gate: the composition layer (spec.md GATE-1..GATE-12)."""
+"""Component gate: the composition layer (spec.md GATE-1..GATE-17): a table of sets of
+ways, each way empty or holding one key and its bucket."""
 
 from . import mutants
 from .lim import cfg_valid, lim_acq, wrap, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
@@ -17,84 +18,134 @@ def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, 
     return min(max(1, s), MAX_INT32 if mutants.active("retry_after_int32") else MAX_INT64)
 
 
-# The gate_table_per_config mutant's bucket tables: one per config, process-wide.
+# The gate_table_per_config mutant's tables: one per config, process-wide.
 _TABLES = {}
 
 
 class Gate:
-    def __init__(self, cap, refil, ivl, maxif, slots, tick_nanos):
+    def __init__(self, cap, refil, ivl, maxif, sets, ways, tick_nanos):
         self.lim = lim_cfg(cap, refil, ivl, maxif)
-        if not cfg_valid(self.lim) or slots < 1 or tick_nanos < 1:  # GATE-1
+        if not cfg_valid(self.lim) or sets < 1 or ways < 1 or tick_nanos < 1:  # GATE-1
             raise ConfigError("gate config refused")
-        self.slots = slots
-        if mutants.active("slots_uint16"):
-            self.slots = slots % (1 << 16) or 1
-        if mutants.active("slots_uint32"):
-            self.slots = slots % (1 << 32) or 1
-        if mutants.active("slots_capped_4096"):
-            self.slots = min(slots, 4096)
+        self.sets, self.ways = sets, ways
+        if mutants.active("sets_uint16"):
+            self.sets = sets % (1 << 16) or 1
+        if mutants.active("sets_uint32"):
+            self.sets = sets % (1 << 32) or 1
+        if mutants.active("sets_capped_4096"):
+            self.sets = min(sets, 4096)
         self.tick_nanos = tick_nanos
         self.in_flight = 0  # GATE-2
-        self.buckets = {}  # slot -> bucket; absent = untouched (sparse: slots may be huge)
+        self.table = {}  # set -> {way: {"key", "tks", "last", "used"}}; an absent way is empty
+        self.uses = 0  # a counter of takes, for the evict_lru mutant
         if mutants.active("gate_table_per_config"):  # every gate of this config shares one table
-            self.buckets = _TABLES.setdefault((cap, refil, ivl, maxif, slots, tick_nanos), {})
-            self.buckets.clear()
+            self.table = _TABLES.setdefault((cap, refil, ivl, maxif, sets, ways, tick_nanos), {})
+            self.table.clear()
 
-    def slot_of(self, ip):  # GATE-3
-        if mutants.active("slot_bitmask"):
-            return lim_ip_key(ip) & (self.slots - 1)
-        return lim_ip_key(ip) % self.slots
+    def set_of(self, key):  # GATE-13
+        if mutants.active("set_bitmask"):
+            return key & (self.sets - 1)
+        return key % self.sets
 
     def admit(self, ip, now):
-        slot = self.slot_of(ip)
+        key = lim_ip_key(ip)
+        s = self.set_of(key)
         if mutants.active("gate_wrong_order"):
-            return self._admit_take_first(slot, now)
+            return self._admit_take_first(s, key, now)
         acq = lim_acq(self.in_flight, self.lim["maxif"])  # GATE-4
         if not acq["ok"]:  # GATE-9
-            return self._shed(slot)
-        r = self._take(slot, now)
+            return self._shed(s)
+        w, r = self._take(s, key, now)
         if r["ok"]:  # GATE-7
             self.in_flight = acq["n"]
-            return {"verdict": "pass", "slot": slot, "retry": 0, "retry_after": 0}
+            return {"verdict": "pass", "set": s, "way": w, "retry": 0, "retry_after": 0}
         if mutants.active("limited_keeps_inflight"):
             self.in_flight = acq["n"]
-        return self._limited(slot, r)
+        return self._limited(s, w, r)
 
-    def _admit_take_first(self, slot, now):  # the gate_wrong_order mutant
-        r = self._take(slot, now)
+    def _admit_take_first(self, s, key, now):  # the gate_wrong_order mutant
+        w, r = self._take(s, key, now)
         if not r["ok"]:
-            return self._limited(slot, r)
+            return self._limited(s, w, r)
         acq = lim_acq(self.in_flight, self.lim["maxif"])
         if not acq["ok"]:
-            return self._shed(slot)
+            return self._shed(s)
         self.in_flight = acq["n"]
-        return {"verdict": "pass", "slot": slot, "retry": 0, "retry_after": 0}
+        return {"verdict": "pass", "set": s, "way": w, "retry": 0, "retry_after": 0}
 
-    def _take(self, slot, now):
-        b = self.buckets.get(slot)
-        if b is None:  # GATE-10
-            b = lim_bkt_new(self.lim["cap"], now)
+    def _refilled(self, b, now):
+        """tks' of b at now (LIM-10): a take of cap tokens reports it."""
+        cap = self.lim["cap"]
+        r = lim_take(b, self.lim, now, cap)
+        return r["tks"] + cap if r["ok"] else r["tks"]
+
+    def _full(self, b, now):  # GATE-14
+        t, cap = self._refilled(b, now), self.lim["cap"]
+        if mutants.active("forget_nonfull"):
+            return t >= cap - 1
+        if mutants.active("full_strict"):
+            return t > cap
+        return t >= cap
+
+    def _place(self, s, key, now):
+        """The way of set s for key at now and the bucket it takes from (GATE-15, GATE-16)."""
+        ways = self.table.setdefault(s, {})
+        born = lim_bkt_new(self.lim["cap"], now)  # GATE-10
+        old = next((w for w, e in ways.items() if e["key"] == key), None)
+        if old is not None and not self._full(ways[old], now):  # GATE-15 (a)
+            return old, ways[old]
+        w = 0
+        while w < self.ways:  # GATE-15 (b): ends by len(ways) + 1
+            e = ways.get(w)
+            if e is None or self._full(e, now):
+                if old is not None and old != w:
+                    del ways[old]
+                return w, born
+            w += 1
+        victim = self._evict(ways, now)  # GATE-16: every way is filled, so ways is finite
+        if mutants.active("full_set_inherits"):
+            return victim, ways[victim]  # the newcomer takes from the evicted key's bucket
+        return victim, born
+
+    def _evict(self, ways, now):
+        if mutants.active("evict_lru"):
+            return min(range(self.ways), key=lambda w: ways[w]["used"])
+        score = (lambda w: ways[w]["tks"]) if mutants.active("evict_stored_tks") else (lambda w: self._refilled(ways[w], now))
+        order = range(self.ways - 1, -1, -1) if mutants.active("evict_ties_highest") else range(self.ways)
+        best = None
+        for w in order:
+            if best is None or score(w) > score(best):
+                best = w
+        return best
+
+    def _take(self, s, key, now):
+        w, b = self._place(s, key, now)
         r = lim_take(b, self.lim, now, 1)  # GATE-5
-        self.buckets[slot] = {"tks": r["tks"], "last": r["last"]}  # GATE-6
-        return r
+        self.uses += 1
+        self.table[s][w] = {"key": key, "tks": r["tks"], "last": r["last"], "used": self.uses}  # GATE-6
+        return w, r
 
     @staticmethod
-    def _shed(slot):  # GATE-9
-        return {"verdict": "shed", "slot": slot, "retry": 0, "retry_after": 1,
+    def _shed(s):  # GATE-9, GATE-17: a shed names no way
+        return {"verdict": "shed", "set": s, "retry": 0, "retry_after": 1,
                 "response": lim_resp_503(0 if mutants.active("shed_retry_after_zero") else 1)}
 
-    def _limited(self, slot, r):
+    def _limited(self, s, w, r):
         ra = retry_after_secs(r["retry"], self.tick_nanos)  # GATE-8
-        return {"verdict": "limited", "slot": slot, "retry": r["retry"], "retry_after": ra,
+        return {"verdict": "limited", "set": s, "way": w, "retry": r["retry"], "retry_after": ra,
                 "response": lim_resp_503(ra)}
 
     def release(self):  # GATE-11
         self.in_flight = lim_rel(self.in_flight)
 
-    def bucket(self, slot):
-        """Inspection: the slot's bucket, or None while untouched (a slot outside
-        [0, slots) is untouched: spec.md's operations table)."""
-        return self.buckets.get(slot)
+    def bucket(self, ip, now):
+        """Inspection: the stored bucket of ip's key, or None when no way holds it or its
+        bucket is full at now (GATE-14; spec.md's operations table)."""
+        key = lim_ip_key(ip)
+        for e in self.table.get(self.set_of(key), {}).values():
+            if e["key"] == key:
+                return None if self._full(e, now) else e
+        return None
 
     def do(self, op):
         name = op.get("op")
@@ -109,7 +160,7 @@ class Gate:
         if name == "in_flight":
             return {"n": str(self.in_flight)}
         if name == "bucket":
-            b = self.bucket(int64(arg(op, "slot"), "slot"))
+            b = self.bucket(parse_bytes(arg(op, "ip"), "ip"), int64(arg(op, "now"), "now"))
             if b is None:
                 return {"touched": False}
             return {"touched": True, "tks": str(b["tks"]), "last": str(b["last"])}
@@ -121,4 +172,4 @@ def open_gate(config):
     if not isinstance(g, dict):
         raise OpError("config.gate: not an object")
     f = lambda k: int64(arg(g, k), "config.gate." + k)
-    return Gate(f("cap"), f("refil"), f("ivl"), f("maxif"), f("slots"), f("tick_nanos"))
+    return Gate(f("cap"), f("refil"), f("ivl"), f("maxif"), f("sets"), f("ways"), f("tick_nanos"))

@@ -23,7 +23,7 @@ MAX_INT64 = (1 << 63) - 1
 SLOWDOWN = float(os.environ.get("LIMCHECK_TEST_SLOWDOWN") or 1)
 WAIT = 60 * SLOWDOWN
 
-HELLO = {"protocol": "limcheck-port/1", "name": "limcheck-python", "version": "1.3.0",
+HELLO = {"protocol": "limcheck-port/1", "name": "limcheck-python", "version": "2.0.0",
          "components": ["lim", "gate", "throttle", "throttle_faults"]}
 
 
@@ -83,9 +83,9 @@ def session_in_process(component, config, ops, mutant="", twin=False):
     return replies_of(reqs, replies, twin)
 
 
-def gate(cap, refil, ivl, maxif, slots, tick_nanos):
+def gate(cap, refil, ivl, maxif, sets, tick_nanos, ways=2):
     return {"gate": {"cap": str(cap), "refil": str(refil), "ivl": str(ivl), "maxif": str(maxif),
-                     "slots": str(slots), "tick_nanos": str(tick_nanos)}}
+                     "sets": str(sets), "ways": str(ways), "tick_nanos": str(tick_nanos)}}
 
 
 def throttle(threshold, window_secs, ban_secs):
@@ -111,7 +111,20 @@ def admit(ip, now):
     return {"op": "admit", "ip": ip, "now": str(now)}
 
 
-PASS0 = {"verdict": "pass", "slot": "0", "retry": "0", "retry_after": "0"}
+def passed(s, w=0):
+    return {"verdict": "pass", "set": str(s), "way": str(w), "retry": "0", "retry_after": "0"}
+
+
+def bucket(ip, now):
+    return {"op": "bucket", "ip": ip, "now": str(now)}
+
+
+def held(tks, last):
+    return {"touched": True, "tks": str(tks), "last": str(last)}
+
+
+UNHELD = {"touched": False}
+PASS0 = passed(0)
 
 
 def rf(key, now):
@@ -135,7 +148,7 @@ def banned(until):
 CASES = {
     "retry_after_floor": ("gate", gate(1, 1, 15, 9, 1, 100000000), [
         (admit("a", 0), PASS0),
-        (admit("a", 0), {"verdict": "limited", "slot": "0", "retry": "15", "retry_after": "2",
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": "15", "retry_after": "2",
                          "response": resp(2)}),  # 15 ticks of 0.1 s: ceil(1.5) = 2
     ]),
     "step_back_rewinds_last": ("lim", None, [(take(0, 10, 5), took(0, 10, 0, 10))]),
@@ -161,9 +174,9 @@ CASES = {
     ]),
     "gate_wrong_order": ("gate", gate(2, 1, 10, 1, 1, 1), [
         (admit("a", 0), PASS0),
-        (admit("a", 0), {"verdict": "shed", "slot": "0", "retry": "0", "retry_after": "1",
+        (admit("a", 0), {"verdict": "shed", "set": "0", "retry": "0", "retry_after": "1",
                          "response": resp(1)}),
-        ({"op": "bucket", "slot": "0"}, {"touched": True, "tks": "1", "last": "0"}),  # no token spent
+        (bucket("a", 0), held(1, 0)),  # no token spent
     ]),
     "key_codepoints": ("lim", None, [
         ({"op": "lim_ip_key", "ip": "\u00e9"}, {"key": str(0xc3 * 131 + 0xa9)}),  # UTF-8 c3 a9
@@ -173,7 +186,7 @@ CASES = {
     "clamp_only_on_refill": ("lim", None, [(take(10, 0, 0, cap=3), took(1, 0, 2, 0))]),
     "limited_keeps_inflight": ("gate", gate(1, 1, 10, 5, 1, 1), [
         (admit("a", 0), PASS0),
-        (admit("a", 0), {"verdict": "limited", "slot": "0", "retry": "10", "retry_after": "1",
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": "10", "retry_after": "1",
                          "response": resp(1)}),
         ({"op": "in_flight"}, {"n": "1"}),
     ]),
@@ -210,12 +223,12 @@ CASES = {
     "retry_mul_wraps": ("lim", None, [(take(0, 0, 0, ivl=MAX_INT64, cost=2), took(0, MAX_INT64, 0, 0))]),
     "retry_after_mul_wraps": ("gate", gate(1, 1, 2, 5, 1, MAX_INT64), [
         (admit("a", 0), PASS0),
-        (admit("a", 0), {"verdict": "limited", "slot": "0", "retry": "2", "retry_after": "18446744074",
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": "2", "retry_after": "18446744074",
                          "response": resp(18446744074)}),
     ]),
     "retry_after_int32": ("gate", gate(1, 1, 1 << 32, 5, 1, 1000000000), [
         (admit("a", 0), PASS0),
-        (admit("a", 0), {"verdict": "limited", "slot": "0", "retry": "4294967296", "retry_after": "4294967296",
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": "4294967296", "retry_after": "4294967296",
                          "response": resp(4294967296)}),
     ]),
     "ban_until_int64": ("throttle", throttle(1, 10, 10), [(rf("k", MAX_INT64), banned(9223372036854775817))]),
@@ -311,9 +324,7 @@ CASES = {
     "acq_accepts_negative": ("lim", None, [
         ({"op": "lim_acq", "n": "-1", "maxif": "1"}, {"ok": "0", "n": "-1"}),
     ]),
-    "slot_bitmask": ("gate", gate(1, 1, 10, 1, 3, 1), [
-        (admit("a", 0), {"verdict": "pass", "slot": "1", "retry": "0", "retry_after": "0"}),
-    ]),
+    "set_bitmask": ("gate", gate(1, 1, 10, 1, 3, 1), [(admit("a", 0), passed(1))]),
     "resp_lf_only": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
     "resp_header_order": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
     "resp_body_newline": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
@@ -322,7 +333,7 @@ CASES = {
     "resp_reason_phrase": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
     "shed_retry_after_zero": ("gate", gate(2, 1, 10, 1, 1, 1), [
         (admit("a", 0), PASS0),
-        (admit("a", 0), {"verdict": "shed", "slot": "0", "retry": "0", "retry_after": "1",
+        (admit("a", 0), {"verdict": "shed", "set": "0", "retry": "0", "retry_after": "1",
                          "response": resp(1)}),
     ]),
     "reset_keeps_ban": ("throttle", throttle(1, 10, 10), [
@@ -367,15 +378,9 @@ CASES = {
     ]),
     "threshold_uint16": ("throttle", throttle(65537, 10, 10), [(check("k", 0), allow(65537))]),
     "threshold_uint32": ("throttle", throttle((1 << 32) + 1, 10, 10), [(check("k", 0), allow((1 << 32) + 1))]),
-    "slots_uint16": ("gate", gate(1, 1, 10, 1, 65537, 1), [
-        (admit("a", 0), {"verdict": "pass", "slot": "97", "retry": "0", "retry_after": "0"}),
-    ]),
-    "slots_uint32": ("gate", gate(1, 1, 10, 1, (1 << 32) + 1, 1), [
-        (admit("a", 0), {"verdict": "pass", "slot": "97", "retry": "0", "retry_after": "0"}),
-    ]),
-    "slots_capped_4096": ("gate", gate(1, 1, 10, 1, 4097, 1), [
-        (admit("ab", 0), {"verdict": "pass", "slot": "514", "retry": "0", "retry_after": "0"}),  # 12805 mod 4097
-    ]),
+    "sets_uint16": ("gate", gate(1, 1, 10, 1, 65537, 1), [(admit("a", 0), passed(97))]),
+    "sets_uint32": ("gate", gate(1, 1, 10, 1, (1 << 32) + 1, 1), [(admit("a", 0), passed(97))]),
+    "sets_capped_4096": ("gate", gate(1, 1, 10, 1, 4097, 1), [(admit("ab", 0), passed(514))]),  # 12805 mod 4097
     "check_any_first_16": ("throttle", throttle(1, 10, 10), [
         (rf("b", 0), banned(10)),
         ({"op": "check_any", "keys": ["a"] * 16 + ["b"], "now": "0"}, banned(10)),
@@ -391,6 +396,28 @@ CASES = {
     "ip_key_cut_256": ("lim", None, [({"op": "lim_ip_key", "ip": "a" * 257}, {"key": "3485219017"})]),
     "stamps_ring_16": ("throttle", throttle(17, 10, 10), [(rf("k", 0), allow(17 - i)) for i in range(1, 17)] + [
         (rf("k", 0), banned(10)),  # the 17th failure: a ring of 16 never counts it
+    ]),
+    # The table of spec 2.0 (GATE-14..GATE-16): one set of two ways, or of one.
+    "evict_lru": ("gate", gate(3, 1, 100, 9, 1, 1), [
+        (admit("a", 0), passed(0)), (admit("a", 0), passed(0)), (admit("b", 1), passed(0, 1)),
+        (admit("c", 2), passed(0, 1)),  # b has 2 tokens, a 1: b goes, not a (least recently used)
+    ]),
+    "full_set_inherits": ("gate", gate(1, 1, 1000, 9, 1, 1, ways=1), [
+        (admit("a", 0), passed(0)), (admit("b", 0), passed(0)),  # b is born full, not a's empty bucket
+    ]),
+    "forget_nonfull": ("gate", gate(2, 1, 10, 9, 1, 1, ways=1), [
+        (admit("a", 0), passed(0)), (admit("a", 0), passed(0)), (bucket("a", 19), held(0, 0)),
+    ]),
+    "evict_ties_highest": ("gate", gate(1, 1, 10, 9, 1, 1), [
+        (admit("a", 0), passed(0)), (admit("b", 0), passed(0, 1)), (admit("c", 0), passed(0, 0)),
+    ]),
+    "full_strict": ("gate", gate(2, 1, 10, 9, 1, 1, ways=1), [
+        (admit("a", 0), passed(0)), (admit("a", 0), passed(0)), (bucket("a", 20), UNHELD),
+    ]),
+    "evict_stored_tks": ("gate", gate(3, 2, 100, 9, 1, 1), [
+        (admit("a", 0), passed(0)), (admit("a", 0), passed(0)), (admit("a", 0), passed(0)),
+        (admit("b", 50), passed(0, 1)), (admit("b", 50), passed(0, 1)),
+        (admit("c", 100), passed(0, 0)),  # a refills to 2 by 100, b stays at 1: a goes
     ]),
 }
 
@@ -491,7 +518,7 @@ class Driver(unittest.TestCase):
         writer.join()
         self.assertEqual([r["seq"] for r in replies], list(range(2, 302)))
         self.assertTrue(all(set(r) == {"seq", "result"} for r in replies), replies)
-        self.assertEqual(replies[0]["result"], {"verdict": "pass", "slot": "33", "retry": "0",
+        self.assertEqual(replies[0]["result"], {"verdict": "pass", "set": "33", "way": "0", "retry": "0",
                                                 "retry_after": "0"})
         self.assertEqual(replies[-2]["result"], {"n": "0"})
         self.assertEqual(replies[-1]["result"], {})

@@ -12,14 +12,18 @@ from limcheck_port.lim import lim_bkt, lim_cfg, lim_ip_key, lim_resp_503, lim_ta
 from limcheck_port.wire import MAX_INT64, MAX_UINT64, OpError, parse_bytes  # noqa: E402
 
 
+def tl(b):
+    """A gate bucket's tks and last, or None when no way holds the key."""
+    return None if b is None else {"tks": b["tks"], "last": b["last"]}
+
+
 class WorkedExample(unittest.TestCase):
     def test_worked_example(self):
-        g = Gate(2, 1, 10, 2, 64, 100000000)
-        slot = lim_ip_key(b"a") % 64
+        g = Gate(2, 1, 10, 2, 64, 4, 100000000)
         self.assertEqual(g.admit(b"a", 0)["verdict"], "pass")
-        self.assertEqual((g.in_flight, g.bucket(slot)), (1, {"tks": 1, "last": 0}))
+        self.assertEqual((g.in_flight, tl(g.bucket(b"a", 0))), (1, {"tks": 1, "last": 0}))
         self.assertEqual(g.admit(b"a", 1)["verdict"], "pass")
-        self.assertEqual((g.in_flight, g.bucket(slot)), (2, {"tks": 0, "last": 0}))
+        self.assertEqual((g.in_flight, tl(g.bucket(b"a", 1))), (2, {"tks": 0, "last": 0}))
         r = g.admit(b"b", 2)
         self.assertEqual((r["verdict"], r["retry_after"], r["response"]), ("shed", 1, lim_resp_503(1)))
         g.release()
@@ -28,16 +32,28 @@ class WorkedExample(unittest.TestCase):
         r = g.admit(b"a", 4)
         self.assertEqual((r["verdict"], r["retry"], r["retry_after"]), ("limited", 10, 1))
         self.assertEqual(g.admit(b"a", 10)["verdict"], "pass")
-        self.assertEqual(g.bucket(slot), {"tks": 0, "last": 10})
+        self.assertEqual(tl(g.bucket(b"a", 10)), {"tks": 0, "last": 10})
 
     def test_dispatcher(self):
         s = open_component("gate", {"gate": {"cap": "2", "refil": "1", "ivl": "10", "maxif": "2",
-                                             "slots": "64", "tick_nanos": "100000000"}})
+                                             "sets": "64", "ways": "4", "tick_nanos": "100000000"}})
         self.assertEqual(s.do({"op": "admit", "ip": "a", "now": "0"}),
-                         {"verdict": "pass", "slot": "33", "retry": "0", "retry_after": "0"})
-        self.assertEqual(s.do({"op": "bucket", "slot": "0"}), {"touched": False})
+                         {"verdict": "pass", "set": "33", "way": "0", "retry": "0", "retry_after": "0"})
+        self.assertEqual(s.do({"op": "bucket", "ip": "b", "now": "0"}), {"touched": False})
+        self.assertEqual(s.do({"op": "bucket", "ip": "a", "now": "0"}), {"touched": True, "tks": "1", "last": "0"})
         with self.assertRaises(ConfigError):
-            Gate(2, 1, 10, 2, 0, 1)
+            Gate(2, 1, 10, 2, 0, 1, 1)
+        with self.assertRaises(ConfigError):
+            Gate(2, 1, 10, 2, 1, 0, 1)
+
+    def test_aimed_collision_leaves_the_victim(self):  # FIND-14
+        g = Gate(15, 1, 1000, 1000, 4096, 2, 1000000)
+        passed = 0
+        for now in range(15):
+            for a in (b"198.51.31.69", b"198.51.41.115", b"198.51.65.104"):
+                g.admit(a, now)
+            passed += g.admit(b"192.0.2.10", now)["verdict"] == "pass"
+        self.assertEqual(passed, 15)
 
 
 class LimFindings(unittest.TestCase):
