@@ -100,27 +100,43 @@ func TestGenReachesEdges(t *testing.T) {
 		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
 			"the structural extremes under faults too"},
 	}
-	for _, tt := range tests {
-		t.Run(string(tt.c), func(t *testing.T) {
-			seen := map[string]int{}
-			for seed := range examples {
-				tr := oracle.GenTrace(tt.c).Example(seed)
-				out, err := oracle.Run(oracle.Model{}, tr)
-				if err != nil {
-					t.Fatalf("Run(Model{}, GenTrace(%s).Example(%d)) = %v", tt.c, seed, err)
+	for _, src := range traceSources {
+		for _, tt := range tests {
+			t.Run(src.name+"/"+string(tt.c), func(t *testing.T) {
+				seen := map[string]int{}
+				for seed := range examples {
+					tr := src.trace(tt.c, seed)
+					out, err := oracle.Run(oracle.Model{}, tr)
+					if err != nil {
+						t.Fatalf("Run(Model{}, %s(%s, %d)) = %v", src.name, tt.c, seed, err)
+					}
+					for _, f := range tt.features(tr, out) {
+						seen[f]++
+					}
 				}
-				for _, f := range tt.features(tr, out) {
-					seen[f]++
+				for _, f := range tt.want {
+					if seen[f] == 0 {
+						t.Errorf("%s(%s) over %d seeds never reached %q (%s)", src.name, tt.c, examples, f, tt.reason)
+					}
 				}
-			}
-			for _, f := range tt.want {
-				if seen[f] == 0 {
-					t.Errorf("GenTrace(%s) over %d seeds never reached %q (%s)", tt.c, examples, f, tt.reason)
-				}
-			}
-			t.Logf("features reached: %v", seen)
-		})
+				t.Logf("features reached: %v", seen)
+			})
+		}
 	}
+}
+
+// traceSources are the two sources of the generators' draws: rapid
+// (GenTrace, the property tests' and state machines') and the seeded PRNG
+// (GenTraceSeeded, the fuzzer's). Each must reach every edge.
+var traceSources = []struct {
+	name  string
+	trace func(c oracle.Component, seed int) oracle.Trace
+}{
+	{"GenTrace", func(c oracle.Component, seed int) oracle.Trace { return oracle.GenTrace(c).Example(seed) }},
+	{"GenTraceSeeded", func(c oracle.Component, seed int) oracle.Trace {
+		tr, _ := oracle.GenTraceSeeded(c, uint64(seed))
+		return tr
+	}},
 }
 
 func i64(n oracle.Num) int64  { v, _ := n.Int64(); return v }
