@@ -1,8 +1,10 @@
 package protocol
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -10,8 +12,8 @@ import (
 // The protocol's hot path (PROTO-3, PROTO-5, PROTO-6): requests and replies
 // of flat objects of decimal strings, written and read without reflection.
 // Each fast function handles the common shapes only and says so; anything
-// else (a nested value, an escape it does not know, a non-ASCII string, an
-// unknown or odd key) goes to encoding/json, whose result is the
+// else (a nested value, an escape it does not know, a string that is not
+// valid UTF-8, an unknown, odd or repeated key) goes to encoding/json, whose result is the
 // definition: codec_test.go checks that both paths agree.
 
 // appendRequestLine appends the request for op of t (-1 open, len(ops)
@@ -91,9 +93,14 @@ func appendOpFields(b []byte, op *oracle.Op) []byte {
 		b = appendBytes(b, *op.Key)
 	}
 	if op.Keys != nil {
-		ks, _ := json.Marshal(op.Keys) // Bytes always marshal
-		b = append(b, `,"keys":`...)
-		b = append(b, ks...)
+		b = append(b, `,"keys":[`...)
+		for i, k := range op.Keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendBytes(b, k)
+		}
+		b = append(b, ']')
 	}
 	if op.Faults != nil {
 		fs, _ := json.Marshal(op.Faults)
@@ -230,17 +237,27 @@ func (s *scanner) str() ([]byte, bool) {
 	}
 	start := s.i + 1
 	var out []byte // nil until the first escape
+	high := false  // a byte >= 0x80 was read: the string must be valid UTF-8
 	for j := start; j < len(s.b); j++ {
 		c := s.b[j]
 		switch {
 		case c == '"':
-			s.i = j + 1
-			if out == nil {
-				return s.b[start:j], true
+			v := out
+			if v == nil {
+				v = s.b[start:j]
 			}
-			return out, true
-		case c < 0x20 || c >= 0x80:
+			if high && !utf8.Valid(v) { // encoding/json would write U+FFFD for it
+				return nil, false
+			}
+			s.i = j + 1
+			return v, true
+		case c < 0x20:
 			return nil, false
+		case c >= 0x80:
+			high = true
+			if out != nil {
+				out = append(out, c)
+			}
 		case c == '\\':
 			if out == nil {
 				out = append([]byte(nil), s.b[start:j]...)
@@ -288,6 +305,66 @@ func unescape(b []byte) (byte, int, bool) {
 		return byte(v), 6, true
 	}
 	return 0, 0, false
+}
+
+// bytes reads an oracle.Bytes as its UnmarshalJSON reads the two forms
+// MarshalJSON writes: a string, or exactly {"hex":"..."}.
+func (s *scanner) bytes() (oracle.Bytes, bool) {
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		v, ok := s.str()
+		return oracle.Bytes(v), ok
+	}
+	var h []byte
+	seen := false
+	ok := s.object(func(k []byte) bool {
+		if string(k) != "hex" || seen {
+			return false
+		}
+		seen = true
+		var ok bool
+		h, ok = s.str()
+		return ok
+	})
+	if !ok || !seen {
+		return "", false
+	}
+	raw := make([]byte, hex.DecodedLen(len(h)))
+	if _, err := hex.Decode(raw, h); err != nil {
+		return "", false
+	}
+	return oracle.Bytes(raw), true
+}
+
+// faults reads a set_faults rule list: an array of objects with "op" and,
+// optionally, "keys", each at most once.
+func (s *scanner) faults() ([]oracle.Fault, bool) {
+	fs := []oracle.Fault{} // [] is no faults, not absent
+	ok := s.array(func() bool {
+		var f oracle.Fault
+		op, keys := false, false
+		ok := s.object(func(k []byte) bool {
+			switch {
+			case string(k) == "op" && !op:
+				op = true
+				v, ok := s.str()
+				f.Op = string(v)
+				return ok
+			case string(k) == "keys" && !keys:
+				keys = true
+				f.Keys = []oracle.Bytes{}
+				return s.array(func() bool {
+					v, ok := s.bytes()
+					f.Keys = append(f.Keys, v)
+					return ok
+				})
+			}
+			return false
+		})
+		fs = append(fs, f)
+		return ok
+	})
+	return fs, ok
 }
 
 // int reads a JSON integer that fits an int64.
@@ -514,22 +591,27 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 		case "slot":
 			return s.num(&req.Slot)
 		case "ip":
-			v, ok := s.str()
-			b := oracle.Bytes(v)
+			b, ok := s.bytes()
 			req.IP = &b
 			return ok
 		case "key":
-			v, ok := s.str()
-			b := oracle.Bytes(v)
+			b, ok := s.bytes()
 			req.Key = &b
 			return ok
 		case "keys":
 			req.Keys = []oracle.Bytes{} // [] is check_any of no key, not absent
 			return s.array(func() bool {
-				v, ok := s.str()
-				req.Keys = append(req.Keys, oracle.Bytes(v))
+				v, ok := s.bytes()
+				req.Keys = append(req.Keys, v)
 				return ok
 			})
+		case "faults":
+			if req.Faults != nil { // repeated: encoding/json decodes into the first's rules
+				return false
+			}
+			var ok bool
+			req.Faults, ok = s.faults()
+			return ok
 		case "config":
 			if req.Config == nil { // a repeated key fills the same config, as encoding/json does
 				req.Config = &oracle.Config{}

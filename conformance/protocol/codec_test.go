@@ -155,6 +155,13 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 		`{"seq":1,"op":"open","config":{}}`, `{"seq":1,"op":"open","config":null}`, `{"seq":1,"op":"open","config":{"throttle":null}}`,
 		`{"seq":1,"op":"check_any","keys":[]}`, `{"seq":1,"op":"check_any","keys":["a","",  "b"],"keys":["c"]}`, `{"seq":1,"op":"check_any","keys":null}`,
 		`{"seq":1,"op":"check_any","keys":[{"hex":"ff"}]}`, `{"seq":1,"op":"check_any","keys":["a",]}`, `{"seq":1,"op":"check_any","keys":["a"}`,
+		`{"seq":1,"op":"check","key":"acct:hé"}`, "{\"seq\":1,\"op\":\"check\",\"key\":\"\xff\"}", `{"seq":1,"op":"check","key":"\u00e9é"}`,
+		`{"seq":1,"op":"admit","ip":{"hex":"ff00"}}`, `{"seq":1,"op":"admit","ip":{"hex":"f"}}`, `{"seq":1,"op":"admit","ip":{"HEX":"ff"}}`,
+		`{"seq":1,"op":"admit","ip":{"hex":"ff","hex":"00"}}`, `{"seq":1,"op":"admit","ip":{}}`, `{"seq":1,"op":"admit","ip":{"hex":"ff","x":1}}`,
+		`{"seq":1,"op":"set_faults","faults":[]}`, `{"seq":1,"op":"set_faults","faults":[{"op":"count"},{"op":"ban","keys":["a",{"hex":"ff"}]}]}`,
+		`{"seq":1,"op":"set_faults","faults":[{"op":"count","keys":[]}]}`, `{"seq":1,"op":"set_faults","faults":[{"op":"count","keys":null}]}`,
+		`{"seq":1,"op":"set_faults","faults":[{"op":"a","keys":["x"]}],"faults":[{"op":"b"}]}`, `{"seq":1,"op":"set_faults","faults":[{"op":"a","op":"b"}]}`,
+		`{"seq":1,"op":"set_faults","faults":[{"OP":"a"}]}`, `{"seq":1,"op":"set_faults","faults":null}`, `{"seq":1,"op":"set_faults","faults":[{}]}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -632,7 +632,10 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	}
 	for done < len(ts) {
 		idle := len(queue) == 0
-		for len(queue) < p.opt.Window && ti < len(ts) {
+		// Top the window up only once half of it is answered: the requests
+		// go in chunks, so the writer and the port wake once a chunk, not
+		// once an op.
+		for topUp := len(queue) <= p.opt.Window/2; topUp && len(queue) < p.opt.Window && ti < len(ts); {
 			t := &ts[ti]
 			if oi == -1 && side == 0 {
 				states[ti].stderr = p.stderr.total()
