@@ -105,6 +105,7 @@ type Port struct {
 	opt     PortOptions
 	tr      transport
 	out     chan []byte   // request chunks, to the writer goroutine
+	free    chan []byte   // written chunks, from the writer goroutine, to reuse
 	events  chan event    // replies and the end of stdout, from the reader goroutine
 	stderr  *tail         // the port's stderr
 	seq     int64         // the last seq sent
@@ -149,6 +150,7 @@ func newPort(tr transport, opt PortOptions) (*Port, error) {
 		opt:     opt.withDefaults(),
 		tr:      tr,
 		out:     make(chan []byte, maxWindow+2),
+		free:    make(chan []byte, 4),
 		events:  make(chan event, maxWindow+2),
 		stderr:  newTail(stderrKeep),
 		nextIn:  1,
@@ -413,6 +415,10 @@ func (p *Port) write() {
 			failed = true
 			continue
 		}
+		select { // done with it: RunTraces may write the next chunk into it
+		case p.free <- chunk[:0]:
+		default:
+		}
 		if len(p.out) == 0 && bw.Flush() != nil {
 			failed = true
 		}
@@ -640,6 +646,12 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 			if oi == -1 && side == 0 {
 				states[ti].stderr = p.stderr.total()
 				states[ti].inst = p.inst + 1
+			}
+			if buf == nil {
+				select {
+				case buf = <-p.free:
+				default:
+				}
 			}
 			buf = p.appendRequest(buf, t, states[ti].inst+int64(side), oi)
 			queue = append(queue, pending{ti, oi, side})
