@@ -154,7 +154,7 @@ func slotSharers(ip string, slots int64, n int) []string {
 func searchSharers(ip string, slots int64, n int) []string {
 	want := lim.IPKey(ip) % slots
 	var out []string
-	var buf []byte
+	buf := make([]byte, 0, 16) // room for a quad: AppendInt at buf[len(buf):] must not allocate
 	for x := 0; x < 256 && len(out) < n; x++ {
 		buf = append(strconv.AppendInt(append(buf[:0], "10.0."...), int64(x), 10), '.')
 		hx := lim.IPKey(string(buf))
