@@ -3,9 +3,11 @@ package oracle_test
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -21,6 +23,29 @@ func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
 				t.Fatalf("Run(Model{}, trace) = %v, want no error", err)
 			}
 		}))
+	}
+}
+
+// TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome checks that
+// GenTraceSeeded's trace depends only on the component and the seed (a
+// second call draws the same trace), and that the outcome it returns is
+// Run(Model{}, trace): the fuzzer compares ports with it instead of running
+// the model again.
+func TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome(t *testing.T) {
+	for _, c := range oracle.Components() {
+		for seed := range uint64(200) {
+			tr, got := oracle.GenTraceSeeded(c, seed)
+			want, err := oracle.Run(oracle.Model{}, tr)
+			if err != nil {
+				t.Fatalf("Run(Model{}, GenTraceSeeded(%s, %d)) = %v", c, seed, err)
+			}
+			if !reflect.DeepEqual(want, got) { // cmp is slow here: only for the report
+				t.Fatalf("GenTraceSeeded(%s, %d)'s outcome is not the model's (-Run +GenTraceSeeded):\n%s", c, seed, cmp.Diff(want, got))
+			}
+			if again, _ := oracle.GenTraceSeeded(c, seed); !reflect.DeepEqual(tr, again) {
+				t.Fatalf("GenTraceSeeded(%s, %d) drew two different traces:\n%#v\n%#v", c, seed, tr, again)
+			}
+		}
 	}
 }
 
