@@ -623,6 +623,11 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		buf    []byte
 		timer  = time.NewTimer(p.opt.RequestTimeout)
 		done   = 0
+		// The request timeout counts from progress: the last reply, or the
+		// send that found nothing in flight. The timer is not reset on
+		// every reply (two timer operations an op, on the fuzzer's hot
+		// path): when it fires early it is set again for what is left.
+		progress = time.Now()
 	)
 	defer timer.Stop()
 	var deadline <-chan time.Time
@@ -665,8 +670,8 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		if len(buf) > 0 {
 			p.out <- buf
 			buf = nil
-			if idle { // the timer counts from the oldest unanswered request
-				resetTimer(timer, p.opt.RequestTimeout)
+			if idle { // the timeout counts from the oldest unanswered request
+				progress = time.Now()
 			}
 		}
 		in := queue[0]
@@ -680,7 +685,7 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 			}
 			p.nextIn++
 			queue = queue[1:]
-			resetTimer(timer, p.opt.RequestTimeout)
+			progress = time.Now()
 			st := &states[in.trace]
 			if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
 				if why := closeProblem(ev.rep); (in.side == 0 && st.open || in.side == 1 && st.twin) && why != "" {
@@ -702,6 +707,10 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 				st.take(in.op, ev.rep)
 			}
 		case <-timer.C:
+			if left := p.opt.RequestTimeout - time.Since(progress); left > 0 {
+				timer.Reset(left) // there was progress since it was set
+				continue
+			}
 			return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(ts[in.trace], in.op), p.opt.RequestTimeout))
 		case x := <-exited:
 			// Replies written before the exit may still be on their way:
@@ -864,11 +873,6 @@ func (p *Port) streamEnded(ev event, in pending, ts []oracle.Trace) error {
 // remains is truly unanswered.
 func (p *Port) exitedEarly(x exitInfo, in pending, ts []oracle.Trace) error {
 	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, describe(ts[in.trace], in.op)))
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	t.Stop()
-	t.Reset(d)
 }
 
 // appendRequest appends the request for op of t (-1 open, len(ops) close)
