@@ -166,7 +166,14 @@ func appendNum(b []byte, prefix string, n oracle.Num) []byte {
 // plain reports whether json.Marshal writes s as itself between quotes:
 // printable ASCII without '"', '\\' and the HTML characters it escapes.
 func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // 8 bytes at a time: keys run to 901 bytes
+		w := word(s[i:])
+		if hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, '<')|hasByte(w, '>')|hasByte(w, '&')|hasAtLeast(w, 0x7f) != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		switch c := s[i]; {
 		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
 			return false
@@ -174,6 +181,30 @@ func plain(s string) bool {
 	}
 	return true
 }
+
+// The SWAR tests of 8 bytes at once (each sets the top bit of some byte,
+// not always the first match's, exactly when some byte matches): word
+// reads the first 8 bytes of s, little-endian.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func word[S ~string | ~[]byte](s S) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hasLess is nonzero when some byte of w is below n (n <= 0x80).
+func hasLess(w, n uint64) uint64 { return (w - lsb*n) &^ w & msb }
+
+// hasByte is nonzero when some byte of w is c.
+func hasByte(w, c uint64) uint64 { return hasLess(w^(lsb*c), 1) }
+
+// hasAtLeast is nonzero when some byte of w is n or more (n >= 0x7f: a
+// carry out of a byte happens only from 0xff, itself a match).
+func hasAtLeast(w, n uint64) uint64 { return ((w + lsb*(0x80-n)) | w) & msb }
 
 func appendString(b []byte, s string) []byte {
 	if plain(s) {
@@ -238,7 +269,13 @@ func (s *scanner) str() ([]byte, bool) {
 	start := s.i + 1
 	var out []byte // nil until the first escape
 	high := false  // a byte >= 0x80 was read: the string must be valid UTF-8
-	for j := start; j < len(s.b); j++ {
+	j := start
+	for ; j+8 <= len(s.b); j += 8 { // skip 8 plain bytes at a time
+		if w := word(s.b[j : j+8]); hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|w&msb != 0 {
+			break
+		}
+	}
+	for ; j < len(s.b); j++ {
 		c := s.b[j]
 		switch {
 		case c == '"':

@@ -165,26 +165,56 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		if fast, ok := decodeReplyFast(line); ok {
-			slow, err := decodeReplySlow(line)
-			if err != nil {
-				t.Fatalf("fast reader read %q, encoding/json refuses it: %v", line, err)
-			}
-			if d := cmp.Diff(slow, fast, cmp.AllowUnexported(reply{})); d != "" {
-				t.Fatalf("readers differ on %q (-slow +fast):\n%s", line, d)
+	f.Fuzz(readersAgree)
+}
+
+// readersAgree fails t unless each fast reader declines line or reads
+// what encoding/json reads.
+func readersAgree(t *testing.T, line []byte) {
+	t.Helper()
+	if fast, ok := decodeReplyFast(line); ok {
+		slow, err := decodeReplySlow(line)
+		if err != nil {
+			t.Fatalf("fast reader read %q, encoding/json refuses it: %v", line, err)
+		}
+		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(reply{})); d != "" {
+			t.Fatalf("readers differ on %q (-slow +fast):\n%s", line, d)
+		}
+	}
+	if fast, ok := decodeRequestFast(line); ok {
+		var slow wireRequest
+		if err := strictObject(line, &slow); err != nil {
+			t.Fatalf("fast request reader read %q, encoding/json refuses it: %v", line, err)
+		}
+		if d := cmp.Diff(slow, fast); d != "" {
+			t.Fatalf("request readers differ on %q (-slow +fast):\n%s", line, d)
+		}
+	}
+}
+
+// TestWordScansAgreeWithByteScans checks the 8-bytes-at-a-time scans
+// (plain, and the string reader's skip) against byte-by-byte ones: every
+// byte value at every place of a 17-byte string, where the words and
+// the tail meet.
+func TestWordScansAgreeWithByteScans(t *testing.T) {
+	bytewise := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
 			}
 		}
-		if fast, ok := decodeRequestFast(line); ok {
-			var slow wireRequest
-			if err := strictObject(line, &slow); err != nil {
-				t.Fatalf("fast request reader read %q, encoding/json refuses it: %v", line, err)
+		return true
+	}
+	for at := range 17 {
+		for c := range 256 {
+			b := []byte("abcdefghijklmnopq")
+			b[at] = byte(c)
+			if got, want := plain(string(b)), bytewise(string(b)); got != want {
+				t.Fatalf("plain(%q) = %v, want %v", b, got, want)
 			}
-			if d := cmp.Diff(slow, fast); d != "" {
-				t.Fatalf("request readers differ on %q (-slow +fast):\n%s", line, d)
-			}
+			readersAgree(t, []byte(`{"seq":1,"op":"check","key":"`+string(b)+`"}`))
 		}
-	})
+	}
 }
 
 // TestAppendConfigIsJSONMarshal: appendConfig writes what json.Marshal
