@@ -18,12 +18,14 @@ import (
 // Those go past impl/'s limits (gate slots over implsubject's 2^20, a
 // threshold over 16384) at a small rate, where the bundled port skips the
 // trace (PROTO: a request it cannot serve is skipped, not failed). They are
-// reused by limcheck fuzz against third-party ports.
+// reused by limcheck fuzz against third-party ports. Each distribution is
+// written once, over a source of draws (src.go): rapid's, or a seeded PRNG.
 //
 //   - GenConfig, GenGateConfig, GenThrottleConfig: configs, invalid ones at
 //     a small rate (every subject must refuse those with ErrConfig).
 //   - GenTrace: a whole trace, its ops drawn by an OpGen that follows the
-//     model's results.
+//     model's results; GenTraceSeeded: the same draws from a seeded PRNG
+//     instead of rapid, with the model's outcome (limcheck fuzz's traces).
 //   - OpGen: the ops of one trace, one at a time (state machines draw from it
 //     and feed it the model's results with Observe).
 //   - GenInt64, GenPositive, GenUint64, GenIP, GenThrottleKey, GenFaults:
@@ -54,8 +56,9 @@ func genConfig(t src, c Component) Config {
 }
 
 // GenTrace draws a trace of component c: a config from GenConfig, then up
-// to 64 ops (up to 176 for a throttle threshold past a plausible fixed ring,
-// see OpGen's focus) drawn by an OpGen that observes the model's result of each op,
+// to 64 ops (for a throttle threshold past a plausible fixed ring, see
+// OpGen's focus, the threshold and up to 16 more 3 times in 4, else up to
+// 176) drawn by an OpGen that observes the model's result of each op,
 // so that later ops sit on the edges earlier ones made (the bucket a take
 // returned, a window's end after a failure, a ban's end).
 func GenTrace(c Component) *rapid.Generator[Trace] {

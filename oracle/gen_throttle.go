@@ -177,7 +177,7 @@ func pushU(xs []uint64, x uint64) []uint64 {
 }
 
 // drawThrottle draws a throttle op of kind k; a focused OpGen draws
-// instead, 3 times in 4, a failure of the focus key at the latest time (or
+// instead, 7 times in 8, a failure of the focus key at the latest time (or
 // one later), so that one key collects more failures than a fixed ring
 // holds.
 func (g *OpGen) drawThrottle(t src, k Kind) Op {
