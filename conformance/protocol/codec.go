@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -446,10 +447,72 @@ func (s *scanner) num(n *oracle.Num) bool {
 	if !ok {
 		return false
 	}
-	x, err := oracle.ParseNum(string(v))
+	if x, ok := canonical(v); ok {
+		*n = x
+		return true
+	}
+	x, err := oracle.ParseNum(string(v)) // the definition, for anything else
 	*n = x
 	return err == nil
 }
+
+// canonical reads the common form of a Num, as oracle.ParseNum does but
+// without a string: an optional '-', then 1 to 20 digits, no leading zero,
+// in range, and not "-0". It reports false for anything else (ParseNum
+// then decides).
+func canonical(v []byte) (oracle.Num, bool) {
+	digits := v
+	neg := len(v) > 0 && v[0] == '-'
+	if neg {
+		digits = v[1:]
+	}
+	if len(digits) == 0 || len(digits) > 20 || len(digits) > 1 && digits[0] == '0' {
+		return oracle.Num{}, false
+	}
+	var abs uint64
+	for _, c := range digits {
+		d := uint64(c - '0')
+		if c < '0' || c > '9' || abs > (math.MaxUint64-d)/10 {
+			return oracle.Num{}, false
+		}
+		abs = abs*10 + d
+	}
+	switch {
+	case !neg:
+		return oracle.U(abs), true
+	case abs == 0 || abs > 1<<63:
+		return oracle.Num{}, false
+	case abs == 1<<63:
+		return oracle.I(math.MinInt64), true
+	}
+	return oracle.I(-int64(abs)), true
+}
+
+// interned returns the string of v, without allocating when it is one of
+// the protocol's words (a kind, a component, a verdict).
+func interned(v []byte) string {
+	if w, ok := words[string(v)]; ok {
+		return w
+	}
+	return string(v)
+}
+
+// words are the protocol's words interned reads without allocating.
+var words = func() map[string]string {
+	m := map[string]string{}
+	add := func(w string) { m[w] = w }
+	for _, c := range oracle.Components() {
+		add(string(c))
+		for _, k := range oracle.NewOpGen(c, oracle.Config{}).Kinds() {
+			add(string(k))
+		}
+	}
+	for _, w := range []string{string(kindOpen), string(kindClose), oracle.VerdictPass, oracle.VerdictShed, oracle.VerdictLimited,
+		oracle.VerdictAllow, oracle.VerdictBanned, oracle.VerdictUnavailable} {
+		add(w)
+	}
+	return m
+}()
 
 // object reads a flat object, calling field for each key; field reads the
 // value and reports whether it could.
@@ -567,7 +630,7 @@ func (s *scanner) result(r *oracle.Result) bool {
 			return ok
 		case "verdict":
 			v, ok := s.str()
-			r.Verdict = string(v)
+			r.Verdict = interned(v)
 			return ok
 		case "error":
 			v, ok := s.str()
@@ -599,11 +662,11 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 			return ok
 		case "op":
 			v, ok := s.str()
-			req.Kind = oracle.Kind(v)
+			req.Kind = oracle.Kind(interned(v))
 			return ok
 		case "component":
 			v, ok := s.str()
-			req.Component = oracle.Component(v)
+			req.Component = oracle.Component(interned(v))
 			return ok
 		case "tks":
 			return s.num(&req.Tks)

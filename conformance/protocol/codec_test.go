@@ -237,3 +237,25 @@ func TestAppendConfigIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestPropCanonicalIsParseNum checks the property that the reader's
+// allocation-free number parser accepts exactly what oracle.ParseNum
+// accepts, with the same value: on the edges of both domains and on
+// strings drawn from digits and signs.
+func TestPropCanonicalIsParseNum(t *testing.T) {
+	agree := func(t interface{ Fatalf(string, ...any) }, s string) {
+		got, ok := canonical([]byte(s))
+		want, err := oracle.ParseNum(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("canonical(%q) = %v, %v; ParseNum = %v, %v", s, got, ok, want, err)
+		}
+	}
+	for _, s := range []string{"", "-", "0", "-0", "00", "01", "-01", "1", "-1", "+1", " 1", "1 ", "1a", "a",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999", "100000000000000000000", "-18446744073709551615"} {
+		agree(t, s)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		agree(t, rapid.StringOfN(rapid.SampledFrom([]rune("0123456789-+")), 0, 22, -1).Draw(t, "number"))
+	})
+}
