@@ -18,12 +18,14 @@ import (
 // Those go past impl/'s limits (gate slots over implsubject's 2^20, a
 // threshold over 16384) at a small rate, where the bundled port skips the
 // trace (PROTO: a request it cannot serve is skipped, not failed). They are
-// reused by limcheck fuzz against third-party ports.
+// reused by limcheck fuzz against third-party ports. Each distribution is
+// written once, over a source of draws (src.go): rapid's, or a seeded PRNG.
 //
 //   - GenConfig, GenGateConfig, GenThrottleConfig: configs, invalid ones at
 //     a small rate (every subject must refuse those with ErrConfig).
 //   - GenTrace: a whole trace, its ops drawn by an OpGen that follows the
-//     model's results.
+//     model's results; GenTraceSeeded: the same draws from a seeded PRNG
+//     instead of rapid, with the model's outcome (limcheck fuzz's traces).
 //   - OpGen: the ops of one trace, one at a time (state machines draw from it
 //     and feed it the model's results with Observe).
 //   - GenInt64, GenPositive, GenUint64, GenIP, GenThrottleKey, GenFaults:
@@ -33,56 +35,88 @@ import (
 // throttle config (invalid at a small rate).
 func GenConfig(c Component) *rapid.Generator[Config] {
 	return rapid.Custom(func(t *rapid.T) Config {
-		switch c {
-		case Gate:
-			g := GenGateConfig().Draw(t, "gate config")
-			return Config{Gate: &g}
-		case Throttle, ThrottleFaults:
-			th := GenThrottleConfig().Draw(t, "throttle config")
-			return Config{Throttle: &th}
+		if c == Lim { // rapid needs a draw from every generator
+			rapid.Just(c).Draw(t, "component without config")
 		}
-		rapid.Just(c).Draw(t, "component without config")
-		return Config{}
+		return genConfig(rapidSrc{t}, c)
 	})
+}
+
+// genConfig is GenConfig's draw.
+func genConfig(t src, c Component) Config {
+	switch c {
+	case Gate:
+		g := genGateConfig(t)
+		return Config{Gate: &g}
+	case Throttle, ThrottleFaults:
+		th := genThrottleConfig(t)
+		return Config{Throttle: &th}
+	}
+	return Config{}
 }
 
 // GenTrace draws a trace of component c: a config from GenConfig, then up
-// to 64 ops (up to 176 for a throttle threshold past a plausible fixed ring,
-// see OpGen's focus) drawn by an OpGen that observes the model's result of each op,
+// to 64 ops (for a throttle threshold past a plausible fixed ring, see
+// OpGen's focus, the threshold and up to 16 more 3 times in 4, else up to
+// 176) drawn by an OpGen that observes the model's result of each op,
 // so that later ops sit on the edges earlier ones made (the bucket a take
 // returned, a window's end after a failure, a ban's end).
 func GenTrace(c Component) *rapid.Generator[Trace] {
-	return rapid.Custom(func(t *rapid.T) Trace {
-		cfg := GenConfig(c).Draw(t, "config")
-		g := NewOpGen(c, cfg)
-		inst, _, err := Model{}.Open(c, cfg)
-		if err != nil {
-			t.Fatalf("Model{}.Open(%s, %s): %v", c, jsonLine(cfg), err)
-		}
-		n := rapid.IntRange(0, 64).Draw(t, "op count")
-		if g.thr.focus {
-			n = rapid.IntRange(0, maxFocus+16).Draw(t, "focused op count")
-		}
-		ops := make([]Op, 0, n)
-		opGen := g.Op() // one generator for every op: the same draws, built once
-		for range n {
-			op := opGen.Draw(t, "op")
-			ops = append(ops, op)
-			if inst != nil { // nil: the config was refused, no op runs
-				g.observeModel(t, inst, op)
-			}
-		}
-		return Trace{Component: c, Config: cfg, Ops: ops}
+	return custom(func(t src) Trace {
+		tr, _ := genTrace(t, c)
+		return tr
 	})
 }
 
-// observeModel applies op to the model instance and feeds the result to g.
-func (g *OpGen) observeModel(t *rapid.T, inst Instance, op Op) {
+// GenTraceSeeded returns the trace of component c that seed draws, and its
+// outcome on the model, which generating it computed (it is Run(Model{},
+// trace)). Its draws are GenTrace's, from a plain PRNG seeded with seed
+// rather than through rapid: the same distributions, at a fraction of the
+// cost, for limcheck fuzz. The trace depends only on c and seed. It panics
+// only if the model refuses a drawn op, a bug in the generators.
+func GenTraceSeeded(c Component, seed uint64) (Trace, Outcome) {
+	return genTrace(newSeedSrc(seed), c)
+}
+
+// genTrace is GenTrace's draw, with the model's outcome of the trace.
+func genTrace(t src, c Component) (Trace, Outcome) {
+	cfg := genConfig(t, c)
+	g := NewOpGen(c, cfg)
+	inst, class, err := Model{}.Open(c, cfg)
+	if err != nil {
+		t.fatalf("Model{}.Open(%s, %s): %v", c, jsonLine(cfg), err)
+	}
+	n := t.intRange(0, 64, "op count")
+	if g.thr.focus { // 3 times in 4 past the threshold: enough failures on the focus key to count it full
+		n = int(g.thr.threshold) + t.intRange(0, 16, "focused ops past the threshold")
+		if rare(t, "focused op count below the threshold", 2) {
+			n = t.intRange(0, maxFocus+16, "focused op count")
+		}
+	}
+	ops := make([]Op, 0, n)
+	out := Outcome{Open: class}
+	if inst != nil { // nil: the config was refused, no op runs
+		out.Results = make([]Result, 0, n)
+	}
+	for range n {
+		op := g.drawOp(t)
+		ops = append(ops, op)
+		if inst != nil {
+			out.Results = append(out.Results, g.observeModel(t, inst, op))
+		}
+	}
+	return Trace{Component: c, Config: cfg, Ops: ops}, out
+}
+
+// observeModel applies op to the model instance, feeds the result to g
+// and returns it.
+func (g *OpGen) observeModel(t src, inst Instance, op Op) Result {
 	r, err := inst.Do(op)
 	if err != nil {
-		t.Fatalf("model Do(%s) = %v: the generator drew a malformed op", jsonLine(op), err)
+		t.fatalf("model Do(%s) = %v: the generator drew a malformed op", jsonLine(op), err)
 	}
 	g.Observe(op, r)
+	return r
 }
 
 // OpGen draws the ops of one trace of its component, one at a time, biased
@@ -153,12 +187,10 @@ var (
 )
 
 // Op draws the next op, of any kind of g's component.
-func (g *OpGen) Op() *rapid.Generator[Op] {
-	kinds := rapid.SampledFrom(g.weighted())
-	return rapid.Custom(func(t *rapid.T) Op {
-		return g.draw(t, kinds.Draw(t, "kind"))
-	})
-}
+func (g *OpGen) Op() *rapid.Generator[Op] { return custom(g.drawOp) }
+
+// drawOp is Op's draw.
+func (g *OpGen) drawOp(t src) Op { return g.draw(t, pick(t, "kind", g.weighted()...)) }
 
 // OpOf draws the next op of kind k, which must be one of g.Kinds().
 func (g *OpGen) OpOf(k Kind) *rapid.Generator[Op] {
@@ -168,11 +200,11 @@ func (g *OpGen) OpOf(k Kind) *rapid.Generator[Op] {
 	if k == Release || k == InFlight {
 		return rapid.Just(Op{Kind: k}) // no argument to draw
 	}
-	return rapid.Custom(func(t *rapid.T) Op { return g.draw(t, k) })
+	return custom(func(t src) Op { return g.draw(t, k) })
 }
 
 // draw draws an op of kind k.
-func (g *OpGen) draw(t *rapid.T, k Kind) Op {
+func (g *OpGen) draw(t src, k Kind) Op {
 	switch g.c {
 	case Lim:
 		return g.drawLim(t, k)
@@ -210,16 +242,25 @@ func (g *OpGen) Keys() []string { return ThrottleKeys() }
 func (g *OpGen) ThrottleNow() uint64 { return g.thr.now }
 
 // pick draws one of vals.
-func pick[V any](t *rapid.T, label string, vals ...V) V {
-	return vals[rapid.IntRange(0, len(vals)-1).Draw(t, label)]
+func pick[V any](t src, label string, vals ...V) V {
+	return vals[t.intRange(0, len(vals)-1, label)]
+}
+
+// randomBytes draws a string of 0..n bytes, any values.
+func randomBytes(t src, n int, label string) string {
+	b := make([]byte, t.intRange(0, n, label))
+	for i := range b {
+		b[i] = byte(t.intRange(0, 255, label))
+	}
+	return string(b)
 }
 
 // rare reports true with probability 2^-k: k fair coins, all heads. rapid
 // biases integer draws to both ends of their range, so a rate drawn with
 // IntRange is not the rate written; coins are exact, and shrink to false.
-func rare(t *rapid.T, label string, k int) bool {
+func rare(t src, label string, k int) bool {
 	for range k {
-		if !rapid.Bool().Draw(t, label) {
+		if !t.bool(label) {
 			return false
 		}
 	}

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -17,39 +18,40 @@ import (
 // often (a set fills and evicts within a short trace), else up to 16 or at a
 // width's edge up to MaxInt64 (gateWays), tick_nanos 1, 1e6, 1e9 or huge; 1
 // time in 16 one field is < 1, a config every subject refuses (GATE-1).
-func GenGateConfig() *rapid.Generator[GateConfig] {
-	return rapid.Custom(func(t *rapid.T) GateConfig {
-		v := []int64{
-			GenPositive().Draw(t, "cap"), GenPositive().Draw(t, "refil"), GenPositive().Draw(t, "ivl"),
-			gateMaxif(t), gateSets(t), gateWays(t), gateTick(t),
-		}
-		if rare(t, "invalid gate config", 4) {
-			v[rapid.IntRange(0, 6).Draw(t, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
-		}
-		return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6])}
-	})
+func GenGateConfig() *rapid.Generator[GateConfig] { return custom(genGateConfig) }
+
+// genGateConfig is GenGateConfig's draw.
+func genGateConfig(t src) GateConfig {
+	v := []int64{
+		genPositive(t), genPositive(t), genPositive(t),
+		gateMaxif(t), gateSets(t), gateWays(t), gateTick(t),
+	}
+	if rare(t, "invalid gate config", 4) {
+		v[t.intRange(0, 6, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
+	}
+	return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6])}
 }
 
 // gateMaxif draws maxif: 1..4 3 times in 4 (the gate sheds), else any.
-func gateMaxif(t *rapid.T) int64 {
+func gateMaxif(t src) int64 {
 	if !rare(t, "any maxif", 2) {
-		return rapid.Int64Range(1, 4).Draw(t, "small maxif")
+		return t.int64Range(1, 4, "small maxif")
 	}
-	return GenPositive().Draw(t, "maxif")
+	return genPositive(t)
 }
 
 // gateSets draws sets: 1, 2, 3, 64 or 4096 3 times in 4; 1 time in 16 a
 // size at a width's edge (2^e+-1 for e in 3..62, MaxInt64: a table capped
 // or a count kept in 16 or 32 bits), where impl's preallocated table may
 // be beyond its limit (then the trace is skipped); else 1..4096.
-func gateSets(t *rapid.T) int64 {
+func gateSets(t src) int64 {
 	if !rare(t, "any sets", 2) {
 		return pick(t, "sets", int64(1), 2, 3, 64, 4096)
 	}
 	if rare(t, "sets at a width's edge", 2) {
 		return pow2EdgePositive(t)
 	}
-	return rapid.Int64Range(1, 4096).Draw(t, "any sets")
+	return t.int64Range(1, 4096, "any sets")
 }
 
 // gateWays draws ways: 1, 2, 3 or 4 3 times in 4, so that the pool's set
@@ -57,54 +59,59 @@ func gateSets(t *rapid.T) int64 {
 // at a width's edge up to MaxInt64 (sets 1, ways MaxInt64 never evicts;
 // rarer than sets' edges, so that tables past impl's limits stay rare);
 // else 1..16.
-func gateWays(t *rapid.T) int64 {
+func gateWays(t src) int64 {
 	if !rare(t, "any ways", 2) {
 		return pick(t, "ways", int64(1), 2, 3, 4)
 	}
 	if rare(t, "ways at a width's edge", 4) {
 		return pow2EdgePositive(t)
 	}
-	return rapid.Int64Range(1, 16).Draw(t, "any ways")
+	return t.int64Range(1, 16, "any ways")
 }
 
 // gateTick draws tick_nanos: 1, 1e6, 1e9, 2^62 or MaxInt64 3 times in 4,
 // else any positive.
-func gateTick(t *rapid.T) int64 {
+func gateTick(t src) int64 {
 	if !rare(t, "any tick_nanos", 2) {
 		return pick(t, "tick_nanos", int64(1), 1_000_000, 1_000_000_000, 1<<62, math.MaxInt64)
 	}
-	return GenPositive().Draw(t, "any tick_nanos")
+	return genPositive(t)
 }
 
 // EdgeIPs returns the addresses GenIP favours: the FIND-2 colliding pair,
 // FIND-3's two spellings of ::1, FIND-12's leading-NUL twins, the empty
 // string, non-ASCII text, invalid UTF-8 and two long strings that share
 // their first 900 bytes (longKeys).
-func EdgeIPs() []string {
-	return []string{
-		"10.17.102.130", "10.23.191.7", // FIND-2: one key
-		"a", "\x00a", "\x00\x00a", // FIND-12: one key
-		"::1", "0:0:0:0:0:0:0:1", // FIND-3: two keys
-		"", "h\u00e9llo", "\u65e5\u672c", "\xff\xfe", "\xc3\x28", "192.168.1.1", "10.0.0.1",
-		longKeys[0], longKeys[1], // a key hashed over a prefix only
-	}
+func EdgeIPs() []string { return slices.Clone(edgeIPs) }
+
+// edgeIPs is what EdgeIPs returns, built once: never write to it.
+var edgeIPs = []string{
+	"10.17.102.130", "10.23.191.7", // FIND-2: one key
+	"a", "\x00a", "\x00\x00a", // FIND-12: one key
+	"::1", "0:0:0:0:0:0:0:1", // FIND-3: two keys
+	"", "h\u00e9llo", "\u65e5\u672c", "\xff\xfe", "\xc3\x28", "192.168.1.1", "10.0.0.1",
+	longKeys[0], longKeys[1], // a key hashed over a prefix only
 }
 
 // GenIP draws an address: one of EdgeIPs 4 times in 5, else any bytes, any
 // UTF-8 text or a dotted quad.
-func GenIP() *rapid.Generator[string] {
-	return rapid.Custom(func(t *rapid.T) string {
-		switch rapid.IntRange(0, 7).Draw(t, "ip source") {
-		case 0:
-			return string(rapid.SliceOfN(rapid.Byte(), 0, 24).Draw(t, "ip bytes"))
-		case 1:
-			return rapid.StringN(0, 12, -1).Draw(t, "ip text")
-		case 2:
-			q := rapid.SliceOfN(rapid.IntRange(0, 255), 4, 4).Draw(t, "ipv4")
-			return fmt.Sprintf("%d.%d.%d.%d", q[0], q[1], q[2], q[3])
+func GenIP() *rapid.Generator[string] { return custom(genIP) }
+
+// genIP is GenIP's draw.
+func genIP(t src) string {
+	switch t.intRange(0, 7, "ip source") {
+	case 0:
+		return randomBytes(t, 24, "ip bytes")
+	case 1:
+		return t.text(12, "ip text")
+	case 2:
+		var q [4]int
+		for i := range q {
+			q[i] = t.intRange(0, 255, "ipv4")
 		}
-		return rapid.SampledFrom(EdgeIPs()).Draw(t, "edge ip")
-	})
+		return fmt.Sprintf("%d.%d.%d.%d", q[0], q[1], q[2], q[3])
+	}
+	return pick(t, "edge ip", edgeIPs...)
 }
 
 // gateState is what a gate OpGen remembers: the config, the address pool
@@ -167,7 +174,7 @@ func slotSharers(ip string, slots int64, n int) []string {
 func searchSharers(ip string, slots int64, n int) []string {
 	want := lim.IPKey(ip) % slots
 	var out []string
-	var buf []byte
+	buf := make([]byte, 0, 16) // room for a quad: AppendInt at buf[len(buf):] must not allocate
 	for x := 0; x < 256 && len(out) < n; x++ {
 		buf = append(strconv.AppendInt(append(buf[:0], "10.0."...), int64(x), 10), '.')
 		hx := lim.IPKey(string(buf))
@@ -210,7 +217,7 @@ func (s *gateState) observe(op Op, r Result) {
 }
 
 // drawGate draws a gate op of kind k.
-func (g *OpGen) drawGate(t *rapid.T, k Kind) Op {
+func (g *OpGen) drawGate(t src, k Kind) Op {
 	s := &g.gate
 	switch k {
 	case Admit:
@@ -218,34 +225,33 @@ func (g *OpGen) drawGate(t *rapid.T, k Kind) Op {
 	case Bucket:
 		return Op{Kind: k, IP: bytesOf(s.readIP(t)), Now: I(s.time(t))}
 	}
-	rapid.Just(k).Draw(t, "op without arguments")
 	return Op{Kind: k}
 }
 
 // ip draws a set mate 3 times in 8 (a flood of one set), else from the pool
 // 7 times in 8, else any address.
-func (s *gateState) ip(t *rapid.T) string {
-	if rapid.IntRange(0, 7).Draw(t, "ip from") < 3 {
-		return rapid.SampledFrom(s.mates).Draw(t, "set mate")
+func (s *gateState) ip(t src) string {
+	if t.intRange(0, 7, "ip from") < 3 {
+		return pick(t, "set mate", s.mates...)
 	}
 	if !rare(t, "ip off the pool", 3) {
-		return rapid.SampledFrom(s.ips).Draw(t, "pool ip")
+		return pick(t, "pool ip", s.ips...)
 	}
-	return GenIP().Draw(t, "ip")
+	return genIP(t)
 }
 
 // time draws an admit time: whole steps +-1 from the previous admit or an
 // earlier one (a slot's birth: its refill boundaries), a step back, or an
 // absolute edge.
-func (s *gateState) time(t *rapid.T) int64 {
-	switch rapid.IntRange(0, 9).Draw(t, "now from") {
+func (s *gateState) time(t src) int64 {
+	switch t.intRange(0, 9, "now from") {
 	case 0, 1, 2, 3:
 		if s.nowSet {
 			return addSat(s.now, stepDelta(t, s.ivl))
 		}
 	case 4, 5, 6:
 		if len(s.times) > 0 {
-			return addSat(rapid.SampledFrom(s.times).Draw(t, "earlier admit"), stepDelta(t, s.ivl))
+			return addSat(pick(t, "earlier admit", s.times...), stepDelta(t, s.ivl))
 		}
 	}
 	return absInt64Time(t)
@@ -253,9 +259,9 @@ func (s *gateState) time(t *rapid.T) int64 {
 
 // readIP draws an address to read: an admitted one mostly (held, evicted or
 // full by now), else one admits may draw.
-func (s *gateState) readIP(t *rapid.T) string {
-	if rapid.IntRange(0, 9).Draw(t, "read band") < 7 && len(s.touched) > 0 {
-		return rapid.SampledFrom(s.touched).Draw(t, "admitted ip")
+func (s *gateState) readIP(t src) string {
+	if t.intRange(0, 9, "read band") < 7 && len(s.touched) > 0 {
+		return pick(t, "admitted ip", s.touched...)
 	}
 	return s.ip(t)
 }

@@ -2,8 +2,6 @@ package oracle
 
 import (
 	"math"
-
-	"pgregory.net/rapid"
 )
 
 // limState is what a lim OpGen remembers: the current config, the bucket
@@ -37,12 +35,12 @@ func (s *limState) observe(op Op, r Result) {
 }
 
 // drawLim draws a lim op of kind k.
-func (g *OpGen) drawLim(t *rapid.T, k Kind) Op {
+func (g *OpGen) drawLim(t src, k Kind) Op {
 	switch k {
 	case LimCfg:
 		return Op{Kind: k, Cap: I(limParam(t, "cap")), Refil: I(limParam(t, "refil")), Ivl: I(limParam(t, "ivl")), Maxif: I(limParam(t, "maxif"))}
 	case LimBktNew:
-		return Op{Kind: k, Cap: I(GenInt64().Draw(t, "cap")), Now: I(g.limNow(t))}
+		return Op{Kind: k, Cap: I(genInt64(t)), Now: I(g.limNow(t))}
 	case LimTake:
 		return g.limTake(t)
 	case LimAcq:
@@ -50,15 +48,15 @@ func (g *OpGen) drawLim(t *rapid.T, k Kind) Op {
 	case LimRel:
 		return Op{Kind: k, N: I(g.limN(t))}
 	case LimIPKey:
-		return Op{Kind: k, IP: bytesOf(GenIP().Draw(t, "ip"))}
+		return Op{Kind: k, IP: bytesOf(genIP(t))}
 	}
-	return Op{Kind: LimResp503, Retry: I(GenInt64().Draw(t, "retry"))}
+	return Op{Kind: LimResp503, Retry: I(genInt64(t))}
 }
 
 // limTake draws a take: the current config (sometimes a new one, rarely an
 // invalid one), the chained bucket (sometimes another), a time at or near a
 // step boundary, and a cost.
-func (g *OpGen) limTake(t *rapid.T) Op {
+func (g *OpGen) limTake(t src) Op {
 	cap, refil, ivl, maxif := g.limConfig(t)
 	tks, last := g.limBucket(t)
 	now := g.limNowFrom(t, last)
@@ -70,15 +68,15 @@ func (g *OpGen) limTake(t *rapid.T) Op {
 // else a new valid one that stays current (a lowered cap: FIND-11); 1 take
 // in 32 instead gets an out-of-contract config (LIM-7: some parameter < 1),
 // for that take only.
-func (g *OpGen) limConfig(t *rapid.T) (cap, refil, ivl, maxif int64) {
+func (g *OpGen) limConfig(t src) (cap, refil, ivl, maxif int64) {
 	s := &g.lim
 	if !s.cfgSet || rare(t, "new config", 3) {
-		s.cap, s.refil, s.ivl, s.maxif = GenPositive().Draw(t, "cap"), GenPositive().Draw(t, "refil"), GenPositive().Draw(t, "ivl"), GenPositive().Draw(t, "maxif")
+		s.cap, s.refil, s.ivl, s.maxif = genPositive(t), genPositive(t), genPositive(t), genPositive(t)
 		s.cfgSet = true
 	}
 	p := []int64{s.cap, s.refil, s.ivl, s.maxif}
 	if rare(t, "out-of-contract config", 5) {
-		p[rapid.IntRange(0, 3).Draw(t, "out-of-contract parameter")] = pick(t, "out-of-contract value", int64(0), -1, math.MinInt64)
+		p[t.intRange(0, 3, "out-of-contract parameter")] = pick(t, "out-of-contract value", int64(0), -1, math.MinInt64)
 	}
 	return p[0], p[1], p[2], p[3]
 }
@@ -86,7 +84,7 @@ func (g *OpGen) limConfig(t *rapid.T) (cap, refil, ivl, maxif int64) {
 // limBucket returns the bucket the last in-contract take returned, 7 times
 // in 8, else a fresh one: born full, empty, one below or above cap, huge,
 // or (1 time in 4) with tks < 0, out of contract.
-func (g *OpGen) limBucket(t *rapid.T) (tks, last int64) {
+func (g *OpGen) limBucket(t src) (tks, last int64) {
 	s := &g.lim
 	if s.bktSet && !rare(t, "fresh bucket", 3) {
 		return s.tks, s.last
@@ -96,7 +94,7 @@ func (g *OpGen) limBucket(t *rapid.T) (tks, last int64) {
 		return pick(t, "negative tks", int64(-1), math.MinInt64), last
 	}
 	c := max(s.cap, 0)
-	switch rapid.IntRange(0, 6).Draw(t, "tks band") {
+	switch t.intRange(0, 6, "tks band") {
 	case 1:
 		return 0, last
 	case 2:
@@ -108,14 +106,14 @@ func (g *OpGen) limBucket(t *rapid.T) (tks, last int64) {
 	case 5:
 		return math.MaxInt64, last
 	case 6:
-		return rapid.Int64Range(0, c).Draw(t, "tks up to cap"), last
+		return t.int64Range(0, c, "tks up to cap"), last
 	}
 	return c, last // born full (LIM-6)
 }
 
 // limNow draws a time: from the last time or the bucket's last, else an
 // absolute edge.
-func (g *OpGen) limNow(t *rapid.T) int64 {
+func (g *OpGen) limNow(t src) int64 {
 	if g.lim.bktSet {
 		return g.limNowFrom(t, g.lim.last)
 	}
@@ -125,10 +123,10 @@ func (g *OpGen) limNow(t *rapid.T) int64 {
 // limNowFrom draws a time relative to last (the take's bucket) or to the
 // previous time: whole steps of ivl +-1 (repeat, +1, ivl-1, ivl, ivl+1, a
 // clock step back), or an absolute edge.
-func (g *OpGen) limNowFrom(t *rapid.T, last int64) int64 {
+func (g *OpGen) limNowFrom(t src, last int64) int64 {
 	s := &g.lim
 	ivl := max(s.ivl, 1)
-	switch rapid.IntRange(0, 9).Draw(t, "now from") {
+	switch t.intRange(0, 9, "now from") {
 	case 0, 1, 2, 3:
 		return addSat(last, stepDelta(t, ivl))
 	case 4, 5:
@@ -136,37 +134,37 @@ func (g *OpGen) limNowFrom(t *rapid.T, last int64) int64 {
 			return addSat(s.now, stepDelta(t, ivl))
 		}
 	case 6:
-		return addSat(last, -rapid.Int64Range(1, 3).Draw(t, "step back"))
+		return addSat(last, -t.int64Range(1, 3, "step back"))
 	}
 	return absInt64Time(t)
 }
 
 // stepDelta draws k whole steps of ivl plus d in -1..1: 0 (repeat), 1,
 // ivl-1, ivl, ivl+1, -1 (back), and far ahead; saturated.
-func stepDelta(t *rapid.T, ivl int64) int64 {
+func stepDelta(t src, ivl int64) int64 {
 	k := pick(t, "whole steps", int64(0), 0, 2, 10, math.MaxInt64, 3, 1, 1)
-	return addSat(mulSat(k, ivl), rapid.Int64Range(-1, 1).Draw(t, "off the step boundary"))
+	return addSat(mulSat(k, ivl), t.int64Range(-1, 1, "off the step boundary"))
 }
 
 // absInt64Time draws an int64 time at the domain's edges or anywhere.
-func absInt64Time(t *rapid.T) int64 {
-	if rapid.Bool().Draw(t, "edge time") {
+func absInt64Time(t src) int64 {
+	if t.bool("edge time") {
 		return pick(t, "time edge", int64(math.MinInt64), math.MinInt64+1, -1, 0, 1, math.MaxInt64-1, math.MaxInt64)
 	}
-	return GenInt64().Draw(t, "time")
+	return genInt64(t)
 }
 
 // limCost draws a cost: 1 half of the time, else cap, cap+1 (FIND-4),
 // MaxInt64 or up to cap; 1 time in 32 an out-of-contract cost < 1.
-func (g *OpGen) limCost(t *rapid.T) int64 {
+func (g *OpGen) limCost(t src) int64 {
 	if rare(t, "out-of-contract cost", 5) {
 		return pick(t, "out-of-contract cost", int64(0), -1, math.MinInt64)
 	}
-	if !rapid.Bool().Draw(t, "cost other than 1") {
+	if !t.bool("cost other than 1") {
 		return 1
 	}
 	c := g.lim.cap
-	switch rapid.IntRange(0, 3).Draw(t, "cost band") {
+	switch t.intRange(0, 3, "cost band") {
 	case 0:
 		return c
 	case 1:
@@ -174,12 +172,12 @@ func (g *OpGen) limCost(t *rapid.T) int64 {
 	case 2:
 		return math.MaxInt64
 	}
-	return rapid.Int64Range(1, max(c, 1)).Draw(t, "cost up to cap")
+	return t.int64Range(1, max(c, 1), "cost up to cap")
 }
 
 // limN draws lim_acq's or lim_rel's n: the count the last one returned 3
 // times in 4, else an edge (negative: out of contract).
-func (g *OpGen) limN(t *rapid.T) int64 {
+func (g *OpGen) limN(t src) int64 {
 	if !rare(t, "n edge", 2) {
 		return g.lim.n
 	}
@@ -188,7 +186,7 @@ func (g *OpGen) limN(t *rapid.T) int64 {
 }
 
 // limMaxif draws lim_acq's maxif: the config's 3 times in 4, else an edge.
-func (g *OpGen) limMaxif(t *rapid.T) int64 {
+func (g *OpGen) limMaxif(t src) int64 {
 	if g.lim.cfgSet && !rare(t, "maxif edge", 2) {
 		return g.lim.maxif
 	}
@@ -197,11 +195,11 @@ func (g *OpGen) limMaxif(t *rapid.T) int64 {
 
 // limParam draws a lim_cfg parameter: valid 3 times in 4, else an edge or
 // anything.
-func limParam(t *rapid.T, label string) int64 {
+func limParam(t src, label string) int64 {
 	if !rare(t, label+" any", 2) {
-		return GenPositive().Draw(t, label)
+		return genPositive(t)
 	}
-	return GenInt64().Draw(t, label)
+	return genInt64(t)
 }
 
 // bytesOf returns a pointer to s as Bytes.

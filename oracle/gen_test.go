@@ -3,9 +3,11 @@ package oracle_test
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
@@ -22,6 +24,29 @@ func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
 				t.Fatalf("Run(Model{}, trace) = %v, want no error", err)
 			}
 		}))
+	}
+}
+
+// TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome checks that
+// GenTraceSeeded's trace depends only on the component and the seed (a
+// second call draws the same trace), and that the outcome it returns is
+// Run(Model{}, trace): the fuzzer compares ports with it instead of running
+// the model again.
+func TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome(t *testing.T) {
+	for _, c := range oracle.Components() {
+		for seed := range uint64(200) {
+			tr, got := oracle.GenTraceSeeded(c, seed)
+			want, err := oracle.Run(oracle.Model{}, tr)
+			if err != nil {
+				t.Fatalf("Run(Model{}, GenTraceSeeded(%s, %d)) = %v", c, seed, err)
+			}
+			if !reflect.DeepEqual(want, got) { // cmp is slow here: only for the report
+				t.Fatalf("GenTraceSeeded(%s, %d)'s outcome is not the model's (-Run +GenTraceSeeded):\n%s", c, seed, cmp.Diff(want, got))
+			}
+			if again, _ := oracle.GenTraceSeeded(c, seed); !reflect.DeepEqual(tr, again) {
+				t.Fatalf("GenTraceSeeded(%s, %d) drew two different traces:\n%#v\n%#v", c, seed, tr, again)
+			}
+		}
 	}
 }
 
@@ -102,27 +127,43 @@ func TestGenReachesEdges(t *testing.T) {
 		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
 			"the structural extremes under faults too"},
 	}
-	for _, tt := range tests {
-		t.Run(string(tt.c), func(t *testing.T) {
-			seen := map[string]int{}
-			for seed := range examples {
-				tr := oracle.GenTrace(tt.c).Example(seed)
-				out, err := oracle.Run(oracle.Model{}, tr)
-				if err != nil {
-					t.Fatalf("Run(Model{}, GenTrace(%s).Example(%d)) = %v", tt.c, seed, err)
+	for _, src := range traceSources {
+		for _, tt := range tests {
+			t.Run(src.name+"/"+string(tt.c), func(t *testing.T) {
+				seen := map[string]int{}
+				for seed := range examples {
+					tr := src.trace(tt.c, seed)
+					out, err := oracle.Run(oracle.Model{}, tr)
+					if err != nil {
+						t.Fatalf("Run(Model{}, %s(%s, %d)) = %v", src.name, tt.c, seed, err)
+					}
+					for _, f := range tt.features(tr, out) {
+						seen[f]++
+					}
 				}
-				for _, f := range tt.features(tr, out) {
-					seen[f]++
+				for _, f := range tt.want {
+					if seen[f] == 0 {
+						t.Errorf("%s(%s) over %d seeds never reached %q (%s)", src.name, tt.c, examples, f, tt.reason)
+					}
 				}
-			}
-			for _, f := range tt.want {
-				if seen[f] == 0 {
-					t.Errorf("GenTrace(%s) over %d seeds never reached %q (%s)", tt.c, examples, f, tt.reason)
-				}
-			}
-			t.Logf("features reached: %v", seen)
-		})
+				t.Logf("features reached: %v", seen)
+			})
+		}
 	}
+}
+
+// traceSources are the two sources of the generators' draws: rapid
+// (GenTrace, the property tests' and state machines') and the seeded PRNG
+// (GenTraceSeeded, the fuzzer's). Each must reach every edge.
+var traceSources = []struct {
+	name  string
+	trace func(c oracle.Component, seed int) oracle.Trace
+}{
+	{"GenTrace", func(c oracle.Component, seed int) oracle.Trace { return oracle.GenTrace(c).Example(seed) }},
+	{"GenTraceSeeded", func(c oracle.Component, seed int) oracle.Trace {
+		tr, _ := oracle.GenTraceSeeded(c, uint64(seed))
+		return tr
+	}},
 }
 
 func i64(n oracle.Num) int64  { v, _ := n.Int64(); return v }

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"pgregory.net/rapid"
@@ -17,14 +18,15 @@ const maxThreshold = 1 << 14
 // 25); window_secs and ban_secs 1, small, 900, around 2^63, near
 // MaxUint64 or at a power of two +-1; 1 time in 16 one field is 0, a
 // config every subject refuses (THR-1, THR-6).
-func GenThrottleConfig() *rapid.Generator[ThrottleConfig] {
-	return rapid.Custom(func(t *rapid.T) ThrottleConfig {
-		v := []uint64{threshold(t), duration(t, "window_secs"), duration(t, "ban_secs")}
-		if rare(t, "invalid throttle config", 4) {
-			v[rapid.IntRange(0, 2).Draw(t, "invalid field")] = 0
-		}
-		return ThrottleConfig{Threshold: U(v[0]), WindowSecs: U(v[1]), BanSecs: U(v[2])}
-	})
+func GenThrottleConfig() *rapid.Generator[ThrottleConfig] { return custom(genThrottleConfig) }
+
+// genThrottleConfig is GenThrottleConfig's draw.
+func genThrottleConfig(t src) ThrottleConfig {
+	v := []uint64{threshold(t), duration(t, "window_secs"), duration(t, "ban_secs")}
+	if rare(t, "invalid throttle config", 4) {
+		v[t.intRange(0, 2, "invalid field")] = 0
+	}
+	return ThrottleConfig{Threshold: U(v[0]), WindowSecs: U(v[1]), BanSecs: U(v[2])}
 }
 
 // threshold draws a threshold: 1..6 7 times in 8, else one of: a size
@@ -32,47 +34,50 @@ func GenThrottleConfig() *rapid.Generator[ThrottleConfig] {
 // piles failures on one key, OpGen's focus), a size at a width's edge up to
 // MaxUint64 (beyond impl's 16384 the trace is skipped there), 7, 64,
 // 16383, 16384 or any of 7..16384.
-func threshold(t *rapid.T) uint64 {
+func threshold(t src) uint64 {
 	if !rare(t, "large threshold", 3) {
-		return rapid.Uint64Range(1, 6).Draw(t, "small threshold")
+		return t.uint64Range(1, 6, "small threshold")
 	}
-	switch rapid.IntRange(0, 4).Draw(t, "large threshold band") {
+	switch t.intRange(0, 4, "large threshold band") {
 	case 0:
-		return rapid.SampledFrom(ringSizes).Draw(t, "threshold past a ring")
+		return pick(t, "threshold past a ring", ringSizes...)
 	case 1, 2:
 		return max(pow2Edge(t), 1)
 	case 3:
 		return pick(t, "large threshold", uint64(7), 64, maxThreshold-1, maxThreshold)
 	}
-	return rapid.Uint64Range(7, maxThreshold).Draw(t, "any threshold")
+	return t.uint64Range(7, maxThreshold, "any threshold")
 }
 
 // ringSizes are thresholds just past the fixed rings and buffers a port
 // may keep a key's stamps in (8, 16, 32, 64, 128).
-var ringSizes = []uint64{9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129}
+// (rapid favours the first of a list: the largest first, the hardest to
+// reach by piling failures).
+var ringSizes = []uint64{129, 128, 127, 100, 65, 64, 63, 33, 32, 31, 17, 16, 15, 9}
 
 // maxFocus is the largest threshold for which an OpGen focuses (a trace
 // of up to maxFocus+16 ops).
 const maxFocus = 160
 
 // duration draws a window or ban length >= 1.
-func duration(t *rapid.T, label string) uint64 {
-	switch rapid.IntRange(0, 9).Draw(t, label+" band") {
+func duration(t src, label string) uint64 {
+	switch t.intRange(0, 9, label+" band") {
 	case 0, 1, 2, 3, 4, 5:
 		return pick(t, label, uint64(1), 2, 3, 10, 900, 900, 1<<63, math.MaxUint64-1, math.MaxUint64)
 	case 6, 7, 8:
-		return rapid.Uint64Range(1, 1000).Draw(t, "small "+label)
+		return t.uint64Range(1, 1000, "small "+label)
 	}
-	return max(GenUint64().Draw(t, "any "+label), 1)
+	return max(genUint64(t), 1)
 }
 
 // ThrottleKeys returns the throttle key pool: few keys, so that operations
 // meet, among them the empty key, invalid UTF-8 (THR-17) and two long keys
 // that share their first 900 bytes (longKeys: a key cut to a fixed length
 // merges them).
-func ThrottleKeys() []string {
-	return []string{"", "ip:192.0.2.1", "acct:bob", "\xff\x00", "acct:h\u00e9", "k", longKeys[0], longKeys[1]}
-}
+func ThrottleKeys() []string { return slices.Clone(throttleKeys) }
+
+// throttleKeys is what ThrottleKeys returns, built once: never write to it.
+var throttleKeys = []string{"", "ip:192.0.2.1", "acct:bob", "\xff\x00", "acct:h\u00e9", "k", longKeys[0], longKeys[1]}
 
 // longKeys are two keys of 901 bytes that differ only in their last byte:
 // a port that keeps or hashes only a prefix of a key (64, 256, 512 bytes)
@@ -81,43 +86,48 @@ var longKeys = [2]string{strings.Repeat("p", 900) + "1", strings.Repeat("p", 900
 
 // GenThrottleKey draws a key: from ThrottleKeys 15 times in 16, else any
 // bytes.
-func GenThrottleKey() *rapid.Generator[string] {
-	return rapid.Custom(func(t *rapid.T) string {
-		if !rare(t, "key off the pool", 4) {
-			return rapid.SampledFrom(ThrottleKeys()).Draw(t, "pool key")
-		}
-		return string(rapid.SliceOfN(rapid.Byte(), 0, 12).Draw(t, "key bytes"))
-	})
+func GenThrottleKey() *rapid.Generator[string] { return custom(genThrottleKey) }
+
+// genThrottleKey is GenThrottleKey's draw.
+func genThrottleKey(t src) string {
+	if !rare(t, "key off the pool", 4) {
+		return pick(t, "pool key", throttleKeys...)
+	}
+	return randomBytes(t, 12, "key bytes")
 }
 
 // GenFaults draws the rule list of a set_faults op (STORE-10): empty (no
 // faults) half of the time, else 1..3 rules over every store op, each
 // without keys (every key, and purge) or with 1..2 pool keys.
-func GenFaults() *rapid.Generator[[]Fault] {
-	return rapid.Custom(func(t *rapid.T) []Fault {
-		if !rapid.Bool().Draw(t, "faults") {
-			return []Fault{}
-		}
-		return rapid.SliceOfN(genFault(), 1, 3).Draw(t, "fault rules")
-	})
+func GenFaults() *rapid.Generator[[]Fault] { return custom(genFaults) }
+
+// genFaults is GenFaults' draw.
+func genFaults(t src) []Fault {
+	if !t.bool("faults") {
+		return []Fault{}
+	}
+	fs := make([]Fault, t.intRange(1, 3, "fault rules"))
+	for i := range fs {
+		fs[i] = genFault(t)
+	}
+	return fs
 }
 
 // genFault draws one fault rule.
-func genFault() *rapid.Generator[Fault] {
-	return rapid.Custom(func(t *rapid.T) Fault {
-		f := Fault{Op: rapid.SampledFrom(StoreOps()).Draw(t, "fault op")}
-		if rapid.Bool().Draw(t, "fault lists keys") {
-			for _, k := range rapid.SliceOfN(rapid.SampledFrom(ThrottleKeys()), 1, 2).Draw(t, "fault keys") {
-				f.Keys = append(f.Keys, Bytes(k))
-			}
+func genFault(t src) Fault {
+	f := Fault{Op: pick(t, "fault op", StoreOps()...)}
+	if t.bool("fault lists keys") {
+		for range t.intRange(1, 2, "fault keys") {
+			f.Keys = append(f.Keys, Bytes(pick(t, "fault key", throttleKeys...)))
 		}
-		return f
-	})
+	}
+	return f
 }
 
 // thrState is what a throttle OpGen remembers: the config, the times of
 // recent failures, the ban-untils results reported and the latest time.
 type thrState struct {
+	threshold   uint64
 	window, ban uint64
 	faults      bool
 	focus       bool     // the threshold is past a plausible ring: pile failures on one key
@@ -134,7 +144,7 @@ func newThrState(cfg Config, faults bool) thrState {
 	if err != nil {
 		threshold, window, ban = 1, 1, 1
 	}
-	return thrState{window: window, ban: ban, faults: faults, focus: threshold > 8 && threshold <= maxFocus}
+	return thrState{threshold: threshold, window: window, ban: ban, faults: faults, focus: threshold > 8 && threshold <= maxFocus}
 }
 
 // observe records the latest time, a recorded failure's stamp and a
@@ -167,25 +177,25 @@ func pushU(xs []uint64, x uint64) []uint64 {
 }
 
 // drawThrottle draws a throttle op of kind k; a focused OpGen draws
-// instead, 3 times in 4, a failure of the focus key at the latest time (or
+// instead, 7 times in 8, a failure of the focus key at the latest time (or
 // one later), so that one key collects more failures than a fixed ring
 // holds.
-func (g *OpGen) drawThrottle(t *rapid.T, k Kind) Op {
+func (g *OpGen) drawThrottle(t src, k Kind) Op {
 	s := &g.thr
-	if s.focus && !rare(t, "op off the focus", 2) {
-		return Op{Kind: RecordFailure, Key: bytesOf(focusKey), Now: U(addSatU(s.now, rapid.Int64Range(0, 1).Draw(t, "focus step")))}
+	if s.focus && !rare(t, "op off the focus", 3) {
+		return Op{Kind: RecordFailure, Key: bytesOf(focusKey), Now: U(addSatU(s.now, t.int64Range(0, 1, "focus step")))}
 	}
 	switch k {
 	case Check, RecordFailure:
-		return Op{Kind: k, Key: bytesOf(GenThrottleKey().Draw(t, "key")), Now: U(s.time(t))}
+		return Op{Kind: k, Key: bytesOf(genThrottleKey(t)), Now: U(s.time(t))}
 	case CheckAny:
 		return Op{Kind: k, Keys: s.keys(t), Now: U(s.time(t))}
 	case RecordSuccess, Reset:
-		return Op{Kind: k, Key: bytesOf(GenThrottleKey().Draw(t, "key"))}
+		return Op{Kind: k, Key: bytesOf(genThrottleKey(t))}
 	case PurgeExpired:
 		return Op{Kind: k, Now: U(s.time(t))}
 	}
-	return Op{Kind: SetFaults, Faults: GenFaults().Draw(t, "faults")}
+	return Op{Kind: SetFaults, Faults: genFaults(t)}
 }
 
 // focusKey is the key a focused OpGen piles failures on.
@@ -193,11 +203,10 @@ const focusKey = "k"
 
 // keys draws check_any's keys: 0..4 of them, repeats allowed (THR-9,
 // THR-10); 1 time in 8 followed by many more (longKeyList).
-func (s *thrState) keys(t *rapid.T) []Bytes {
-	ks := rapid.SliceOfN(GenThrottleKey(), 0, 4).Draw(t, "keys")
-	out := make([]Bytes, len(ks))
-	for i, k := range ks {
-		out[i] = Bytes(k)
+func (s *thrState) keys(t src) []Bytes {
+	out := make([]Bytes, t.intRange(0, 4, "keys"))
+	for i := range out {
+		out[i] = Bytes(genThrottleKey(t))
 	}
 	if rare(t, "long key list", 3) {
 		return s.longKeyList(t, out)
@@ -215,18 +224,18 @@ var keyListSizes = []int{65, 100, 17, 33, 64, 32, 16, 9}
 // places one key last, or just past 8, 16, 32 or 64 keys, or anywhere
 // after head: a key that failed recently half of the time, else any drawn
 // key. A port that looks at only the first keys misses it.
-func (s *thrState) longKeyList(t *rapid.T, head []Bytes) []Bytes {
-	n := rapid.SampledFrom(keyListSizes).Draw(t, "long key list size")
+func (s *thrState) longKeyList(t src, head []Bytes) []Bytes {
+	n := pick(t, "long key list size", keyListSizes...)
 	out := head
 	for i := len(head); i < n; i++ {
 		out = append(out, Bytes(fmt.Sprintf("f%d", i)))
 	}
-	at := pick(t, "key at", n-1, 64, 16, 32, 8, rapid.IntRange(len(head), n-1).Draw(t, "key anywhere"))
+	at := pick(t, "key at", n-1, 64, 16, 32, 8, t.intRange(len(head), n-1, "key anywhere"))
 	var k string
-	if len(s.failed) > 0 && rapid.Bool().Draw(t, "a failed key") {
-		k = rapid.SampledFrom(s.failed).Draw(t, "failed key")
+	if len(s.failed) > 0 && t.bool("a failed key") {
+		k = pick(t, "failed key", s.failed...)
 	} else {
-		k = GenThrottleKey().Draw(t, "drawn key")
+		k = genThrottleKey(t)
 	}
 	out[max(min(at, n-1), len(head))] = Bytes(k)
 	return out
@@ -236,9 +245,9 @@ func (s *thrState) longKeyList(t *rapid.T, head []Bytes) []Bytes {
 // recorded failure's window end +-1 (THR-4: window-1, window, window+1 from
 // the stamp), a ban's end +-1 (THR-5: until-1, until), a stamp +-1, or an
 // absolute edge (0, MaxUint64, MaxUint64-ban where ban-until saturates).
-func (s *thrState) time(t *rapid.T) uint64 {
-	d := rapid.Int64Range(-1, 1).Draw(t, "off the boundary")
-	switch rapid.IntRange(0, 11).Draw(t, "now from") {
+func (s *thrState) time(t src) uint64 {
+	d := t.int64Range(-1, 1, "off the boundary")
+	switch t.intRange(0, 11, "now from") {
 	case 0, 1:
 		return s.now
 	case 2:
@@ -247,28 +256,28 @@ func (s *thrState) time(t *rapid.T) uint64 {
 		return addSatU(s.now, -pick(t, "step back", int64(1), 2, int64(min(s.window, math.MaxInt64))))
 	case 4, 5:
 		if len(s.stamps) > 0 {
-			return addSatU(addU(rapid.SampledFrom(s.stamps).Draw(t, "stamp"), s.window), d)
+			return addSatU(addU(pick(t, "stamp", s.stamps...), s.window), d)
 		}
 	case 6, 7:
 		if len(s.untils) > 0 {
-			return addSatU(rapid.SampledFrom(s.untils).Draw(t, "until"), d)
+			return addSatU(pick(t, "until", s.untils...), d)
 		}
 	case 8:
 		if len(s.stamps) > 0 {
-			return addSatU(rapid.SampledFrom(s.stamps).Draw(t, "stamp"), d)
+			return addSatU(pick(t, "stamp", s.stamps...), d)
 		}
 	case 9:
-		return addSatU(s.now, rapid.Int64Range(2, 1000).Draw(t, "step ahead"))
+		return addSatU(s.now, t.int64Range(2, 1000, "step ahead"))
 	}
 	return s.absTime(t)
 }
 
 // absTime draws an absolute time: 0, 1, around 2^63, near MaxUint64, just
 // where now + ban_secs saturates, or anything.
-func (s *thrState) absTime(t *rapid.T) uint64 {
-	if rapid.Bool().Draw(t, "edge time") {
+func (s *thrState) absTime(t src) uint64 {
+	if t.bool("edge time") {
 		sat := math.MaxUint64 - s.ban
 		return pick(t, "time edge", uint64(0), 1, 1<<63, math.MaxUint64-1, math.MaxUint64, sat, sat+1, sat-1)
 	}
-	return GenUint64().Draw(t, "time")
+	return genUint64(t)
 }

@@ -1,8 +1,11 @@
 package protocol
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -10,8 +13,8 @@ import (
 // The protocol's hot path (PROTO-3, PROTO-5, PROTO-6): requests and replies
 // of flat objects of decimal strings, written and read without reflection.
 // Each fast function handles the common shapes only and says so; anything
-// else (a nested value, an escape it does not know, a non-ASCII string, an
-// unknown or odd key) goes to encoding/json, whose result is the
+// else (a nested value, an escape it does not know, a string that is not
+// valid UTF-8, an unknown, odd or repeated key) goes to encoding/json, whose result is the
 // definition: codec_test.go checks that both paths agree.
 
 // appendRequestLine appends the request for op of t (-1 open, len(ops)
@@ -91,9 +94,14 @@ func appendOpFields(b []byte, op *oracle.Op) []byte {
 		b = appendBytes(b, *op.Key)
 	}
 	if op.Keys != nil {
-		ks, _ := json.Marshal(op.Keys) // Bytes always marshal
-		b = append(b, `,"keys":`...)
-		b = append(b, ks...)
+		b = append(b, `,"keys":[`...)
+		for i, k := range op.Keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendBytes(b, k)
+		}
+		b = append(b, ']')
 	}
 	if op.Faults != nil {
 		fs, _ := json.Marshal(op.Faults)
@@ -160,7 +168,14 @@ func appendNum(b []byte, prefix string, n oracle.Num) []byte {
 // plain reports whether json.Marshal writes s as itself between quotes:
 // printable ASCII without '"', '\\' and the HTML characters it escapes.
 func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // 8 bytes at a time: keys run to 901 bytes
+		w := word(s[i:])
+		if hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, '<')|hasByte(w, '>')|hasByte(w, '&')|hasAtLeast(w, 0x7f) != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		switch c := s[i]; {
 		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
 			return false
@@ -168,6 +183,30 @@ func plain(s string) bool {
 	}
 	return true
 }
+
+// The SWAR tests of 8 bytes at once (each sets the top bit of some byte,
+// not always the first match's, exactly when some byte matches): word
+// reads the first 8 bytes of s, little-endian.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func word[S ~string | ~[]byte](s S) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hasLess is nonzero when some byte of w is below n (n <= 0x80).
+func hasLess(w, n uint64) uint64 { return (w - lsb*n) &^ w & msb }
+
+// hasByte is nonzero when some byte of w is c.
+func hasByte(w, c uint64) uint64 { return hasLess(w^(lsb*c), 1) }
+
+// hasAtLeast is nonzero when some byte of w is n or more (n >= 0x7f: a
+// carry out of a byte happens only from 0xff, itself a match).
+func hasAtLeast(w, n uint64) uint64 { return ((w + lsb*(0x80-n)) | w) & msb }
 
 func appendString(b []byte, s string) []byte {
 	if plain(s) {
@@ -231,17 +270,33 @@ func (s *scanner) str() ([]byte, bool) {
 	}
 	start := s.i + 1
 	var out []byte // nil until the first escape
-	for j := start; j < len(s.b); j++ {
+	high := false  // a byte >= 0x80 was read: the string must be valid UTF-8
+	j := start
+	for ; j+8 <= len(s.b); j += 8 { // skip 8 plain bytes at a time
+		if w := word(s.b[j : j+8]); hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|w&msb != 0 {
+			break
+		}
+	}
+	for ; j < len(s.b); j++ {
 		c := s.b[j]
 		switch {
 		case c == '"':
-			s.i = j + 1
-			if out == nil {
-				return s.b[start:j], true
+			v := out
+			if v == nil {
+				v = s.b[start:j]
 			}
-			return out, true
-		case c < 0x20 || c >= 0x80:
+			if high && !utf8.Valid(v) { // encoding/json would write U+FFFD for it
+				return nil, false
+			}
+			s.i = j + 1
+			return v, true
+		case c < 0x20:
 			return nil, false
+		case c >= 0x80:
+			high = true
+			if out != nil {
+				out = append(out, c)
+			}
 		case c == '\\':
 			if out == nil {
 				out = append([]byte(nil), s.b[start:j]...)
@@ -291,6 +346,66 @@ func unescape(b []byte) (byte, int, bool) {
 	return 0, 0, false
 }
 
+// bytes reads an oracle.Bytes as its UnmarshalJSON reads the two forms
+// MarshalJSON writes: a string, or exactly {"hex":"..."}.
+func (s *scanner) bytes() (oracle.Bytes, bool) {
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		v, ok := s.str()
+		return oracle.Bytes(v), ok
+	}
+	var h []byte
+	seen := false
+	ok := s.object(func(k []byte) bool {
+		if string(k) != "hex" || seen {
+			return false
+		}
+		seen = true
+		var ok bool
+		h, ok = s.str()
+		return ok
+	})
+	if !ok || !seen {
+		return "", false
+	}
+	raw := make([]byte, hex.DecodedLen(len(h)))
+	if _, err := hex.Decode(raw, h); err != nil {
+		return "", false
+	}
+	return oracle.Bytes(raw), true
+}
+
+// faults reads a set_faults rule list: an array of objects with "op" and,
+// optionally, "keys", each at most once.
+func (s *scanner) faults() ([]oracle.Fault, bool) {
+	fs := []oracle.Fault{} // [] is no faults, not absent
+	ok := s.array(func() bool {
+		var f oracle.Fault
+		op, keys := false, false
+		ok := s.object(func(k []byte) bool {
+			switch {
+			case string(k) == "op" && !op:
+				op = true
+				v, ok := s.str()
+				f.Op = string(v)
+				return ok
+			case string(k) == "keys" && !keys:
+				keys = true
+				f.Keys = []oracle.Bytes{}
+				return s.array(func() bool {
+					v, ok := s.bytes()
+					f.Keys = append(f.Keys, v)
+					return ok
+				})
+			}
+			return false
+		})
+		fs = append(fs, f)
+		return ok
+	})
+	return fs, ok
+}
+
 // int reads a JSON integer that fits an int64.
 func (s *scanner) int() (int64, bool) {
 	s.ws()
@@ -333,10 +448,72 @@ func (s *scanner) num(n *oracle.Num) bool {
 	if !ok {
 		return false
 	}
-	x, err := oracle.ParseNum(string(v))
+	if x, ok := canonical(v); ok {
+		*n = x
+		return true
+	}
+	x, err := oracle.ParseNum(string(v)) // the definition, for anything else
 	*n = x
 	return err == nil
 }
+
+// canonical reads the common form of a Num, as oracle.ParseNum does but
+// without a string: an optional '-', then 1 to 20 digits, no leading zero,
+// in range, and not "-0". It reports false for anything else (ParseNum
+// then decides).
+func canonical(v []byte) (oracle.Num, bool) {
+	digits := v
+	neg := len(v) > 0 && v[0] == '-'
+	if neg {
+		digits = v[1:]
+	}
+	if len(digits) == 0 || len(digits) > 20 || len(digits) > 1 && digits[0] == '0' {
+		return oracle.Num{}, false
+	}
+	var abs uint64
+	for _, c := range digits {
+		d := uint64(c - '0')
+		if c < '0' || c > '9' || abs > (math.MaxUint64-d)/10 {
+			return oracle.Num{}, false
+		}
+		abs = abs*10 + d
+	}
+	switch {
+	case !neg:
+		return oracle.U(abs), true
+	case abs == 0 || abs > 1<<63:
+		return oracle.Num{}, false
+	case abs == 1<<63:
+		return oracle.I(math.MinInt64), true
+	}
+	return oracle.I(-int64(abs)), true
+}
+
+// interned returns the string of v, without allocating when it is one of
+// the protocol's words (a kind, a component, a verdict).
+func interned(v []byte) string {
+	if w, ok := words[string(v)]; ok {
+		return w
+	}
+	return string(v)
+}
+
+// words are the protocol's words interned reads without allocating.
+var words = func() map[string]string {
+	m := map[string]string{}
+	add := func(w string) { m[w] = w }
+	for _, c := range oracle.Components() {
+		add(string(c))
+		for _, k := range oracle.NewOpGen(c, oracle.Config{}).Kinds() {
+			add(string(k))
+		}
+	}
+	for _, w := range []string{string(kindOpen), string(kindClose), oracle.VerdictPass, oracle.VerdictShed, oracle.VerdictLimited,
+		oracle.VerdictAllow, oracle.VerdictBanned, oracle.VerdictUnavailable} {
+		add(w)
+	}
+	return m
+}()
 
 // object reads a flat object, calling field for each key; field reads the
 // value and reports whether it could.
@@ -413,7 +590,7 @@ func decodeReplyFast(line []byte) (reply, bool) {
 // resultNames are the field names of a result object, for result's check
 // that none comes twice.
 var resultNames = [...]string{"ok", "err", "cap", "refil", "ivl", "maxif", "retry", "tks", "last", "n",
-	"key", "slot", "retry_after", "remaining", "until", "count", "response", "verdict", "error", "touched"}
+	"key", "set", "way", "retry_after", "remaining", "until", "count", "response", "verdict", "error", "touched"}
 
 // result reads a result object whose values are all decimal strings,
 // plain strings and booleans, each field at most once.
@@ -471,7 +648,7 @@ func (s *scanner) result(r *oracle.Result) bool {
 			return ok
 		case "verdict":
 			v, ok := s.str()
-			r.Verdict = string(v)
+			r.Verdict = interned(v)
 			return ok
 		case "error":
 			v, ok := s.str()
@@ -503,11 +680,11 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 			return ok
 		case "op":
 			v, ok := s.str()
-			req.Kind = oracle.Kind(v)
+			req.Kind = oracle.Kind(interned(v))
 			return ok
 		case "component":
 			v, ok := s.str()
-			req.Component = oracle.Component(v)
+			req.Component = oracle.Component(interned(v))
 			return ok
 		case "tks":
 			return s.num(&req.Tks)
@@ -530,22 +707,27 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 		case "retry":
 			return s.num(&req.Retry)
 		case "ip":
-			v, ok := s.str()
-			b := oracle.Bytes(v)
+			b, ok := s.bytes()
 			req.IP = &b
 			return ok
 		case "key":
-			v, ok := s.str()
-			b := oracle.Bytes(v)
+			b, ok := s.bytes()
 			req.Key = &b
 			return ok
 		case "keys":
 			req.Keys = []oracle.Bytes{} // [] is check_any of no key, not absent
 			return s.array(func() bool {
-				v, ok := s.str()
-				req.Keys = append(req.Keys, oracle.Bytes(v))
+				v, ok := s.bytes()
+				req.Keys = append(req.Keys, v)
 				return ok
 			})
+		case "faults":
+			if req.Faults != nil { // repeated: encoding/json decodes into the first's rules
+				return false
+			}
+			var ok bool
+			req.Faults, ok = s.faults()
+			return ok
 		case "config":
 			if req.Config == nil { // a repeated key fills the same config, as encoding/json does
 				req.Config = &oracle.Config{}

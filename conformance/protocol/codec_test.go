@@ -155,29 +155,66 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 		`{"seq":1,"op":"open","config":{}}`, `{"seq":1,"op":"open","config":null}`, `{"seq":1,"op":"open","config":{"throttle":null}}`,
 		`{"seq":1,"op":"check_any","keys":[]}`, `{"seq":1,"op":"check_any","keys":["a","",  "b"],"keys":["c"]}`, `{"seq":1,"op":"check_any","keys":null}`,
 		`{"seq":1,"op":"check_any","keys":[{"hex":"ff"}]}`, `{"seq":1,"op":"check_any","keys":["a",]}`, `{"seq":1,"op":"check_any","keys":["a"}`,
+		`{"seq":1,"op":"check","key":"acct:hé"}`, "{\"seq\":1,\"op\":\"check\",\"key\":\"\xff\"}", `{"seq":1,"op":"check","key":"\u00e9é"}`,
+		`{"seq":1,"op":"admit","ip":{"hex":"ff00"}}`, `{"seq":1,"op":"admit","ip":{"hex":"f"}}`, `{"seq":1,"op":"admit","ip":{"HEX":"ff"}}`,
+		`{"seq":1,"op":"admit","ip":{"hex":"ff","hex":"00"}}`, `{"seq":1,"op":"admit","ip":{}}`, `{"seq":1,"op":"admit","ip":{"hex":"ff","x":1}}`,
+		`{"seq":1,"op":"set_faults","faults":[]}`, `{"seq":1,"op":"set_faults","faults":[{"op":"count"},{"op":"ban","keys":["a",{"hex":"ff"}]}]}`,
+		`{"seq":1,"op":"set_faults","faults":[{"op":"count","keys":[]}]}`, `{"seq":1,"op":"set_faults","faults":[{"op":"count","keys":null}]}`,
+		`{"seq":1,"op":"set_faults","faults":[{"op":"a","keys":["x"]}],"faults":[{"op":"b"}]}`, `{"seq":1,"op":"set_faults","faults":[{"op":"a","op":"b"}]}`,
+		`{"seq":1,"op":"set_faults","faults":[{"OP":"a"}]}`, `{"seq":1,"op":"set_faults","faults":null}`, `{"seq":1,"op":"set_faults","faults":[{}]}`,
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		if fast, ok := decodeReplyFast(line); ok {
-			slow, err := decodeReplySlow(line)
-			if err != nil {
-				t.Fatalf("fast reader read %q, encoding/json refuses it: %v", line, err)
-			}
-			if d := cmp.Diff(slow, fast, cmp.AllowUnexported(reply{})); d != "" {
-				t.Fatalf("readers differ on %q (-slow +fast):\n%s", line, d)
+	f.Fuzz(readersAgree)
+}
+
+// readersAgree fails t unless each fast reader declines line or reads
+// what encoding/json reads.
+func readersAgree(t *testing.T, line []byte) {
+	t.Helper()
+	if fast, ok := decodeReplyFast(line); ok {
+		slow, err := decodeReplySlow(line)
+		if err != nil {
+			t.Fatalf("fast reader read %q, encoding/json refuses it: %v", line, err)
+		}
+		if d := cmp.Diff(slow, fast, cmp.AllowUnexported(reply{})); d != "" {
+			t.Fatalf("readers differ on %q (-slow +fast):\n%s", line, d)
+		}
+	}
+	if fast, ok := decodeRequestFast(line); ok {
+		var slow wireRequest
+		if err := strictObject(line, &slow); err != nil {
+			t.Fatalf("fast request reader read %q, encoding/json refuses it: %v", line, err)
+		}
+		if d := cmp.Diff(slow, fast); d != "" {
+			t.Fatalf("request readers differ on %q (-slow +fast):\n%s", line, d)
+		}
+	}
+}
+
+// TestWordScansAgreeWithByteScans checks the 8-bytes-at-a-time scans
+// (plain, and the string reader's skip) against byte-by-byte ones: every
+// byte value at every place of a 17-byte string, where the words and
+// the tail meet.
+func TestWordScansAgreeWithByteScans(t *testing.T) {
+	bytewise := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
 			}
 		}
-		if fast, ok := decodeRequestFast(line); ok {
-			var slow wireRequest
-			if err := strictObject(line, &slow); err != nil {
-				t.Fatalf("fast request reader read %q, encoding/json refuses it: %v", line, err)
+		return true
+	}
+	for at := range 17 {
+		for c := range 256 {
+			b := []byte("abcdefghijklmnopq")
+			b[at] = byte(c)
+			if got, want := plain(string(b)), bytewise(string(b)); got != want {
+				t.Fatalf("plain(%q) = %v, want %v", b, got, want)
 			}
-			if d := cmp.Diff(slow, fast); d != "" {
-				t.Fatalf("request readers differ on %q (-slow +fast):\n%s", line, d)
-			}
+			readersAgree(t, []byte(`{"seq":1,"op":"check","key":"`+string(b)+`"}`))
 		}
-	})
+	}
 }
 
 // TestAppendConfigIsJSONMarshal: appendConfig writes what json.Marshal
@@ -199,4 +236,26 @@ func TestAppendConfigIsJSONMarshal(t *testing.T) {
 			t.Errorf("appendConfig = %s\njson.Marshal = %s", got, want)
 		}
 	}
+}
+
+// TestPropCanonicalIsParseNum checks the property that the reader's
+// allocation-free number parser accepts exactly what oracle.ParseNum
+// accepts, with the same value: on the edges of both domains and on
+// strings drawn from digits and signs.
+func TestPropCanonicalIsParseNum(t *testing.T) {
+	agree := func(t interface{ Fatalf(string, ...any) }, s string) {
+		got, ok := canonical([]byte(s))
+		want, err := oracle.ParseNum(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("canonical(%q) = %v, %v; ParseNum = %v, %v", s, got, ok, want, err)
+		}
+	}
+	for _, s := range []string{"", "-", "0", "-0", "00", "01", "-01", "1", "-1", "+1", " 1", "1 ", "1a", "a",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999", "100000000000000000000", "-18446744073709551615"} {
+		agree(t, s)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		agree(t, rapid.StringOfN(rapid.SampledFrom([]rune("0123456789-+")), 0, 22, -1).Draw(t, "number"))
+	})
 }

@@ -105,7 +105,11 @@ type Port struct {
 	opt     PortOptions
 	tr      transport
 	out     chan []byte   // request chunks, to the writer goroutine
-	events  chan event    // replies and the end of stdout, from the reader goroutine
+	free    chan []byte   // written chunks, from the writer goroutine, to reuse
+	events  chan []event  // replies and the end of stdout, from the reader goroutine, in batches
+	evq     []event       // the rest of the last batch received, not yet handled
+	evBatch []event       // the batch evq is the rest of, to hand back once handled
+	evFree  chan []event  // handled batches, back to the reader to reuse
 	stderr  *tail         // the port's stderr
 	seq     int64         // the last seq sent
 	nextIn  int64         // the seq the next reply must carry
@@ -115,6 +119,43 @@ type Port struct {
 	drained chan struct{} // closed when the port's stderr ended
 	exit    *exitInfo     // how the port ended, once it did
 	closed  bool
+}
+
+// maxEvents is the most events the reader sends in one batch.
+const maxEvents = 64
+
+// takeEvents returns the first event of a batch from the reader and
+// queues the rest for popEvent.
+func (p *Port) takeEvents(evs []event) event {
+	ev := evs[0]
+	p.evq, p.evBatch = evs[1:], evs
+	p.recycle()
+	return ev
+}
+
+// popEvent returns the next queued event, if any: every wait for an event
+// takes the queued ones first.
+func (p *Port) popEvent() (event, bool) {
+	if len(p.evq) == 0 {
+		return event{}, false
+	}
+	ev := p.evq[0]
+	p.evq = p.evq[1:]
+	p.recycle()
+	return ev, true
+}
+
+// recycle hands the last batch back to the reader once every event of it
+// was taken.
+func (p *Port) recycle() {
+	if len(p.evq) > 0 || p.evBatch == nil {
+		return
+	}
+	select {
+	case p.evFree <- p.evBatch[:0]:
+	default:
+	}
+	p.evq, p.evBatch = nil, nil
 }
 
 // event is one thing the reader goroutine saw on the port's stdout.
@@ -149,7 +190,9 @@ func newPort(tr transport, opt PortOptions) (*Port, error) {
 		opt:     opt.withDefaults(),
 		tr:      tr,
 		out:     make(chan []byte, maxWindow+2),
-		events:  make(chan event, maxWindow+2),
+		free:    make(chan []byte, 4),
+		events:  make(chan []event, maxWindow+2),
+		evFree:  make(chan []event, 4),
 		stderr:  newTail(stderrKeep),
 		nextIn:  1,
 		dead:    make(chan struct{}),
@@ -202,7 +245,8 @@ func (p *Port) handshake() error {
 	defer timer.Stop()
 	var ev event
 	select {
-	case ev = <-p.events:
+	case evs := <-p.events:
+		ev = p.takeEvents(evs)
 	case <-timer.C:
 		if late {
 			return p.deadlinePassed(-1, -2, "the handshake")
@@ -211,7 +255,8 @@ func (p *Port) handshake() error {
 	case x := <-p.tr.exited:
 		p.exit = &x
 		select { // what it wrote before it exited may still be on its way
-		case ev = <-p.events:
+		case evs := <-p.events:
+			ev = p.takeEvents(evs)
 		case <-time.After(time.Second):
 			return p.breaks(-1, -2, "exited before its hello ("+x.how+")")
 		}
@@ -366,23 +411,28 @@ func (p *Port) finish() error {
 		exited = nil
 	}
 	for eof := false; !eof || exited != nil; {
-		select {
-		case ev := <-p.events:
-			if !errors.Is(ev.err, io.EOF) {
-				return p.breaks(-1, -2, "wrote after its last reply: "+p.eventText(ev))
+		ev, ok := p.popEvent()
+		if !ok {
+			select {
+			case evs := <-p.events:
+				ev = p.takeEvents(evs)
+			case x := <-exited:
+				p.exit, exited = &x, nil
+				continue
+			case <-timer.C:
+				switch {
+				case late:
+					return p.deadlinePassed(-1, -2, "the port's exit")
+				case exited != nil:
+					return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", wait))
+				}
+				return p.breaks(-1, -2, fmt.Sprintf("exited, but its stdout was still open %v after its stdin was closed (a process outside its group holds it?)", wait))
 			}
-			eof = true
-		case x := <-exited:
-			p.exit, exited = &x, nil
-		case <-timer.C:
-			switch {
-			case late:
-				return p.deadlinePassed(-1, -2, "the port's exit")
-			case exited != nil:
-				return p.breaks(-1, -2, fmt.Sprintf("still running %v after its stdin was closed", wait))
-			}
-			return p.breaks(-1, -2, fmt.Sprintf("exited, but its stdout was still open %v after its stdin was closed (a process outside its group holds it?)", wait))
 		}
+		if !errors.Is(ev.err, io.EOF) {
+			return p.breaks(-1, -2, "wrote after its last reply: "+p.eventText(ev))
+		}
+		eof = true
 	}
 	if p.exit != nil && !p.exit.ok {
 		return p.breaks(-1, -2, "exited with "+p.exit.how+" after its last reply")
@@ -413,6 +463,10 @@ func (p *Port) write() {
 			failed = true
 			continue
 		}
+		select { // done with it: RunTraces may write the next chunk into it
+		case p.free <- chunk[:0]:
+		default:
+		}
 		if len(p.out) == 0 && bw.Flush() != nil {
 			failed = true
 		}
@@ -424,43 +478,70 @@ func (p *Port) write() {
 }
 
 // read is the reader goroutine: it decodes every stdout line and sends it
-// as an event; the end of stdout is an event with io.EOF.
+// as an event; the end of stdout is an event with io.EOF. It sends the
+// events in batches, each as soon as no further complete line is buffered
+// (so a reply never waits for the port's next write), at most maxEvents.
 func (p *Port) read() {
 	br := bufio.NewReaderSize(p.tr.stdout, 64<<10)
+	var batch []event
+	add := func(ev event) {
+		if batch == nil {
+			select {
+			case batch = <-p.evFree:
+			default:
+				batch = make([]event, 0, maxEvents)
+			}
+		}
+		if batch = append(batch, ev); len(batch) == maxEvents || !lineBuffered(br) {
+			p.send(batch)
+			batch = nil
+		}
+	}
+	end := func(ev event) {
+		p.send(append(batch, ev))
+	}
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if err != nil {
 			if errors.Is(err, io.EOF) && len(line) == 0 {
-				p.send(event{line: n, err: io.EOF})
+				end(event{line: n, err: io.EOF})
 			} else if errors.Is(err, io.EOF) {
-				p.send(event{line: n, err: fmt.Errorf("stdout line %d has no newline at the end of stdout: %s", n, quoteLine(line))})
+				end(event{line: n, err: fmt.Errorf("stdout line %d has no newline at the end of stdout: %s", n, quoteLine(line))})
 			} else {
-				p.send(event{line: n, err: fmt.Errorf("stdout line %d: %w", n, err)})
+				end(event{line: n, err: fmt.Errorf("stdout line %d: %w", n, err)})
 			}
 			return
 		}
 		if n == 1 {
 			h, err := decodeHello(line)
 			if err != nil {
-				p.send(event{line: n, err: fmt.Errorf("stdout line 1 is not a hello object: %v: %s", err, quoteLine(line))})
+				end(event{line: n, err: fmt.Errorf("stdout line 1 is not a hello object: %v: %s", err, quoteLine(line))})
 				return
 			}
-			p.send(event{line: n, hello: &h})
+			add(event{line: n, hello: &h})
 			continue
 		}
 		rep, err := decodeReply(line)
 		if err != nil {
-			p.send(event{line: n, err: fmt.Errorf("stdout line %d is not a reply: %v: %s", n, err, quoteLine(line))})
+			end(event{line: n, err: fmt.Errorf("stdout line %d is not a reply: %v: %s", n, err, quoteLine(line))})
 			return
 		}
-		p.send(event{line: n, rep: rep})
+		add(event{line: n, rep: rep})
 	}
 }
 
-// send hands ev to RunTraces, or drops it once the port is dead.
-func (p *Port) send(ev event) {
+// lineBuffered reports whether br holds a whole line (the next read does
+// not wait for the port).
+func lineBuffered(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// send hands a batch of events to RunTraces, or drops it once the port is
+// dead.
+func (p *Port) send(evs []event) {
 	select {
-	case p.events <- ev:
+	case p.events <- evs:
 	case <-p.dead:
 	}
 }
@@ -620,6 +701,11 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		buf    []byte
 		timer  = time.NewTimer(p.opt.RequestTimeout)
 		done   = 0
+		// The request timeout counts from progress: the last reply, or the
+		// send that found nothing in flight. The timer is not reset on
+		// every reply (two timer operations an op, on the fuzzer's hot
+		// path): when it fires early it is set again for what is left.
+		progress = time.Now()
 	)
 	defer timer.Stop()
 	var deadline <-chan time.Time
@@ -635,11 +721,20 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	}
 	for done < len(ts) {
 		idle := len(queue) == 0
-		for len(queue) < p.opt.Window && ti < len(ts) {
+		// Top the window up only once half of it is answered: the requests
+		// go in chunks, so the writer and the port wake once a chunk, not
+		// once an op.
+		for topUp := len(queue) <= p.opt.Window/2; topUp && len(queue) < p.opt.Window && ti < len(ts); {
 			t := &ts[ti]
 			if oi == -1 && side == 0 {
 				states[ti].stderr = p.stderr.total()
 				states[ti].inst = p.inst + 1
+			}
+			if buf == nil {
+				select {
+				case buf = <-p.free:
+				default:
+				}
 			}
 			buf = p.appendRequest(buf, t, states[ti].inst+int64(side), oi)
 			queue = append(queue, pending{ti, oi, side})
@@ -653,52 +748,61 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 		if len(buf) > 0 {
 			p.out <- buf
 			buf = nil
-			if idle { // the timer counts from the oldest unanswered request
-				resetTimer(timer, p.opt.RequestTimeout)
+			if idle { // the timeout counts from the oldest unanswered request
+				progress = time.Now()
 			}
 		}
 		in := queue[0]
-		select {
-		case ev := <-p.events:
-			if ev.err != nil {
-				return p.streamEnded(ev, in, ts)
-			}
-			if ev.rep.seq != p.nextIn {
-				return p.breaks(in.trace, in.op, p.seqProblem(ev.rep.seq, ts[in.trace], in))
-			}
-			p.nextIn++
-			queue = queue[1:]
-			resetTimer(timer, p.opt.RequestTimeout)
-			st := &states[in.trace]
-			if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
-				if why := closeProblem(ev.rep); (in.side == 0 && st.open || in.side == 1 && st.twin) && why != "" {
-					return p.breaks(in.trace, in.op, why)
+		ev, ok := p.popEvent()
+		if !ok {
+			select {
+			case evs := <-p.events:
+				ev = p.takeEvents(evs)
+			case <-timer.C:
+				if left := p.opt.RequestTimeout - time.Since(progress); left > 0 {
+					timer.Reset(left) // there was progress since it was set
+					continue
 				}
-				if in.side == 0 && ts[in.trace].Twin {
-					continue // the twin's close comes next
-				}
-				st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
-				each(in.trace, st.run)
-				done++
+				return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(ts[in.trace], in.op), p.opt.RequestTimeout))
+			case x := <-exited:
+				// Replies written before the exit may still be on their way:
+				// read on for a moment before calling the exit early.
+				p.exit, exited, grace = &x, nil, time.After(500*time.Millisecond)
 				continue
+			case <-grace:
+				return p.exitedEarly(*p.exit, in, ts)
+			case <-deadline:
+				return p.deadlinePassed(in.trace, in.op, "the conversation")
 			}
-			switch {
-			case st.dead:
-			case in.side == 1:
-				st.takeTwin(in.op, ev.rep)
-			default:
-				st.take(in.op, ev.rep)
+		}
+		if ev.err != nil {
+			return p.streamEnded(ev, in, ts)
+		}
+		if ev.rep.seq != p.nextIn {
+			return p.breaks(in.trace, in.op, p.seqProblem(ev.rep.seq, ts[in.trace], in))
+		}
+		p.nextIn++
+		queue = queue[1:]
+		progress = time.Now()
+		st := &states[in.trace]
+		if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
+			if why := closeProblem(ev.rep); (in.side == 0 && st.open || in.side == 1 && st.twin) && why != "" {
+				return p.breaks(in.trace, in.op, why)
 			}
-		case <-timer.C:
-			return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(ts[in.trace], in.op), p.opt.RequestTimeout))
-		case x := <-exited:
-			// Replies written before the exit may still be on their way:
-			// read on for a moment before calling the exit early.
-			p.exit, exited, grace = &x, nil, time.After(500*time.Millisecond)
-		case <-grace:
-			return p.exitedEarly(*p.exit, in, ts)
-		case <-deadline:
-			return p.deadlinePassed(in.trace, in.op, "the conversation")
+			if in.side == 0 && ts[in.trace].Twin {
+				continue // the twin's close comes next
+			}
+			st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
+			each(in.trace, st.run)
+			done++
+			continue
+		}
+		switch {
+		case st.dead:
+		case in.side == 1:
+			st.takeTwin(in.op, ev.rep)
+		default:
+			st.take(in.op, ev.rep)
 		}
 	}
 	return nil
@@ -852,11 +956,6 @@ func (p *Port) streamEnded(ev event, in pending, ts []oracle.Trace) error {
 // remains is truly unanswered.
 func (p *Port) exitedEarly(x exitInfo, in pending, ts []oracle.Trace) error {
 	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, describe(ts[in.trace], in.op)))
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	t.Stop()
-	t.Reset(d)
 }
 
 // appendRequest appends the request for op of t (-1 open, len(ops) close)
