@@ -1,0 +1,118 @@
+package fuzz
+
+import (
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/impl/throttle"
+	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/oracle"
+	"pgregory.net/rapid"
+)
+
+// The package's shared redis-server: started by the first test that needs
+// it, killed by TestMain. Tests that kill or fault a server start their own.
+var (
+	redisOnce    sync.Once
+	redisServer  *redistest.Server
+	redisDir     string
+	redisErr     error
+	redisSubject *redissubject.Redis
+)
+
+// sharedRedis returns the package's redis-server and the subject over it;
+// it fails t (never skips) when the server cannot start.
+func sharedRedis(t testing.TB) (*redistest.Server, *redissubject.Redis) {
+	t.Helper()
+	redisOnce.Do(func() {
+		if redisDir, redisErr = os.MkdirTemp("", "limcheck-redis-"); redisErr != nil {
+			return
+		}
+		if redisServer, redisErr = redistest.StartDir(redisDir); redisErr == nil {
+			redisSubject = redissubject.New(redisServer.Addr())
+		}
+	})
+	if redisErr != nil {
+		t.Fatalf("redis-server: %v", redisErr)
+	}
+	return redisServer, redisSubject
+}
+
+func stopRedis() {
+	if redisSubject != nil {
+		redisSubject.Close()
+	}
+	if redisServer != nil {
+		redisServer.Kill()
+	}
+	if redisDir != "" {
+		_ = os.RemoveAll(redisDir)
+	}
+}
+
+// redisGateReady says the Redis gate is in the subject (the vectors of
+// component gate run against it).
+const redisGateReady = false
+
+// pastRedisLimits reports whether cfg is past the Redis subject's limits:
+// impl's.
+func pastRedisLimits(cfg oracle.Config) bool {
+	if th := cfg.Throttle; th != nil {
+		n, ok := th.Threshold.Uint64()
+		return ok && n > throttle.MaxStampsPerKey
+	}
+	return false
+}
+
+// TestPropRedisThrottleEqualsModel checks the property that the throttle
+// over the Redis store (its fused paths: one script per check and per
+// failure) gives the model's results for every sequential history, and
+// check of every pool key agrees after each op.
+func TestPropRedisThrottleEqualsModel(t *testing.T) {
+	_, r := sharedRedis(t)
+	rapid.Check(t, machineOn(r, oracle.Throttle))
+}
+
+// TestPropRedisThrottleFaultsEqualsModel checks the property that the
+// throttle over FaultStore(Redis store) (the seven-op path, one command or
+// script per store op) gives the model's results for every sequential
+// history with fault rules set and cleared over every store op.
+func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
+	_, r := sharedRedis(t)
+	rapid.Check(t, machineOn(r, oracle.ThrottleFaults))
+}
+
+// TestVectorsPassRedis runs every throttle, throttle_faults and lim
+// conformance vector against the Redis subject: each must pass but for
+// those past impl's documented limits (threshold above
+// throttle.MaxStampsPerKey), which it must skip.
+func TestVectorsPassRedis(t *testing.T) {
+	_, r := sharedRedis(t)
+	cases, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		t.Fatalf("conformance.Load(Vectors) error: %v", err)
+	}
+	passed, skipped := 0, 0
+	for _, c := range cases {
+		if c.Trace().Component == oracle.Gate && !redisGateReady {
+			continue
+		}
+		v, d, err := conformance.Check(r, c)
+		switch {
+		case v == conformance.Skip && err == nil && d == nil && pastRedisLimits(c.Trace().Config):
+			skipped++
+		case err != nil:
+			t.Errorf("%s (%s): Check(redis) error: %v", c.ID, c.Description, err)
+		case d != nil:
+			t.Errorf("%s (%s): Check(redis) = %s:\n%s", c.ID, c.Description, v, d.Report(c.Trace(), "expected", "redis"))
+		case v != conformance.Pass:
+			t.Errorf("%s (%s): Check(redis) = %s, want pass", c.ID, c.Description, v)
+		default:
+			passed++
+		}
+	}
+	t.Logf("redis passes %d of %d conformance vectors and skips %d past its limits", passed, len(cases), skipped)
+}
