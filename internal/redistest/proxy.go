@@ -25,9 +25,10 @@ const (
 	// Blackhole forwards nothing either way and keeps connections open: a
 	// client waits for a reply until its own timeout.
 	Blackhole
-	// DropReply forwards requests to the server, discards the first reply
-	// that comes back, and resets that connection: the server executed the
-	// command, the client never hears it.
+	// DropReply forwards requests to the server, discards the next reply
+	// that comes back on an open connection, resets that connection and
+	// returns to Pass: the server executed the command, the client never
+	// hears it. Set it once the client is connected (its handshake done).
 	DropReply
 )
 
@@ -68,9 +69,8 @@ func (p *Proxy) Addr() string { return p.addr }
 // Drops is the number of replies DropReply has discarded so far.
 func (p *Proxy) Drops() int64 { return p.drops.Load() }
 
-// SetMode switches the proxy to m. Refuse, Reset and DropReply reset the
-// open connections at once (DropReply only those with a reply in flight:
-// the others on their next reply).
+// SetMode switches the proxy to m. Refuse and Reset reset the open
+// connections at once.
 func (p *Proxy) SetMode(m Mode) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -173,7 +173,7 @@ func (p *Proxy) pump(c *pair, src, dst *net.TCPConn, reply bool) {
 					return
 				}
 			case DropReply:
-				if reply {
+				if reply && p.mode.CompareAndSwap(int32(DropReply), int32(Pass)) {
 					p.drops.Add(1)
 					p.drop(c)
 					return

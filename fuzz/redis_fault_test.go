@@ -1,0 +1,200 @@
+package fuzz
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/throttle"
+	"github.com/limcheck/limcheck/impl/throttle/redisstore"
+	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/slowdown"
+)
+
+// faultRig is a Redis store behind a fault proxy, on its own server, and a
+// MemStore (equal to the model, TestPropImplThrottleEqualsModel) that gets
+// exactly the operations the Redis store acknowledged.
+type faultRig struct {
+	srv   *redistest.Server
+	proxy *redistest.Proxy
+	redis *redisstore.Store
+	mem   *throttle.MemStore
+}
+
+func newFaultRig(t *testing.T) *faultRig {
+	t.Helper()
+	srv := redistest.Start(t)
+	proxy := redistest.NewProxy(t, srv.Addr())
+	c, err := redissubject.NewClient(proxy.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: "faults", StampsPerKey: 4, TTL: time.Hour,
+		Timeout: slowdown.Scale(500 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &faultRig{srv: srv, proxy: proxy, redis: rs, mem: mem}
+}
+
+// writes is the rig's write workload: each op applied to a store.
+var faultWrites = []func(throttle.Store) error{
+	func(s throttle.Store) error { _, err := s.AddFailure("a", 10, 100); return err },
+	func(s throttle.Store) error { _, err := s.Ban("b", 500); return err },
+	func(s throttle.Store) error { _, err := s.AddFailure("b", 20, 100); return err },
+	func(s throttle.Store) error { return s.ClearFailures("b") },
+	func(s throttle.Store) error { _, err := s.AddFailure("c", 30, 100); return err },
+	func(s throttle.Store) error { return s.Clear("c") },
+	func(s throttle.Store) error { _, err := s.Purge(200, 100); return err },
+}
+
+// both applies w to both stores; Redis must succeed.
+func (r *faultRig) both(t *testing.T, w func(throttle.Store) error) {
+	t.Helper()
+	if err := w(r.redis); err != nil {
+		t.Fatalf("redis store: %v", err)
+	}
+	if err := w(r.mem); err != nil {
+		t.Fatalf("mem store: %v", err)
+	}
+}
+
+// same fails t unless every read of both stores agrees.
+func (r *faultRig) same(t *testing.T, when string) {
+	t.Helper()
+	for _, k := range []string{"a", "b", "c", "d"} {
+		rb, err1 := r.redis.BanUntil(k)
+		mb, _ := r.mem.BanUntil(k)
+		rc, err2 := r.redis.Count(k, 150, 1000)
+		mc, _ := r.mem.Count(k, 150, 1000)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatalf("%s: reads of %q: %v", when, k, err)
+		}
+		if rb != mb || rc != mc {
+			t.Fatalf("%s: key %q: redis ban %d count %d, model (MemStore) ban %d count %d", when, k, rb, rc, mb, mc)
+		}
+	}
+}
+
+// TestRedisStoreDefiniteFaultsLoseNothing checks that while connects are
+// refused or reset, every store operation fails with a *StoreError, has no
+// effect, and everything acknowledged before is intact afterwards (STORE-1,
+// DIST-4).
+func TestRedisStoreDefiniteFaultsLoseNothing(t *testing.T) {
+	r := newFaultRig(t)
+	for _, mode := range []redistest.Mode{redistest.Refuse, redistest.Reset} {
+		r.both(t, faultWrites[0])
+		if err := r.proxy.SetMode(mode); err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range faultWrites {
+			var se *throttle.StoreError
+			if err := w(r.redis); !errors.As(err, &se) {
+				t.Fatalf("mode %d: write %d = %v, want a *throttle.StoreError", mode, i, err)
+			}
+		}
+		if _, err := r.redis.BanUntil("a"); !errors.Is(err, redisstore.ErrUnavailable) {
+			t.Fatalf("mode %d: BanUntil = %v, want ErrUnavailable", mode, err)
+		}
+		if _, err := r.redis.AddFailure("a", 11, 100); !errors.Is(err, redisstore.ErrUnavailable) {
+			t.Fatalf("mode %d: AddFailure on a refused connect = %v, want ErrUnavailable (definite)", mode, err)
+		}
+		if err := r.proxy.SetMode(redistest.Pass); err != nil {
+			t.Fatal(err)
+		}
+		r.same(t, "after the fault")
+	}
+	for _, w := range faultWrites {
+		r.both(t, w)
+	}
+	r.same(t, "after the workload")
+}
+
+// TestRedisStoreLostReplyIsIndeterminateAndNotRetried checks that a write
+// whose reply is lost after Redis executed it fails with ErrIndeterminate,
+// took effect exactly once (never retried), and that a read whose reply is
+// lost has no effect.
+func TestRedisStoreLostReplyIsIndeterminateAndNotRetried(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites { // connected, every script loaded: the next reply is the op's
+		r.both(t, w)
+	}
+	// Purge reads the tracked set first: a lost reply there is a read's,
+	// with no effect, so the writes here are the single-script ones.
+	for i, w := range faultWrites[:6] {
+		if err := r.proxy.SetMode(redistest.DropReply); err != nil {
+			t.Fatal(err)
+		}
+		before := r.proxy.Drops()
+		err := w(r.redis)
+		if r.proxy.Drops() != before+1 {
+			t.Fatalf("write %d: the proxy dropped %d replies, want 1", i, r.proxy.Drops()-before)
+		}
+		if !errors.Is(err, redisstore.ErrIndeterminate) {
+			t.Fatalf("write %d with its reply lost = %v, want ErrIndeterminate", i, err)
+		}
+		if err := w(r.mem); err != nil { // it ran: the model applies it once
+			t.Fatal(err)
+		}
+		r.same(t, "after a lost reply")
+	}
+}
+
+// TestRedisStoreBlackholeReturnsWithinTimeout checks that a store call to a
+// server that never answers returns an error (ambiguous for a write) within
+// its timeout, not after a hang, and that nothing it sent took effect.
+func TestRedisStoreBlackholeReturnsWithinTimeout(t *testing.T) {
+	r := newFaultRig(t)
+	r.both(t, faultWrites[0])
+	if err := r.proxy.SetMode(redistest.Blackhole); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := r.redis.AddFailure("a", 12, 100)
+	if !errors.Is(err, redisstore.ErrIndeterminate) {
+		t.Fatalf("AddFailure into a black hole = %v, want ErrIndeterminate", err)
+	}
+	if limit := slowdown.Scale(5 * time.Second); time.Since(start) > limit {
+		t.Fatalf("AddFailure into a black hole took %v, more than %v", time.Since(start), limit)
+	}
+	if err := r.proxy.SetMode(redistest.Reset); err != nil { // drop the stuck connection
+		t.Fatal(err)
+	}
+	if err := r.proxy.SetMode(redistest.Pass); err != nil {
+		t.Fatal(err)
+	}
+	r.same(t, "after the black hole") // the proxy forwarded nothing
+}
+
+// TestRedisStoreSurvivesKill9 checks that every operation acknowledged
+// before a kill -9 of redis-server is there after a restart from its
+// append-only file (appendfsync always), that operations while it is down
+// fail, and that the scripts run again after the restart (NOSCRIPT, then
+// EVAL).
+func TestRedisStoreSurvivesKill9(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites[:5] {
+		r.both(t, w)
+	}
+	r.srv.Kill()
+	for i, w := range faultWrites {
+		var se *throttle.StoreError
+		if err := w(r.redis); !errors.As(err, &se) {
+			t.Fatalf("write %d while down = %v, want a *throttle.StoreError", i, err)
+		}
+	}
+	if err := r.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	r.same(t, "after the restart")
+	for _, w := range faultWrites {
+		r.both(t, w)
+	}
+	r.same(t, "after the workload")
+}
