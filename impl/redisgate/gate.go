@@ -100,6 +100,7 @@ type Decision struct {
 	RetryAfter int64      // Retry-After in seconds; 0 on Pass
 	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed or a replayed pass)
 	lease      string     // the pass's lease ("" unless Pass)
+	seq        uint64     // the lease's number: lease = leaseOf(seq)
 }
 
 // AppendResponse appends the decision's exact 503 response to dst (spec
@@ -205,6 +206,9 @@ func floorDivMod(a, b int64) (int64, int64) {
 	return q, r
 }
 
+// leaseOf is the lease id of this gate's seq'th admit: unique across nodes.
+func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUint(seq, 16) }
+
 func (g *Gate) keyOf(k int64) string { return g.tag + "k:" + hex16(k) }
 func (g *Gate) leases() string       { return g.tag + "if" }
 
@@ -220,7 +224,8 @@ func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
 
 func (g *Gate) admit(k, now int64) (Decision, error) {
 	nq, nr := floorDivMod(now, g.cfg.Lim.Ivl())
-	lease := g.id + ":" + strconv.FormatUint(g.seq.Add(1), 16)
+	seq := g.seq.Add(1)
+	lease := g.leaseOf(seq)
 	keys := []string{g.leases(), g.keyOf(k)}
 	args := []string{hex16(nq), hex16(nr), g.cap[0], g.cap[1], g.refil1, g.maxif, lease, g.lease, g.msStep, g.margin, g.most}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
@@ -229,7 +234,9 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	for attempt := 0; ; attempt++ {
 		var r []rueidis.RedisMessage
 		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
-			return g.decision(r, lease)
+			d, err := g.decision(r, lease)
+			d.seq = seq
+			return d, err
 		}
 		if ctx.Err() != nil || attempt == 3 {
 			break
