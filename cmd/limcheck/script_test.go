@@ -18,6 +18,7 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -101,6 +102,7 @@ func TestScripts(t *testing.T) {
 			"byteclean":  cmdByteClean,
 			"schema":     cmdSchema,
 			"samereport": cmdSameReport,
+			"redis":      cmdRedis,
 		},
 	})
 }
@@ -172,6 +174,26 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // such process), and unless it lists at least one. The
 // processes it waits for were killed, so only a machine too busy to reap
 // them takes that long.
+// cmdRedis is `redis VAR`: it starts a redis-server of the script's own
+// (internal/redistest: a random loopback port, a directory in the script's
+// work dir, killed by its PID when the script ends) and sets VAR to its
+// host:port. It fails the script, never skips it, when none can start.
+func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: redis VAR")
+	}
+	dir := ts.MkAbs("redis-data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	srv, err := redistest.StartDir(dir)
+	if err != nil {
+		ts.Fatalf("redis: %v", err)
+	}
+	ts.Defer(srv.Kill)
+	ts.Setenv(args[0], srv.Addr())
+}
+
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: gone PIDFILE")

@@ -14,6 +14,7 @@
 package redissubject
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -62,6 +63,17 @@ func NewClient(addr string) (rueidis.Client, error) {
 func (r *Redis) Client() (rueidis.Client, error) {
 	r.once.Do(func() { r.client, r.err = NewClient(r.addr) })
 	return r.client, r.err
+}
+
+// Ping checks that the server answers (PING), within 5 seconds.
+func (r *Redis) Ping() error {
+	c, err := r.Client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.Do(ctx, c.B().Ping().Build()).Error()
 }
 
 // Close closes the subject's client.
