@@ -61,6 +61,7 @@ check-%:
 LINROUNDS ?= 500
 test-long: proptest
 	$(GO) test -race -count=1 -run Lin ./fuzz -lin.rounds=$(LINROUNDS)
+	$(GO) test -count=1 -run 'PropRedis' ./fuzz -rapid.checks=$(RAPIDCHECKS)
 	@$(call fuzzrun,$(FUZZTIME))
 	$(GO) test -count=1 -run '^$$' -bench MutantTimeToFind -benchtime 1x ./cmd/limcheck
 
