@@ -213,7 +213,6 @@ func newRedisGate(b *testing.B) *redisgate.Gate {
 	return g
 }
 
-
 // The throttle's config in the benchmarks: 5 failures in 15 minutes ban
 // for 15 minutes.
 var benchThrottle = throttle.Config{Threshold: 5, WindowSecs: 900, BanSecs: 900}
