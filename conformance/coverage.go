@@ -152,7 +152,7 @@ func inputs(c Case) []oracle.Num {
 	var ns []oracle.Num
 	if c.Config != nil && c.Config.Gate != nil {
 		g := c.Config.Gate
-		ns = append(ns, g.Cap, g.Refil, g.Ivl, g.Maxif, g.Slots, g.TickNanos)
+		ns = append(ns, g.Cap, g.Refil, g.Ivl, g.Maxif, g.Sets, g.Ways, g.TickNanos)
 	}
 	if c.Config != nil && c.Config.Throttle != nil {
 		t := c.Config.Throttle
@@ -160,7 +160,7 @@ func inputs(c Case) []oracle.Num {
 	}
 	for _, s := range c.Ops {
 		o := s.Op
-		ns = append(ns, o.Tks, o.Last, o.Cap, o.Refil, o.Ivl, o.Maxif, o.Now, o.Cost, o.N, o.Retry, o.Slot)
+		ns = append(ns, o.Tks, o.Last, o.Cap, o.Refil, o.Ivl, o.Maxif, o.Now, o.Cost, o.N, o.Retry)
 	}
 	return slices.DeleteFunc(ns, oracle.Num.IsZero)
 }

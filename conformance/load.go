@@ -413,7 +413,7 @@ func (c Case) checkConfigShape() error {
 	}
 	var err error
 	if c.Component == oracle.Gate {
-		_, _, _, _, _, _, err = c.Config.GateConfig()
+		_, _, _, _, _, _, _, err = c.Config.GateConfig()
 	} else {
 		_, _, _, err = c.Config.ThrottleConfig()
 	}

@@ -48,11 +48,10 @@ func TestPropDecodeInvertsEncode(t *testing.T) {
 }
 
 // pastImpl reports whether cfg is past what the format (and impl) carry: a
-// gate of more than 4096 slots, a threshold over 16384.
+// gate of more than 4096 ways (sets * ways), a threshold over 16384.
 func pastImpl(cfg oracle.Config) bool {
 	if g := cfg.Gate; g != nil {
-		s, _ := g.Slots.Int64()
-		return s > 4096
+		return g.TableSize() > 4096
 	}
 	if th := cfg.Throttle; th != nil {
 		n, _ := th.Threshold.Uint64()

@@ -37,8 +37,8 @@ import (
 //	kind 7    sub mod 4: lim_cfg cap refil ivl maxif | lim_bkt_new cap now |
 //	          lim_ip_key ip | lim_resp_503 retry
 //
-// gate: header cap refil ivl maxif slots tick_nanos (a literal slots above
-// 4096 is reduced to 1 + (slots-1) mod 4096: impl preallocates).
+// gate: header cap refil ivl maxif sets ways tick_nanos (a literal sets or
+// ways above 4096 is reduced to 1 + (n-1) mod 4096: impl preallocates).
 //
 //	kind 0-4  admit ip now
 //	kind 5-6  release
@@ -269,26 +269,28 @@ func (d *limDecoder) observe(op oracle.Op, res oracle.Result) {
 
 // gateDecoder decodes a gate trace.
 type gateDecoder struct {
-	r           *reader
-	ops         ops
-	cfg         oracle.GateConfig
-	ivl, slots  int64
-	now         int64
-	born        map[int64]int64 // a slot's first admit time
-	touched     []int64
-	slotTouched map[int64]bool
+	r       *reader
+	ops     ops
+	cfg     oracle.GateConfig
+	ivl     int64
+	now     int64
+	born    map[int64]int64 // a key's first admit time
+	touched []string        // the addresses admits touched, in order
+	seen    map[string]bool
 }
 
 func newGateDecoder(r *reader) *gateDecoder {
 	v := []int64{r.i64(positives...), r.i64(positives...), r.i64(positives...), r.i64(positives...),
-		gateSlots(r.i64(1, 2, 3, 64, 4096, 0, -1, math.MinInt64)), r.i64(1, 1_000_000, 1_000_000_000, 1<<62, math.MaxInt64, 0, -1)}
+		gateSize(r.i64(1, 2, 3, 64, 4096, 0, -1, math.MinInt64)), gateSize(r.i64(1, 2, 3, 4, 0, -1, math.MinInt64)),
+		r.i64(1, 1_000_000, 1_000_000_000, 1<<62, math.MaxInt64, 0, -1)}
 	I := oracle.I
-	return &gateDecoder{r: r, ops: ops{r: r}, ivl: max(v[2], 1), slots: max(v[4], 1), born: map[int64]int64{}, slotTouched: map[int64]bool{},
-		cfg: oracle.GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Slots: I(v[4]), TickNanos: I(v[5])}}
+	return &gateDecoder{r: r, ops: ops{r: r}, ivl: max(v[2], 1), born: map[int64]int64{}, seen: map[string]bool{},
+		cfg: oracle.GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6])}}
 }
 
-// gateSlots keeps a slot count within what impl preallocates.
-func gateSlots(v int64) int64 {
+// gateSize keeps a set or way count within 4096, so that a table stays
+// within what an implementation preallocates (at most 2^24 ways).
+func gateSize(v int64) int64 {
 	if v > 4096 {
 		return 1 + (v-1)%4096
 	}
@@ -312,16 +314,17 @@ func (d *gateDecoder) next() (oracle.Op, bool) {
 	if d.r.byte()%2 == 0 {
 		return oracle.Op{Kind: oracle.InFlight}, true
 	}
-	slots := append(d.touched[:len(d.touched):len(d.touched)], 0, d.slots-1, d.slots, -1)
-	return oracle.Op{Kind: oracle.Bucket, Slot: oracle.I(d.r.i64(slots...))}, true
+	ip := d.r.str(append(oracle.EdgeIPs(), d.touched...)) // EdgeIPs first: their indices are stable
+	b := oracle.Bytes(ip)
+	return oracle.Op{Kind: oracle.Bucket, IP: &b, Now: oracle.I(d.r.i64(d.times(ip)...))}, true
 }
 
-// times lists the edges of an admit time: the previous time, whole steps
-// +-1 from it and from the first admit of ip's slot, a step back, the
+// times lists the edges of an admit or read time: the previous time, whole
+// steps +-1 from it and from the first admit of ip's key, a step back, the
 // domain's ends.
 func (d *gateDecoder) times(ip string) []int64 {
 	prev, ivl := d.now, d.ivl
-	born, ok := d.born[slotOf(ip, d.slots)]
+	born, ok := d.born[lim.IPKey(ip)]
 	if !ok {
 		born = prev
 	}
@@ -337,10 +340,13 @@ func (d *gateDecoder) observe(op oracle.Op, res oracle.Result) {
 	if res.Verdict == oracle.VerdictShed {
 		return
 	}
-	slot := num(res.Slot)
-	if !d.slotTouched[slot] {
-		d.slotTouched[slot], d.born[slot] = true, d.now
-		d.touched = append(d.touched, slot)
+	ip := string(*op.IP)
+	if _, ok := d.born[lim.IPKey(ip)]; !ok {
+		d.born[lim.IPKey(ip)] = d.now
+	}
+	if !d.seen[ip] {
+		d.seen[ip] = true
+		d.touched = append(d.touched, ip)
 	}
 }
 
@@ -472,8 +478,5 @@ func satU(a, b uint64) uint64 {
 
 // pred returns a - 1 floored at 0.
 func pred(a uint64) uint64 { return a - min(a, 1) }
-
-// slotOf is the model's slot of ip among slots (GATE-3).
-func slotOf(ip string, slots int64) int64 { return lim.IPKey(ip) % slots }
 
 func num(n oracle.Num) int64 { v, _ := n.Int64(); return v }

@@ -104,7 +104,8 @@ func (d *differential) compare(t tb, op oracle.Op, tr oracle.Trace) oracle.Resul
 }
 
 // checkState compares the observable state of both instances: for a gate,
-// in-flight and the bucket of every slot touched so far; for a throttle,
+// in-flight and the bucket of every address admitted so far, at the latest
+// admit's time; for a throttle,
 // check of every pool key at the latest time (reads only). lim has no
 // state: its last op is applied again and must give the same result (the
 // functions are pure, whatever impl caches).
@@ -117,8 +118,9 @@ func (d *differential) checkState(t tb) {
 		}
 	case oracle.Gate:
 		d.probe(t, oracle.Op{Kind: oracle.InFlight})
-		for _, s := range d.gen.Touched() {
-			d.probe(t, oracle.Op{Kind: oracle.Bucket, Slot: oracle.I(s)})
+		for _, ip := range d.gen.Touched() {
+			b := oracle.Bytes(ip)
+			d.probe(t, oracle.Op{Kind: oracle.Bucket, IP: &b, Now: oracle.I(d.gen.GateNow())})
 		}
 	default:
 		for _, k := range d.gen.Keys() {

@@ -22,7 +22,7 @@ func encodeTrace(tr oracle.Trace) []byte {
 		}
 	case oracle.Gate:
 		g := tr.Config.Gate
-		w.nums(g.Cap, g.Refil, g.Ivl, g.Maxif, g.Slots, g.TickNanos)
+		w.nums(g.Cap, g.Refil, g.Ivl, g.Maxif, g.Sets, g.Ways, g.TickNanos)
 		for _, op := range tr.Ops {
 			w.gateOp(op)
 		}
@@ -113,7 +113,8 @@ func (w *writer) gateOp(op oracle.Op) {
 		w.b = append(w.b, 7, 0)
 	case oracle.Bucket:
 		w.b = append(w.b, 7, 1)
-		w.nums(op.Slot)
+		w.str(op.IP, oracle.EdgeIPs())
+		w.nums(op.Now)
 	}
 }
 

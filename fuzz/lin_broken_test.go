@@ -88,6 +88,7 @@ func linRequireCaught(t *testing.T, m porcupine.Model, what string, round func(i
 // checking code as TestLinGateAdmitReleaseIsLinearizable report a history
 // Illegal within linNegativeRounds deterministic rounds.
 func TestLinCheckerRejectsRacyInFlightCount(t *testing.T) {
+	declineImplGate(t)
 	linRequireCaught(t, linGateModel(linGateMaxif), "racy gate", func(round int) []porcupine.Operation {
 		return linRun(linClients, linSeed(t.Name(), round), linGateClient(newLinRacyGate(t), new(linClock), linOpsPerClient))
 	})

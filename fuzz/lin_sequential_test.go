@@ -24,7 +24,10 @@ func TestLinSequentialHistoriesAreLinearizable(t *testing.T) {
 	for round := range 5 {
 		seed := linSeed(t.Name(), round)
 		what := fmt.Sprintf("sequential history %d", round)
-		linRequire(t, linGateModel(linGateMaxif), linSequential(seed, linGateClient(newLinImplGate(t, linGateMaxif), new(linClock), n)), "gate "+what)
+		t.Run("gate", func(t *testing.T) {
+			declineImplGate(t)
+			linRequire(t, linGateModel(linGateMaxif), linSequential(seed, linGateClient(newLinImplGate(t, linGateMaxif), new(linClock), n)), "gate "+what)
+		})
 		thr := newLinImplThrottle(t, newLinMemStore(t, 0))
 		linRequire(t, linThrModelByKey(), linSequential(seed, linThrClient(thr, new(linClock), linThrMix{}, n)), "throttle "+what)
 		thr = newLinImplThrottle(t, newLinMemStore(t, 0))

@@ -31,7 +31,9 @@ func resp(retry int64) oracle.Op { return oracle.Op{Kind: oracle.LimResp503, Ret
 func admit(ip string, now int64) oracle.Op {
 	return oracle.Op{Kind: oracle.Admit, IP: bs(ip), Now: oracle.I(now)}
 }
-func bucket(slot int64) oracle.Op { return oracle.Op{Kind: oracle.Bucket, Slot: oracle.I(slot)} }
+func bucket(ip string, now int64) oracle.Op {
+	return oracle.Op{Kind: oracle.Bucket, IP: bs(ip), Now: oracle.I(now)}
+}
 
 var (
 	release  = oracle.Op{Kind: oracle.Release}
@@ -69,10 +71,15 @@ func bs(s string) *oracle.Bytes { b := oracle.Bytes(s); return &b }
 
 func limTrace(ops ...oracle.Op) oracle.Trace { return oracle.Trace{Component: oracle.Lim, Ops: ops} }
 
-func gateTrace(cap, refil, ivl, maxif, slots, tick int64, ops ...oracle.Op) oracle.Trace {
+func gateTraceW(cap, refil, ivl, maxif, sets, ways, tick int64, ops ...oracle.Op) oracle.Trace {
 	I := oracle.I
 	return oracle.Trace{Component: oracle.Gate, Ops: ops, Config: oracle.Config{Gate: &oracle.GateConfig{
-		Cap: I(cap), Refil: I(refil), Ivl: I(ivl), Maxif: I(maxif), Slots: I(slots), TickNanos: I(tick)}}}
+		Cap: I(cap), Refil: I(refil), Ivl: I(ivl), Maxif: I(maxif), Sets: I(sets), Ways: I(ways), TickNanos: I(tick)}}}
+}
+
+// gateTrace is gateTraceW with 2 ways.
+func gateTrace(cap, refil, ivl, maxif, sets, tick int64, ops ...oracle.Op) oracle.Trace {
+	return gateTraceW(cap, refil, ivl, maxif, sets, 2, tick, ops...)
 }
 
 func throttleTrace(c oracle.Component, threshold, window, ban uint64, ops ...oracle.Op) oracle.Trace {
@@ -123,8 +130,8 @@ func gateSeeds() []traceSeed {
 	return []traceSeed{
 		{"worked-example", "spec.md's worked example",
 			gateTrace(2, 1, 10, 2, 64, 100_000_000, admit("a", 0), admit("a", 1), admit("b", 2), release, release, admit("a", 4), admit("a", 10), inFlight)},
-		{"find-02-shared-slot", "FIND-2: the second address finds the first one's slot empty",
-			gateTrace(1, 1, 10, 10, 4096, sec, admit("10.17.102.130", 0), admit("10.23.191.7", 0), bucket(2422100051%4096))},
+		{"find-02-shared-key", "FIND-2: the second address is the first one's key and finds its bucket empty",
+			gateTrace(1, 1, 10, 10, 4096, sec, admit("10.17.102.130", 0), admit("10.23.191.7", 0), bucket("10.17.102.130", 0))},
 		{"find-09-global-in-flight", "FIND-9: one unreleased request sheds every other address",
 			gateTrace(10, 1, 1, 1, 64, sec, admit("a", 0), admit("b", 0), release, admit("b", 0))},
 		{"find-12-nul-twin", "FIND-12: \"\\x00a\" spends \"a\"'s token",
@@ -132,10 +139,17 @@ func gateSeeds() []traceSeed {
 		{"edge-retry-after-saturates", "GATE-12: retry * tick_nanos above MaxInt64",
 			gateTrace(1, 1, maxI, 5, 1, maxI, admit("x", 0), admit("x", 0), admit("x", maxI))},
 		{"edge-extreme-times", "LIM-1 through the gate: MinInt64 then MaxInt64, then a step back",
-			gateTrace(maxI, maxI, 1, 3, 2, 1, admit("x", minI), admit("x", maxI), admit("x", minI), bucket(0), bucket(1))},
-		{"edge-reads", "GATE-11: release below 0; buckets untouched and out of range",
-			gateTrace(1, 1, 1, 1, 1, 1, release, inFlight, bucket(0), bucket(-1), bucket(1), bucket(maxI), admit("", 0), bucket(0), release, release, inFlight)},
-		{"edge-config-slots-0", "GATE-1: slots 0 is refused", gateTrace(1, 1, 1, 1, 0, 1, admit("a", 0))},
+			gateTrace(maxI, maxI, 1, 3, 2, 1, admit("x", minI), admit("x", maxI), admit("x", minI), bucket("x", minI), bucket("x", maxI))},
+		{"edge-reads", "GATE-11: release below 0; buckets untouched, held, and full at a later read",
+			gateTrace(1, 1, 1, 1, 1, 1, release, inFlight, bucket("", 0), bucket("a", minI), admit("", 0), bucket("", 0), bucket("", 1), release, release, inFlight)},
+		{"edge-evict-fullest", "GATE-16: the fullest way goes, ties to the lowest, the victim returns born full",
+			gateTraceW(3, 1, 100, 9, 1, 2, 1, admit("a", 0), admit("a", 0), admit("b", 1), admit("c", 2), bucket("b", 2), admit("d", 2), admit("b", 3), bucket("a", 3))},
+		{"edge-full-boundary", "GATE-14: one tick before full the bucket is kept, at full it is reborn",
+			gateTraceW(2, 1, 10, 9, 1, 1, 1, admit("a", 0), admit("a", 0), bucket("a", 19), admit("a", 19), bucket("a", 29), bucket("a", 30), admit("a", 30))},
+		{"edge-flood-one-set", "GATE-16: a flood of one set evicts its own fresh entries, not the depleted victim",
+			gateTraceW(2, 1, 1000, 99, 1, 2, 1, admit("v", 0), admit("v", 0), admit("x1", 1), admit("x2", 1), admit("x3", 1), bucket("v", 1), admit("v", 1))},
+		{"edge-config-sets-0", "GATE-1: sets 0 is refused", gateTrace(1, 1, 1, 1, 0, 1, admit("a", 0))},
+		{"edge-config-ways-0", "GATE-1: ways 0 is refused", gateTraceW(1, 1, 1, 1, 1, 0, 1, admit("a", 0))},
 		{"edge-config-tick-0", "GATE-1: tick_nanos 0 is refused", gateTrace(1, 1, 1, 1, 1, 0, admit("a", 0))},
 		{"edge-config-maxif-neg", "GATE-1: maxif < 1 is refused", gateTrace(1, 1, 1, minI, 64, 1, admit("a", 0))},
 	}

@@ -23,12 +23,14 @@ func TestVectorsPassImpl(t *testing.T) {
 	if err != nil {
 		t.Fatalf("conformance.Load(Vectors) error: %v", err)
 	}
-	passed, skipped := 0, 0
+	passed, skipped, declined := 0, 0, 0
 	for _, c := range cases {
 		v, d, err := conformance.Check(implsubject.Impl{}, c)
 		switch {
 		case v == conformance.Skip && err == nil && d == nil && pastImplLimits(c.Trace().Config):
 			skipped++
+		case v == conformance.Skip && err == nil && d == nil && c.Component == oracle.Gate:
+			declined++ // branch gate2: implsubject declines every gate until gatefast's impl/gate 2.0
 		case err != nil:
 			t.Errorf("%s (%s): Check(impl) error: %v", c.ID, c.Description, err)
 		case d != nil:
@@ -39,14 +41,13 @@ func TestVectorsPassImpl(t *testing.T) {
 			passed++
 		}
 	}
-	t.Logf("impl passes %d of %d conformance vectors and skips %d past its limits", passed, len(cases), skipped)
+	t.Logf("impl passes %d of %d conformance vectors, skips %d past its limits and declines %d gate cases (impl/gate is 1.x until gatefast)", passed, len(cases), skipped, declined)
 }
 
 // pastImplLimits reports whether cfg is past impl's documented limits.
 func pastImplLimits(cfg oracle.Config) bool {
 	if g := cfg.Gate; g != nil {
-		s, ok := g.Slots.Int64()
-		return ok && s > implsubject.MaxGateSlots
+		return g.TableSize() > implsubject.MaxGateSlots
 	}
 	if th := cfg.Throttle; th != nil {
 		n, ok := th.Threshold.Uint64()

@@ -75,8 +75,8 @@ func (o Op) Lim() (LimArgs, error) {
 
 // GateArgs are the decoded arguments of a gate op.
 type GateArgs struct {
-	IP        string
-	Now, Slot int64
+	IP  string
+	Now int64
 }
 
 // Gate decodes the arguments of a gate op.
@@ -84,10 +84,8 @@ func (o Op) Gate() (GateArgs, error) {
 	d := dec{op: o.Kind}
 	var a GateArgs
 	switch o.Kind {
-	case Admit:
+	case Admit, Bucket:
 		a.IP, a.Now = d.bytes("ip", o.IP), d.i64("now", o.Now)
-	case Bucket:
-		a.Slot = d.i64("slot", o.Slot)
 	case Release, InFlight:
 	default:
 		d.fail("not a gate op")
@@ -165,16 +163,16 @@ func knownStoreOp(op string) bool {
 }
 
 // GateConfig decodes a gate config.
-func (c Config) GateConfig() (cap, refil, ivl, maxif, slots, tick int64, err error) {
+func (c Config) GateConfig() (cap, refil, ivl, maxif, sets, ways, tick int64, err error) {
 	d := dec{op: "config"}
 	if c.Gate == nil {
 		d.fail("gate config is absent")
-		return 0, 0, 0, 0, 0, 0, d.err
+		return 0, 0, 0, 0, 0, 0, 0, d.err
 	}
 	g := c.Gate
 	cap, refil, ivl, maxif = d.i64("cap", g.Cap), d.i64("refil", g.Refil), d.i64("ivl", g.Ivl), d.i64("maxif", g.Maxif)
-	slots, tick = d.i64("slots", g.Slots), d.i64("tick_nanos", g.TickNanos)
-	return cap, refil, ivl, maxif, slots, tick, d.err
+	sets, ways, tick = d.i64("sets", g.Sets), d.i64("ways", g.Ways), d.i64("tick_nanos", g.TickNanos)
+	return cap, refil, ivl, maxif, sets, ways, tick, d.err
 }
 
 // ThrottleConfig decodes a throttle config.

@@ -194,9 +194,13 @@ func (g *OpGen) Observe(op Op, r Result) {
 	}
 }
 
-// Touched returns the gate slots that observed admits touched (GATE-10),
+// Touched returns the addresses that observed admits touched (GATE-10),
 // in the order they were first touched.
-func (g *OpGen) Touched() []int64 { return slices.Clone(g.gate.touched) }
+func (g *OpGen) Touched() []string { return slices.Clone(g.gate.touched) }
+
+// GateNow returns the latest gate time an observed admit carried (0 before
+// any).
+func (g *OpGen) GateNow() int64 { return g.gate.now }
 
 // Keys returns the keys a throttle OpGen draws from (ThrottleKeys).
 func (g *OpGen) Keys() []string { return ThrottleKeys() }

@@ -12,20 +12,21 @@ import (
 
 // GenGateConfig draws a gate config: lim parameters at 1, small, at a
 // power of two +-1 and at the extremes, maxif 1..4 3 times in 4 (so that the
-// in-flight gate sheds), slots 1, 2, 3, 64 or 4096 (or any up to 4096), and
-// 1 time in 16 at a width's edge up to MaxInt64 (gateSlots), tick_nanos 1,
-// 1e6, 1e9 or huge; 1 time in 16 one field is < 1, a config every subject
-// refuses (GATE-1).
+// in-flight gate sheds), sets 1, 2, 3, 64 or 4096 (or any up to 4096), and
+// 1 time in 16 at a width's edge up to MaxInt64 (gateSets), ways 1..4 most
+// often (a set fills and evicts within a short trace), else up to 16 or at a
+// width's edge up to MaxInt64 (gateWays), tick_nanos 1, 1e6, 1e9 or huge; 1
+// time in 16 one field is < 1, a config every subject refuses (GATE-1).
 func GenGateConfig() *rapid.Generator[GateConfig] {
 	return rapid.Custom(func(t *rapid.T) GateConfig {
 		v := []int64{
 			GenPositive().Draw(t, "cap"), GenPositive().Draw(t, "refil"), GenPositive().Draw(t, "ivl"),
-			gateMaxif(t), gateSlots(t), gateTick(t),
+			gateMaxif(t), gateSets(t), gateWays(t), gateTick(t),
 		}
 		if rare(t, "invalid gate config", 4) {
-			v[rapid.IntRange(0, 5).Draw(t, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
+			v[rapid.IntRange(0, 6).Draw(t, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
 		}
-		return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Slots: I(v[4]), TickNanos: I(v[5])}
+		return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6])}
 	})
 }
 
@@ -37,19 +38,33 @@ func gateMaxif(t *rapid.T) int64 {
 	return GenPositive().Draw(t, "maxif")
 }
 
-// gateSlots draws slots: 1, 2, 3, 64 or 4096 3 times in 4; 1 time in 16 a
+// gateSets draws sets: 1, 2, 3, 64 or 4096 3 times in 4; 1 time in 16 a
 // size at a width's edge (2^e+-1 for e in 3..62, MaxInt64: a table capped
 // or a count kept in 16 or 32 bits), where impl's preallocated table may
-// be beyond its limit (then the trace is skipped: more than 2^20 slots
-// about 1 time in 25); else 1..4096.
-func gateSlots(t *rapid.T) int64 {
-	if !rare(t, "any slots", 2) {
-		return pick(t, "slots", int64(1), 2, 3, 64, 4096)
+// be beyond its limit (then the trace is skipped); else 1..4096.
+func gateSets(t *rapid.T) int64 {
+	if !rare(t, "any sets", 2) {
+		return pick(t, "sets", int64(1), 2, 3, 64, 4096)
 	}
-	if rare(t, "slots at a width's edge", 2) {
+	if rare(t, "sets at a width's edge", 2) {
 		return pow2EdgePositive(t)
 	}
-	return rapid.Int64Range(1, 4096).Draw(t, "any slots")
+	return rapid.Int64Range(1, 4096).Draw(t, "any sets")
+}
+
+// gateWays draws ways: 1, 2, 3 or 4 3 times in 4, so that the pool's set
+// mates (more than ways of them) fill a set and evict; 1 time in 64 a size
+// at a width's edge up to MaxInt64 (sets 1, ways MaxInt64 never evicts;
+// rarer than sets' edges, so that tables past impl's limits stay rare);
+// else 1..16.
+func gateWays(t *rapid.T) int64 {
+	if !rare(t, "any ways", 2) {
+		return pick(t, "ways", int64(1), 2, 3, 4)
+	}
+	if rare(t, "ways at a width's edge", 4) {
+		return pow2EdgePositive(t)
+	}
+	return rapid.Int64Range(1, 16).Draw(t, "any ways")
 }
 
 // gateTick draws tick_nanos: 1, 1e6, 1e9, 2^62 or MaxInt64 3 times in 4,
@@ -93,36 +108,41 @@ func GenIP() *rapid.Generator[string] {
 }
 
 // gateState is what a gate OpGen remembers: the config, the address pool
-// (EdgeIPs and addresses sharing one slot), the slots touched and the times
-// of recent admits.
+// (EdgeIPs and set mates: more addresses of one set than it has ways, up to
+// maxMates), the addresses admitted and the times of recent admits.
 type gateState struct {
-	ivl, slots int64
-	ips        []string
-	touched    []int64
-	seen       map[int64]bool
-	times      []int64 // the last admits' times, at most maxTimes
-	nowSet     bool
-	now        int64
+	ivl     int64
+	ips     []string
+	mates   []string // addresses of the set of 10.0.0.1: a flood of one set
+	touched []string
+	seen    map[string]bool
+	times   []int64 // the last admits' times, at most maxTimes
+	nowSet  bool
+	now     int64
 }
+
+// maxMates bounds the set mates of the pool: ways+1 of them up to 4 ways.
+const maxMates = 5
 
 const maxTimes = 8
 
-// newGateState reads what the draws need from cfg (ivl 1 and one slot when
-// cfg is invalid).
+// newGateState reads what the draws need from cfg (ivl 1 and one set of
+// one way when cfg is invalid).
 func newGateState(cfg Config) gateState {
-	_, _, ivl, _, slots, _, err := cfg.GateConfig()
-	if err != nil || slots < 1 {
-		ivl, slots = 1, 1
+	_, _, ivl, _, sets, ways, _, err := cfg.GateConfig()
+	if err != nil || sets < 1 || ways < 1 {
+		ivl, sets, ways = 1, 1, 1
 	}
-	return gateState{ivl: max(ivl, 1), slots: slots, ips: append(EdgeIPs(), slotSharers("10.0.0.1", slots, 3)...), seen: map[int64]bool{}}
+	mates := append([]string{"10.0.0.1"}, slotSharers("10.0.0.1", sets, int(min(ways, maxMates-1)))...)
+	return gateState{ivl: max(ivl, 1), ips: append(EdgeIPs(), mates...), mates: mates, seen: map[string]bool{}}
 }
 
 // sharers caches slotSharers by its arguments: a search costs up to a few
 // milliseconds, and a run draws the same few slot counts again and again.
 var sharers sync.Map // map[int64][]string
 
-// slotSharers returns up to n dotted quads 10.0.x.y whose slot among slots
-// is the slot of ip (GATE-3): several addresses sharing one bucket.
+// slotSharers returns up to n dotted quads 10.0.x.y whose set among slots
+// sets is the set of ip (GATE-13): addresses that compete for its ways.
 func slotSharers(ip string, slots int64, n int) []string {
 	type key struct {
 		ip    string
@@ -139,7 +159,7 @@ func slotSharers(ip string, slots int64, n int) []string {
 }
 
 // searchSharers is slotSharers without the cache: the first n quads
-// 10.0.x.y (i = x<<8|y from 1 up, ip excepted) whose slot is ip's. The key
+// 10.0.x.y (i = x<<8|y from 1 up, ip excepted) whose set is ip's. The key
 // of a quad is its prefix's key carried on by the last digits (LIM-16 is a
 // left fold), so the search costs a few steps a candidate, not a string
 // and a hash: it ran up to 65,535 times a slot count, the fuzzer's hottest
@@ -170,7 +190,7 @@ func searchSharers(ip string, slots int64, n int) []string {
 	return out
 }
 
-// observe records an admit's time and the slot it touched.
+// observe records an admit's time and the address it touched.
 func (s *gateState) observe(op Op, r Result) {
 	if op.Kind != Admit {
 		return
@@ -182,10 +202,9 @@ func (s *gateState) observe(op Op, r Result) {
 		s.times = s.times[1:]
 	}
 	if r.Verdict == VerdictPass || r.Verdict == VerdictLimited { // a shed touches nothing (GATE-4)
-		slot, _ := r.Slot.Int64()
-		if !s.seen[slot] {
-			s.seen[slot] = true
-			s.touched = append(s.touched, slot)
+		if ip := string(*op.IP); !s.seen[ip] {
+			s.seen[ip] = true
+			s.touched = append(s.touched, ip)
 		}
 	}
 }
@@ -197,14 +216,18 @@ func (g *OpGen) drawGate(t *rapid.T, k Kind) Op {
 	case Admit:
 		return Op{Kind: k, IP: bytesOf(s.ip(t)), Now: I(s.time(t))}
 	case Bucket:
-		return Op{Kind: k, Slot: I(s.slot(t))}
+		return Op{Kind: k, IP: bytesOf(s.readIP(t)), Now: I(s.time(t))}
 	}
 	rapid.Just(k).Draw(t, "op without arguments")
 	return Op{Kind: k}
 }
 
-// ip draws from the pool 7 times in 8, else any address.
+// ip draws a set mate 3 times in 8 (a flood of one set), else from the pool
+// 7 times in 8, else any address.
 func (s *gateState) ip(t *rapid.T) string {
+	if rapid.IntRange(0, 7).Draw(t, "ip from") < 3 {
+		return rapid.SampledFrom(s.mates).Draw(t, "set mate")
+	}
 	if !rare(t, "ip off the pool", 3) {
 		return rapid.SampledFrom(s.ips).Draw(t, "pool ip")
 	}
@@ -228,15 +251,11 @@ func (s *gateState) time(t *rapid.T) int64 {
 	return absInt64Time(t)
 }
 
-// slot draws a slot to read: a touched one mostly, any in range, or one
-// out of range (never touched).
-func (s *gateState) slot(t *rapid.T) int64 {
-	band := rapid.IntRange(0, 9).Draw(t, "slot band")
-	switch {
-	case band < 7 && len(s.touched) > 0:
-		return rapid.SampledFrom(s.touched).Draw(t, "touched slot")
-	case band < 9:
-		return rapid.Int64Range(0, s.slots-1).Draw(t, "slot in range")
+// readIP draws an address to read: an admitted one mostly (held, evicted or
+// full by now), else one admits may draw.
+func (s *gateState) readIP(t *rapid.T) string {
+	if rapid.IntRange(0, 9).Draw(t, "read band") < 7 && len(s.touched) > 0 {
+		return rapid.SampledFrom(s.touched).Draw(t, "admitted ip")
 	}
-	return pick(t, "slot out of range", int64(-1), s.slots, math.MinInt64, math.MaxInt64)
+	return s.ip(t)
 }

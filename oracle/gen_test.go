@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -25,7 +26,7 @@ func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
 }
 
 // TestGeneratedConfigsPastImplAreRare checks that configs past impl/'s
-// limits (gate slots over implsubject.MaxGateSlots, 2^20; a threshold over
+// limits (gate tables of more than implsubject.MaxGateSlots ways, 2^20; a threshold over
 // 16384), which the bundled port skips, are drawn at a small rate: at most
 // 1 in 16 over a fixed set of seeds. The search reaches past them, and
 // must still check impl on nearly every trace.
@@ -33,7 +34,7 @@ func TestGeneratedConfigsPastImplAreRare(t *testing.T) {
 	const n = 2000
 	gate, thr := 0, 0
 	for seed := range n {
-		if s, _ := oracle.GenGateConfig().Example(seed).Slots.Int64(); s > 1<<20 {
+		if oracle.GenGateConfig().Example(seed).TableSize() > 1<<20 {
 			gate++
 		}
 		if th, _ := oracle.GenThrottleConfig().Example(seed).Threshold.Uint64(); th > 1<<14 {
@@ -41,7 +42,7 @@ func TestGeneratedConfigsPastImplAreRare(t *testing.T) {
 		}
 	}
 	if gate == 0 || gate > n/16 || thr == 0 || thr > n/16 {
-		t.Errorf("over %d seeds, %d gate configs have more than 2^20 slots and %d throttle configs a threshold over 16384, want each 1..%d (reached, at a small rate)", n, gate, thr, n/16)
+		t.Errorf("over %d seeds, %d gate configs have more than 2^20 ways (sets * ways) and %d throttle configs a threshold over 16384, want each 1..%d (reached, at a small rate)", n, gate, thr, n/16)
 	}
 }
 
@@ -81,11 +82,12 @@ func TestGenReachesEdges(t *testing.T) {
 			"invalid config", "pass", "reject", "retry saturated", "negative retry 503", "invalid UTF-8 key", "key of 901 bytes",
 			"cap past 2^16", "cap past 2^32", "ivl past 2^53"},
 			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
-		{oracle.Gate, gateFeatures, []string{"config refused", "slots 1", "slots 4096", "pass", "shed", "limited",
-			"two addresses share a slot", "FIND-2 pair", "untouched slot read", "huge tick", "release below 0",
-			"slots past 4096", "slots past 2^16", "slots past 2^32", "slots past 2^53", "admit past 4096 slots", "admit past 2^16 slots",
-			"ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16"},
-			"GATE-1..GATE-12: the verdicts, shared slots and refused configs"},
+		{oracle.Gate, gateFeatures, []string{"config refused", "sets 1", "sets 4096", "ways 1", "pass", "shed", "limited",
+			"way past 0", "a way passes to another key", "more keys than ways in a set", "FIND-2 pair",
+			"untouched bucket read", "held bucket read", "huge tick", "release below 0",
+			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
+			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16"},
+			"GATE-1..GATE-17: the verdicts, ways filled, reused and evicted, floods of one set and refused configs"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
@@ -190,29 +192,24 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 		return []string{"config refused"}
 	}
 	g := tr.Config.Gate
-	switch i64(g.Slots) {
-	case 1:
-		fs = append(fs, "slots 1")
-	case 4096:
-		fs = append(fs, "slots 4096")
-	}
-	if i64(g.TickNanos) >= 1<<62 {
-		fs = append(fs, "huge tick")
-	}
-	slots := i64(g.Slots)
+	sets, ways := i64(g.Sets), i64(g.Ways)
 	for _, e := range []struct {
 		ok bool
 		f  string
 	}{
-		{slots > 4096, "slots past 4096"}, {slots > 1<<16, "slots past 2^16"}, {slots > 1<<32, "slots past 2^32"},
-		{slots > 1<<53, "slots past 2^53"}, {i64(g.Cap) > 1<<16, "cap past 2^16"}, {i64(g.TickNanos) > 1<<32, "tick past 2^32"},
-		{i64(g.Maxif) > 1<<16, "maxif past 2^16"},
+		{sets == 1, "sets 1"}, {sets == 4096, "sets 4096"}, {ways == 1, "ways 1"}, {i64(g.TickNanos) >= 1<<62, "huge tick"},
+		{sets > 4096, "sets past 4096"}, {sets > 1<<16, "sets past 2^16"}, {sets > 1<<32, "sets past 2^32"},
+		{sets > 1<<53, "sets past 2^53"}, {ways > 16, "ways past 16"}, {ways > 1<<32, "ways past 2^32"},
+		{g.TableSize() > 1<<20, "table past 2^20 ways"}, {i64(g.Cap) > 1<<16, "cap past 2^16"},
+		{i64(g.TickNanos) > 1<<32, "tick past 2^32"}, {i64(g.Maxif) > 1<<16, "maxif past 2^16"},
 	} {
 		if e.ok {
 			fs = append(fs, e.f)
 		}
 	}
-	ipsBySlot := map[int64]map[string]bool{}
+	type way struct{ set, way int64 }
+	holder := map[way]string{}
+	keysBySet := map[int64]map[int64]bool{}
 	inflight := 0
 	for i, op := range tr.Ops {
 		r := out.Results[i]
@@ -226,16 +223,27 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			if len(ip) == 901 {
 				fs = append(fs, "ip of 901 bytes")
 			}
-			if slots > 4096 && r.Verdict != oracle.VerdictShed {
-				fs = append(fs, "admit past 4096 slots")
+			if sets > 4096 && r.Verdict != oracle.VerdictShed {
+				fs = append(fs, "admit past 4096 sets")
 			}
-			if slots > 1<<16 && r.Verdict != oracle.VerdictShed {
-				fs = append(fs, "admit past 2^16 slots")
+			if r.Verdict == oracle.VerdictShed {
+				continue
 			}
-			if ipsBySlot[i64(r.Slot)] == nil {
-				ipsBySlot[i64(r.Slot)] = map[string]bool{}
+			w := way{i64(r.Set), i64(r.Way)}
+			if w.way > 0 {
+				fs = append(fs, "way past 0")
 			}
-			ipsBySlot[i64(r.Slot)][ip] = true
+			if h, ok := holder[w]; ok && lim.IPKey(h) != lim.IPKey(ip) {
+				fs = append(fs, "a way passes to another key")
+			}
+			holder[w] = ip
+			if keysBySet[w.set] == nil {
+				keysBySet[w.set] = map[int64]bool{}
+			}
+			keysBySet[w.set][lim.IPKey(ip)] = true
+			if int64(len(keysBySet[w.set])) > ways {
+				fs = append(fs, "more keys than ways in a set")
+			}
 			if r.Verdict == oracle.VerdictPass {
 				inflight++
 			}
@@ -245,14 +253,11 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			}
 			inflight = max(inflight-1, 0)
 		case oracle.Bucket:
-			if !*r.Touched {
-				fs = append(fs, "untouched slot read")
+			if *r.Touched {
+				fs = append(fs, "held bucket read")
+			} else {
+				fs = append(fs, "untouched bucket read")
 			}
-		}
-	}
-	for _, ips := range ipsBySlot {
-		if len(ips) > 1 && i64(g.Slots) > 1 {
-			fs = append(fs, "two addresses share a slot")
 		}
 	}
 	return fs

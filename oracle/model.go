@@ -66,11 +66,11 @@ func (modelLim) Do(op Op) (Result, error) {
 type modelGate struct{ g *gate.Gate }
 
 func openModelGate(cfg Config) (Instance, ErrorClass, error) {
-	cap, refil, ivl, maxif, slots, tick, err := cfg.GateConfig()
+	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
 	if err != nil {
 		return nil, "", err
 	}
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Slots: slots, TickNanos: tick})
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
 	if errors.Is(err, gate.ErrConfig) {
 		return nil, ErrConfig, nil
 	}
@@ -91,13 +91,16 @@ func (m modelGate) Do(op Op) (Result, error) {
 	case InFlight:
 		return Result{N: I(m.g.InFlight())}, nil
 	}
-	b, ok := m.g.Bucket(a.Slot) // Bucket: op.Gate() refused every other kind
+	b, ok := m.g.Bucket(a.IP, a.Now) // Bucket: op.Gate() refused every other kind
 	return BucketResult(ok, b.Tks, b.Last), nil
 }
 
 // GateDecision is the Result of a model gate decision.
 func GateDecision(d gate.Decision) Result {
-	r := Result{Verdict: string(d.Verdict), Slot: I(d.Slot), Retry: I(d.Retry), RetryAfter: I(d.RetryAfter)}
+	r := Result{Verdict: string(d.Verdict), Set: I(d.Set), Retry: I(d.Retry), RetryAfter: I(d.RetryAfter)}
+	if d.Verdict != gate.Shed {
+		r.Way = I(d.Way)
+	}
 	if d.Verdict != gate.Pass {
 		resp := Bytes(d.Response)
 		r.Response = &resp

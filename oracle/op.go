@@ -1,5 +1,10 @@
 package oracle
 
+import (
+	"math"
+	"math/bits"
+)
+
 // Component names what a trace exercises; a port states in its handshake
 // which components it implements.
 type Component string
@@ -33,10 +38,10 @@ const (
 	LimResp503 Kind = "lim_resp_503" // retry -> response
 
 	// gate.
-	Admit    Kind = "admit"     // ip now -> verdict slot retry retry_after response
+	Admit    Kind = "admit"     // ip now -> verdict set way retry retry_after response (no way on a shed)
 	Release  Kind = "release"   // -> (nothing)
 	InFlight Kind = "in_flight" // -> n
-	Bucket   Kind = "bucket"    // slot -> touched tks last
+	Bucket   Kind = "bucket"    // ip now -> touched tks last
 
 	// throttle (seed 003 names).
 	Check         Kind = "check"          // key now -> verdict remaining until
@@ -62,7 +67,6 @@ type Op struct {
 	Cost   Num     `json:"cost,omitzero"`
 	N      Num     `json:"n,omitzero"`
 	Retry  Num     `json:"retry,omitzero"`
-	Slot   Num     `json:"slot,omitzero"`
 	IP     *Bytes  `json:"ip,omitempty"`
 	Key    *Bytes  `json:"key,omitempty"`
 	Keys   []Bytes `json:"keys,omitzero"` // nil: absent; empty: check_any of no key
@@ -112,7 +116,8 @@ type Result struct {
 	Key        Num        `json:"key,omitzero"`
 	Response   *Bytes     `json:"response,omitempty"`
 	Verdict    string     `json:"verdict,omitempty"`
-	Slot       Num        `json:"slot,omitzero"`
+	Set        Num        `json:"set,omitzero"`
+	Way        Num        `json:"way,omitzero"`
 	RetryAfter Num        `json:"retry_after,omitzero"`
 	Touched    *bool      `json:"touched,omitempty"`
 	Remaining  Num        `json:"remaining,omitzero"`
@@ -129,13 +134,14 @@ type Config struct {
 }
 
 // GateConfig is a gate's config: lim_cfg's four parameters, the number of
-// slots and the tick length in nanoseconds (all int64).
+// sets, the ways per set and the tick length in nanoseconds (all int64).
 type GateConfig struct {
 	Cap       Num `json:"cap"`
 	Refil     Num `json:"refil"`
 	Ivl       Num `json:"ivl"`
 	Maxif     Num `json:"maxif"`
-	Slots     Num `json:"slots"`
+	Sets      Num `json:"sets"`
+	Ways      Num `json:"ways"`
 	TickNanos Num `json:"tick_nanos"`
 }
 
@@ -144,4 +150,20 @@ type ThrottleConfig struct {
 	Threshold  Num `json:"threshold"`
 	WindowSecs Num `json:"window_secs"`
 	BanSecs    Num `json:"ban_secs"`
+}
+
+// TableSize returns sets * ways, the number of ways of g's table, saturated
+// at MaxInt64 (GATE-1: the product is exact, so a larger table is valid and
+// merely huge), or 0 when either is absent or < 1.
+func (g GateConfig) TableSize() int64 {
+	s, ok1 := g.Sets.Int64()
+	w, ok2 := g.Ways.Int64()
+	if !ok1 || !ok2 || s < 1 || w < 1 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(s), uint64(w))
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(lo)
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestSearchSharersIsTheNaiveSearch: the incremental search returns exactly
-// what formatting and hashing every candidate returns (GATE-3's slot of
+// what formatting and hashing every candidate returns (GATE-13's set of
 // LIM-16's key), for slot counts small, odd, large and past the
 // candidates.
 func TestSearchSharersIsTheNaiveSearch(t *testing.T) {

@@ -46,7 +46,8 @@ func appendConfig(b []byte, c *oracle.Config) []byte {
 		b = appendField(b, `,"refil":"`, g.Refil)
 		b = appendField(b, `,"ivl":"`, g.Ivl)
 		b = appendField(b, `,"maxif":"`, g.Maxif)
-		b = appendField(b, `,"slots":"`, g.Slots)
+		b = appendField(b, `,"sets":"`, g.Sets)
+		b = appendField(b, `,"ways":"`, g.Ways)
 		b = append(appendField(b, `,"tick_nanos":"`, g.TickNanos), '}')
 	}
 	if th := c.Throttle; th != nil {
@@ -81,7 +82,6 @@ func appendOpFields(b []byte, op *oracle.Op) []byte {
 	b = appendNum(b, `,"cost":"`, op.Cost)
 	b = appendNum(b, `,"n":"`, op.N)
 	b = appendNum(b, `,"retry":"`, op.Retry)
-	b = appendNum(b, `,"slot":"`, op.Slot)
 	if op.IP != nil {
 		b = append(b, `,"ip":`...)
 		b = appendBytes(b, *op.IP)
@@ -125,7 +125,8 @@ func appendResultObject(b []byte, r *oracle.Result) []byte {
 		b = append(b, `,"verdict":`...)
 		b = appendString(b, r.Verdict)
 	}
-	b = appendNum(b, `,"slot":"`, r.Slot)
+	b = appendNum(b, `,"set":"`, r.Set)
+	b = appendNum(b, `,"way":"`, r.Way)
 	b = appendNum(b, `,"retry_after":"`, r.RetryAfter)
 	if r.Touched != nil {
 		b = append(b, `,"touched":`...)
@@ -436,8 +437,10 @@ func (s *scanner) result(r *oracle.Result) bool {
 			return s.num(&r.N)
 		case "key":
 			return s.num(&r.Key)
-		case "slot":
-			return s.num(&r.Slot)
+		case "set":
+			return s.num(&r.Set)
+		case "way":
+			return s.num(&r.Way)
 		case "retry_after":
 			return s.num(&r.RetryAfter)
 		case "remaining":
@@ -511,8 +514,6 @@ func decodeRequestFast(line []byte) (wireRequest, bool) {
 			return s.num(&req.N)
 		case "retry":
 			return s.num(&req.Retry)
-		case "slot":
-			return s.num(&req.Slot)
 		case "ip":
 			v, ok := s.str()
 			b := oracle.Bytes(v)
@@ -593,8 +594,10 @@ func (s *scanner) gateConfig(g *oracle.GateConfig) bool {
 			return s.num(&g.Ivl)
 		case "maxif":
 			return s.num(&g.Maxif)
-		case "slots":
-			return s.num(&g.Slots)
+		case "sets":
+			return s.num(&g.Sets)
+		case "ways":
+			return s.num(&g.Ways)
 		case "tick_nanos":
 			return s.num(&g.TickNanos)
 		}

@@ -49,7 +49,7 @@ func genResult() *rapid.Generator[oracle.Result] {
 		r := oracle.Result{
 			OK: n.Draw(t, "ok"), Err: n.Draw(t, "err"), Cap: n.Draw(t, "cap"), Refil: n.Draw(t, "refil"), Ivl: n.Draw(t, "ivl"),
 			Maxif: n.Draw(t, "maxif"), Retry: n.Draw(t, "retry"), Tks: n.Draw(t, "tks"), Last: n.Draw(t, "last"), N: n.Draw(t, "n"),
-			Key: n.Draw(t, "key"), Response: genBytes().Draw(t, "response"), Slot: n.Draw(t, "slot"), RetryAfter: n.Draw(t, "retry_after"),
+			Key: n.Draw(t, "key"), Response: genBytes().Draw(t, "response"), Set: n.Draw(t, "set"), Way: n.Draw(t, "way"), RetryAfter: n.Draw(t, "retry_after"),
 			Remaining: n.Draw(t, "remaining"), Until: n.Draw(t, "until"), Count: n.Draw(t, "count"),
 			Verdict: rapid.SampledFrom([]string{"", "pass", "shed", "allow", "banned", "x<y", "é"}).Draw(t, "verdict"),
 			Error:   oracle.ErrorClass(rapid.SampledFrom([]string{"", "store", "config", "a\"b"}).Draw(t, "error")),
@@ -150,7 +150,7 @@ func FuzzFastReadersAgreeWithEncodingJSON(f *testing.F) {
 		`{"seq":1,"result":{},"result":{"ok":"1"}}`, `{"SEQ":1,"result":{}}`, `{"seq":1.0,"result":{}}`,
 		`{"seq":1,"inst":2,"op":"admit","ip":"a","now":"-5"}`, `{"seq":1,"op":"lim_rel","n":"00"}`, ` {"seq":1,"result":{"verdict":"pass"}} ` + "\r",
 		`{"seq":1,"result":{"response":"HTTP/1.1 503\r\n"}}`, `{"seq":1,"result":{"touched":null}}`, `{"seq":9223372036854775808,"result":{}}`,
-		`{"seq":1,"inst":1,"op":"open","component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","slots":"2","tick_nanos":"1"}}}`,
+		`{"seq":1,"inst":1,"op":"open","component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","sets":"2","ways":"3","tick_nanos":"1"}}}`, `{"seq":1,"result":{"verdict":"shed","set":"2"}}`, `{"seq":1,"op":"bucket","ip":"a","now":"1"}`,
 		`{"seq":1,"op":"open","config":{"throttle":{"threshold":"3"}},"config":{"gate":{"cap":"1"},"gate":{"ivl":"2"}}}`,
 		`{"seq":1,"op":"open","config":{}}`, `{"seq":1,"op":"open","config":null}`, `{"seq":1,"op":"open","config":{"throttle":null}}`,
 		`{"seq":1,"op":"check_any","keys":[]}`, `{"seq":1,"op":"check_any","keys":["a","",  "b"],"keys":["c"]}`, `{"seq":1,"op":"check_any","keys":null}`,

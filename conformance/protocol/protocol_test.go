@@ -138,7 +138,7 @@ func converse(t *testing.T, requests ...string) []string {
 // component, unknown keys ignored (PROTO-11).
 func TestServeAnswersEachRequestKind(t *testing.T) {
 	got := converse(t,
-		`{"seq":1,"op":"open","inst":7,"component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","slots":"1","tick_nanos":"1"}},"x-future":true}`,
+		`{"seq":1,"op":"open","inst":7,"component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","sets":"1","ways":"1","tick_nanos":"1"}},"x-future":true}`,
 		`{"seq":2,"op":"admit","inst":7,"ip":"a","now":"0"}`,
 		`{"seq":3,"op":"in_flight","inst":7}`,
 		`{"seq":4,"op":"close","inst":7}`,
@@ -152,7 +152,7 @@ func TestServeAnswersEachRequestKind(t *testing.T) {
 	want := []string{
 		`{"protocol":"limcheck-port/1","name":"model","version":"1","components":["lim","gate","throttle","throttle_faults"]}`,
 		`{"seq":1,"result":{}}`,
-		`{"seq":2,"result":{"retry":"0","verdict":"pass","slot":"0","retry_after":"0"}}`,
+		`{"seq":2,"result":{"retry":"0","verdict":"pass","set":"0","way":"0","retry_after":"0"}}`,
 		`{"seq":3,"result":{"n":"1"}}`,
 		`{"seq":4,"result":{}}`,
 		`{"seq":5,"fault":"no open instance 7"}`,

@@ -159,7 +159,7 @@ var opClauses = map[oracle.Kind][]string{
 	oracle.LimRel:        {"LIM-15"},
 	oracle.LimIPKey:      {"LIM-16"},
 	oracle.LimResp503:    {"LIM-17", "LIM-18"},
-	oracle.Admit:         {"GATE-3", "GATE-4", "GATE-5", "GATE-6", "GATE-7", "GATE-8", "GATE-9", "GATE-10", "GATE-12"},
+	oracle.Admit:         {"GATE-4", "GATE-5", "GATE-6", "GATE-7", "GATE-8", "GATE-9", "GATE-10", "GATE-12", "GATE-13", "GATE-14", "GATE-15", "GATE-16", "GATE-17"},
 	oracle.Release:       {"GATE-11"},
 	oracle.Check:         {"THR-7", "THR-8", "THR-9", "THR-10"},
 	oracle.CheckAny:      {"THR-7", "THR-8", "THR-9", "THR-10"},
@@ -171,8 +171,8 @@ var opClauses = map[oracle.Kind][]string{
 }
 
 // ClausesOf returns the clause IDs t's ops exercise, by the operations
-// table of spec.md (lim_take: LIM-7..LIM-13, admit: GATE-3..GATE-10 and
-// GATE-12, check and check_any: THR-7..THR-10, record_failure:
+// table of spec.md (lim_take: LIM-7..LIM-13, admit: GATE-4..GATE-10,
+// GATE-12 and GATE-13..GATE-17, check and check_any: THR-7..THR-10, record_failure:
 // THR-11..THR-13, set_faults: STORE-10, ...; in_flight and bucket name
 // none), with VEC-10, deduplicated and in spec order.
 func ClausesOf(t oracle.Trace) []string {

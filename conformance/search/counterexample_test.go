@@ -152,7 +152,7 @@ func TestCounterexampleClausesOfNamesTheOperationsTableInSpecOrder(t *testing.T)
 		{oracle.Trace{Component: oracle.Lim, Ops: []oracle.Op{op(oracle.LimIPKey), op(oracle.LimRel), op(oracle.LimAcq), op(oracle.LimBktNew)}},
 			[]string{"LIM-6", "LIM-14", "LIM-15", "LIM-16", "VEC-10"}},
 		{oracle.Trace{Component: oracle.Gate, Ops: []oracle.Op{op(oracle.InFlight), op(oracle.Bucket)}}, []string{"VEC-10"}},
-		{oracle.Trace{Component: oracle.Gate, Ops: []oracle.Op{op(oracle.Release), op(oracle.Admit)}}, []string{"GATE-3", "GATE-4", "GATE-5", "GATE-6", "GATE-7", "GATE-8", "GATE-9", "GATE-10", "GATE-11", "GATE-12", "VEC-10"}},
+		{oracle.Trace{Component: oracle.Gate, Ops: []oracle.Op{op(oracle.Release), op(oracle.Admit)}}, []string{"GATE-4", "GATE-5", "GATE-6", "GATE-7", "GATE-8", "GATE-9", "GATE-10", "GATE-11", "GATE-12", "GATE-13", "GATE-14", "GATE-15", "GATE-16", "GATE-17", "VEC-10"}},
 		{oracle.Trace{Component: oracle.ThrottleFaults, Ops: []oracle.Op{op(oracle.SetFaults), op(oracle.PurgeExpired), op(oracle.Check), op(oracle.CheckAny),
 			op(oracle.RecordFailure), op(oracle.Reset), op(oracle.RecordSuccess)}},
 			[]string{"THR-7", "THR-8", "THR-9", "THR-10", "THR-11", "THR-12", "THR-13", "THR-14", "THR-15", "THR-16", "STORE-10", "VEC-10"}},

@@ -96,7 +96,7 @@ var (
 		open: func(cfg oracle.Config) oracle.Config {
 			if cfg.Gate != nil {
 				g := *cfg.Gate
-				for _, f := range []*oracle.Num{&g.Cap, &g.Refil, &g.Ivl, &g.Maxif, &g.Slots, &g.TickNanos} {
+				for _, f := range []*oracle.Num{&g.Cap, &g.Refil, &g.Ivl, &g.Maxif, &g.Sets, &g.Ways, &g.TickNanos} {
 					if v, ok := f.Int64(); ok && v < 1 {
 						*f = oracle.I(1)
 					}

@@ -407,7 +407,6 @@ var numFields = []func(*oracle.Op) *oracle.Num{
 	func(o *oracle.Op) *oracle.Num { return &o.Cost },
 	func(o *oracle.Op) *oracle.Num { return &o.N },
 	func(o *oracle.Op) *oracle.Num { return &o.Retry },
-	func(o *oracle.Op) *oracle.Num { return &o.Slot },
 }
 
 // simplifyOps simplifies every op's arguments.
@@ -492,7 +491,8 @@ func (s *shrinker) simplifyConfig() bool {
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Refil },
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ivl },
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Maxif },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Slots },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Sets },
+			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ways },
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.TickNanos },
 		}
 	case s.cur.Config.Throttle != nil:

@@ -149,7 +149,7 @@ func TestShrinkShiftsTimesTogether(t *testing.T) {
 		return oracle.Op{Kind: oracle.Admit, IP: bytesPtr(ip), Now: oracle.I(now)}
 	}
 	orig := oracle.Trace{Component: oracle.Gate,
-		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(3), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(4), Slots: oracle.I(64), TickNanos: oracle.I(1e9)}},
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(3), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(4), Sets: oracle.I(64), Ways: oracle.I(4), TickNanos: oracle.I(1e9)}},
 		Ops:    []oracle.Op{admit("10.0.0.1", 1<<60), {Kind: oracle.Release}, admit("\xff\xfe", 1<<60+3), admit("::1", 1<<60+13), {Kind: oracle.InFlight}}}
 	r, _ := newRecorder()
 	p := holds(func(t oracle.Trace) bool {
@@ -245,11 +245,11 @@ func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
 	}
 }
 
-// gateTrace is a gate trace on config cap 10, refil 1, ivl 10, tick 1 with
-// maxif and slots, of admits of "a" at 0.
-func gateTrace(maxif, slots int64, admits int) oracle.Trace {
+// gateTrace is a gate trace on config cap 10, refil 1, ivl 10, 4 ways, tick
+// 1 with maxif and sets, of admits of "a" at 0.
+func gateTrace(maxif, sets int64, admits int) oracle.Trace {
 	t := oracle.Trace{Component: oracle.Gate,
-		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(10), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(maxif), Slots: oracle.I(slots), TickNanos: oracle.I(1)}}}
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(10), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(maxif), Sets: oracle.I(sets), Ways: oracle.I(4), TickNanos: oracle.I(1)}}}
 	for range admits {
 		t.Ops = append(t.Ops, oracle.Op{Kind: oracle.Admit, IP: bytesPtr("a"), Now: oracle.I(0)})
 	}
@@ -257,22 +257,22 @@ func gateTrace(maxif, slots int64, admits int) oracle.Trace {
 }
 
 // A config field whose failing values are not an interval still shrinks
-// to its least failing value: a property of slots mod 2^32 = 1 (a count
-// kept in 32 bits that wraps to one slot) holds at 2^53 + 1 and at 2^32 + 1,
+// to its least failing value: a property of sets mod 2^32 = 1 (a count
+// kept in 32 bits that wraps to one set) holds at 2^53 + 1 and at 2^32 + 1,
 // not at 2^53 (one less) nor at any value between 2 and 2^32; it shrinks
 // to 2^32 + 1.
 func TestShrinkConfigReachesTheLeastFailingWidthEdge(t *testing.T) {
 	r, _ := newRecorder()
 	p := holds(func(t oracle.Trace) bool {
-		s := uint64(num(t.Config.Gate.Slots))
+		s := uint64(num(t.Config.Gate.Sets))
 		return s > 1 && s%(1<<32) == 1
 	})
 	got, runs, err := search.Shrink(r, gateTrace(1, 1<<53+1, 1), p, search.ShrinkLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := num(got.Config.Gate.Slots); s != 1<<32+1 {
-		t.Errorf("Shrink: slots %d, want 2^32 + 1 = %d", s, int64(1<<32+1))
+	if s := num(got.Config.Gate.Sets); s != 1<<32+1 {
+		t.Errorf("Shrink: sets %d, want 2^32 + 1 = %d", s, int64(1<<32+1))
 	}
 	t.Logf("%d runs", runs)
 }

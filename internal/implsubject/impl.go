@@ -1,10 +1,8 @@
 package implsubject
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -31,7 +29,7 @@ func (Impl) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle
 	return nil, "", fmt.Errorf("%w: %q", oracle.ErrUnsupported, c)
 }
 
-// MaxGateSlots is the largest gate this adapter opens: 2^20 slots, 16 MiB
+// MaxGateSlots is the largest gate this adapter opens: 2^20 ways, 16 MiB
 // preallocated. impl allows gate.MaxSlots (2^28, 4 GiB), but the fuzz
 // generators draw slot counts at every power of two up to 2^63, and a run
 // that opens thousands of gates must not zero gigabytes for each of the few
@@ -70,55 +68,14 @@ func (implLim) Do(op oracle.Op) (oracle.Result, error) {
 	return oracle.Result{Response: &resp}, nil
 }
 
-// implGate is an impl gate; last is the last Pass, whose place Release gives
-// back (any decision gives an exact count; this one takes the fast path).
-type implGate struct {
-	g    *gate.Gate
-	last *gate.Decision
-}
-
+// openGate declines every gate config on branch gate2: impl/gate is still
+// spec 1.x's shared slots (gatefast rewrites it on 2.0 in parallel and
+// restores this adapter), so comparing it with the 2.0 model would only
+// report the change of spec. A declined config is a skip (VEC-12), never a
+// pass.
 func openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
-	cap, refil, ivl, maxif, slots, tick, err := cfg.GateConfig()
-	if err != nil {
+	if _, _, _, _, _, _, _, err := cfg.GateConfig(); err != nil {
 		return nil, "", err
 	}
-	if slots > MaxGateSlots {
-		return nil, "", fmt.Errorf("%w: impl preallocates its slots; this adapter opens at most %d, not %d", oracle.ErrUnsupported, MaxGateSlots, slots)
-	}
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Slots: slots, TickNanos: tick})
-	if errors.Is(err, gate.ErrConfig) {
-		return nil, oracle.ErrConfig, nil
-	}
-	return &implGate{g: g, last: new(gate.Decision)}, "", err
-}
-
-func (m *implGate) Do(op oracle.Op) (oracle.Result, error) {
-	a, err := op.Gate()
-	if err != nil {
-		return oracle.Result{}, err
-	}
-	switch op.Kind {
-	case oracle.Admit:
-		d := m.g.Admit(a.IP, a.Now)
-		if d.Verdict == gate.Pass {
-			*m.last = d
-		}
-		return decision(d), nil
-	case oracle.Release:
-		m.g.Release(*m.last)
-		return oracle.Result{}, nil
-	case oracle.InFlight:
-		return oracle.Result{N: oracle.I(m.g.InFlight())}, nil
-	}
-	b, ok := m.g.Bucket(a.Slot)
-	return oracle.BucketResult(ok, b.Tks, b.Last), nil
-}
-
-func decision(d gate.Decision) oracle.Result {
-	r := oracle.Result{Verdict: d.Verdict.String(), Slot: oracle.I(d.Slot), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
-	if d.Verdict != gate.Pass {
-		resp := oracle.Bytes(d.AppendResponse(nil))
-		r.Response = &resp
-	}
-	return r
+	return nil, "", fmt.Errorf("%w: impl/gate is on spec 1.x slots until its 2.0 rewrite (gatefast)", oracle.ErrUnsupported)
 }

@@ -38,6 +38,7 @@ func All() []Example {
 		workedExample(),
 		find1(), find2(), find3(), find4(), find5(), find6(),
 		find7(), find8(), find9(), find10(), find11(), find12(), find13(),
+		find14(), find15(), find16(),
 	}
 }
 

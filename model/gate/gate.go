@@ -19,10 +19,13 @@ const ErrConfig Error = "gate: invalid config"
 // NanosPerSecond is the number of nanoseconds in the second that Retry-After counts.
 const NanosPerSecond int64 = 1_000_000_000
 
-// Config configures a [Gate].
+// Config configures a [Gate]. The table holds Sets*Ways ways; the product is
+// exact and need not fit in an int64 (the model allocates only the ways it
+// fills, so Sets 1, Ways MaxInt64 is a gate that never evicts).
 type Config struct {
 	Lim       lim.Config `json:"lim"`        // the bucket and in-flight parameters; must be valid
-	Slots     int64      `json:"slots"`      // number of bucket slots, >= 1
+	Sets      int64      `json:"sets"`       // number of sets, >= 1
+	Ways      int64      `json:"ways"`       // ways per set, >= 1
 	TickNanos int64      `json:"tick_nanos"` // length of one tick in nanoseconds, >= 1
 }
 
@@ -33,92 +36,173 @@ type Verdict string
 const (
 	Pass    Verdict = "pass"    // both gates passed: call the next handler, then Release
 	Shed    Verdict = "shed"    // the in-flight gate is full: 503, Retry-After 1
-	Limited Verdict = "limited" // the slot's bucket rejected: 503 with the bucket's retry
+	Limited Verdict = "limited" // the key's bucket rejected: 503 with the bucket's retry
 )
+
+// NoWay is the Way of a shed [Decision]: a shed reads no way (GATE-4).
+const NoWay int64 = -1
 
 // Decision is the outcome of one [Gate.Admit].
 type Decision struct {
 	Verdict    Verdict `json:"verdict"`
-	Slot       int64   `json:"slot"`        // the slot of the request's key (touched only when not shed)
+	Set        int64   `json:"set"`         // the set of the request's key (a shed reads none of its ways)
+	Way        int64   `json:"way"`         // the way that holds the key after the take; NoWay on a shed
 	Retry      int64   `json:"retry"`       // the bucket's retry in ticks; 0 unless Limited
 	RetryAfter int64   `json:"retry_after"` // Retry-After in seconds; 0 on Pass
 	Response   string  `json:"response"`    // the exact 503 bytes; "" on Pass
 }
 
-// Gate is the composition layer's state: the slot table and the in-flight
-// count. The zero Gate is not usable; build one with [New]. Not safe for
-// concurrent use.
+// entry is a way that holds a key: the key and its bucket.
+type entry struct {
+	key int64
+	bkt lim.Bucket
+}
+
+// Gate is the composition layer's state: the set-associative table of
+// per-key buckets and the in-flight count. The zero Gate is not usable; build
+// one with [New]. Not safe for concurrent use.
 type Gate struct {
 	cfg      Config
-	slots    map[int64]lim.Bucket // touched slots only: an absent slot is untouched
+	sets     map[int64]map[int64]entry // set -> way -> entry; an absent way is empty
 	inflight int64
 }
 
-// New returns a gate with every slot untouched and nothing in flight, or an
-// error wrapping [ErrConfig] that names the invalid field.
+// New returns a gate with every way empty and nothing in flight, or an error
+// wrapping [ErrConfig] that names the invalid field.
 func New(cfg Config) (*Gate, error) {
-	// spec GATE-1: "A gate needs a valid lim config, slots >= 1 and tick_nanos >= 1; anything else is a construction error."
+	// spec GATE-1: "A gate needs a valid lim config, sets >= 1, ways >= 1 and tick_nanos >= 1; anything else is a construction error."
 	switch {
 	case !cfg.Lim.Valid():
 		return nil, fmt.Errorf("%w: lim config %+v is not valid", ErrConfig, cfg.Lim)
-	case cfg.Slots < 1:
-		return nil, fmt.Errorf("%w: slots %d < 1", ErrConfig, cfg.Slots)
+	case cfg.Sets < 1:
+		return nil, fmt.Errorf("%w: sets %d < 1", ErrConfig, cfg.Sets)
+	case cfg.Ways < 1:
+		return nil, fmt.Errorf("%w: ways %d < 1", ErrConfig, cfg.Ways)
 	case cfg.TickNanos < 1:
 		return nil, fmt.Errorf("%w: tick_nanos %d < 1", ErrConfig, cfg.TickNanos)
 	}
-	// spec GATE-2: "A new gate has nothing in flight and every slot untouched."
-	return &Gate{cfg: cfg, slots: map[int64]lim.Bucket{}}, nil
+	// spec GATE-2: "A new gate has nothing in flight and every way empty."
+	return &Gate{cfg: cfg, sets: map[int64]map[int64]entry{}}, nil
 }
 
 // Config returns the gate's configuration.
 func (g *Gate) Config() Config { return g.cfg }
 
-// SlotOf returns the slot index of ip: lim_ip_key(ip) mod Slots.
-func (g *Gate) SlotOf(ip string) int64 {
-	// spec GATE-3: "The slot of a request is lim_ip_key(ip) mod slots; requests whose keys share a slot share its bucket."
-	return lim.IPKey(ip) % g.cfg.Slots
+// SetOf returns the set of ip: lim_ip_key(ip) mod Sets.
+func (g *Gate) SetOf(ip string) int64 {
+	// spec GATE-13: "The table has sets*ways ways; a way is empty or holds one key and its bucket; the set of ip is lim_ip_key(ip) mod sets; a key is in at most one way."
+	return lim.IPKey(ip) % g.cfg.Sets
 }
 
 // InFlight returns the number of passed requests not yet released.
 func (g *Gate) InFlight() int64 { return g.inflight }
 
-// Bucket returns the bucket of slot and true, or a zero bucket and false when
-// the slot is untouched (or out of range).
-func (g *Gate) Bucket(slot int64) (lim.Bucket, bool) {
-	b, ok := g.slots[slot]
-	return b, ok
+// Bucket returns the bucket of the key of ip and true, or a zero bucket and
+// false when no way holds the key or its bucket is full at now (such a way
+// behaves as empty, GATE-14). The bucket is the stored one, not refilled.
+func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool) {
+	k := lim.IPKey(ip)
+	w, ok := g.wayOf(k%g.cfg.Sets, k)
+	if !ok {
+		return lim.Bucket{}, false
+	}
+	b := g.sets[k%g.cfg.Sets][w].bkt
+	if g.full(b, now) {
+		return lim.Bucket{}, false
+	}
+	return b, true
+}
+
+// WayOf returns the set and the way that hold the key of ip, and true, or
+// false when no way holds it. A way whose bucket is full still holds its key
+// until it is reused; use [Gate.Bucket] for what a decision can observe.
+func (g *Gate) WayOf(ip string) (set, way int64, ok bool) {
+	k := lim.IPKey(ip)
+	set = k % g.cfg.Sets
+	way, ok = g.wayOf(set, k)
+	return set, way, ok
 }
 
 // Admit decides one request from ip at tick now, at a cost of one token.
 func (g *Gate) Admit(ip string, now int64) Decision {
-	slot := g.SlotOf(ip)
-	// spec GATE-4: "The in-flight gate runs first: on a shed no slot is read, touched or written and in-flight is unchanged."
+	k := lim.IPKey(ip)
+	set := k % g.cfg.Sets
+	// spec GATE-4: "The in-flight gate runs first: on a shed no way is read, touched or written and in-flight is unchanged."
 	acq := lim.Acquire(g.inflight, g.cfg.Lim.Maxif)
 	if acq.OK == 0 {
 		// spec GATE-9: "A shed answers lim_resp_503(1): Retry-After 1."
-		return Decision{Verdict: Shed, Slot: slot, Retry: 0, RetryAfter: 1, Response: lim.Response503(1)}
+		return Decision{Verdict: Shed, Set: set, Way: NoWay, RetryAfter: 1, Response: lim.Response503(1)}
 	}
+	way, b := g.place(set, k, now)
 	// spec GATE-5: "Each admission takes exactly one token: lim_take(bucket, cfg, now, 1)."
-	t := lim.Take(g.bucketAt(slot, now), g.cfg.Lim, now, 1)
-	// spec GATE-6: "The slot keeps the bucket of the take's result on both outcomes."
-	g.slots[slot] = t.Bucket()
+	t := lim.Take(b, g.cfg.Lim, now, 1)
+	// spec GATE-6: "The way keeps the bucket of the take's result on both outcomes."
+	g.sets[set][way] = entry{key: k, bkt: t.Bucket()}
 	if t.OK == 1 {
 		// spec GATE-7: "A pass keeps the acquired place (in-flight becomes lim_acq's n) and carries no response."
 		g.inflight = acq.N
-		return Decision{Verdict: Pass, Slot: slot}
+		// spec GATE-17: "A decision names the set of the key and, unless shed, the way that holds it after the take."
+		return Decision{Verdict: Pass, Set: set, Way: way}
 	}
 	// spec GATE-8: "A limited request keeps no in-flight place and answers lim_resp_503 with the bucket's retry converted to seconds."
 	secs := RetryAfterSeconds(t.Retry, g.cfg.TickNanos)
-	return Decision{Verdict: Limited, Slot: slot, Retry: t.Retry, RetryAfter: secs, Response: lim.Response503(secs)}
+	return Decision{Verdict: Limited, Set: set, Way: way, Retry: t.Retry, RetryAfter: secs, Response: lim.Response503(secs)}
 }
 
-// bucketAt returns the bucket of slot, born full at now if the slot is untouched.
-func (g *Gate) bucketAt(slot, now int64) lim.Bucket {
-	if b, ok := g.slots[slot]; ok {
-		return b
+// place returns the way of set that key k uses at now and the bucket it
+// takes from (GATE-10, GATE-15, GATE-16), allocating the set's map when needed.
+func (g *Gate) place(set, k, now int64) (way int64, b lim.Bucket) {
+	ways := g.sets[set]
+	if ways == nil {
+		ways = map[int64]entry{}
+		g.sets[set] = ways
 	}
-	// spec GATE-10: "An untouched slot's bucket is born full at its first take: lim_bkt_new(cap, now)."
-	return lim.NewBucket(g.cfg.Lim.Cap, now)
+	// spec GATE-10: "A key that no way holds, or whose bucket is full at now, takes from lim_bkt_new(cap, now)."
+	born := lim.NewBucket(g.cfg.Lim.Cap, now)
+	// spec GATE-15: "(a) The way that holds the key, if its bucket is not full at now, takes from that bucket."
+	old, held := g.wayOf(set, k)
+	if held && !g.full(ways[old].bkt, now) {
+		return old, ways[old].bkt
+	}
+	// spec GATE-15: "(b) Else the lowest way of the set that is empty or full at now holds the key (its own full way is one); any other way holding it is emptied."
+	for w := int64(0); w < g.cfg.Ways; w++ { // ends by len(ways)+1: the map is finite
+		if e, ok := ways[w]; !ok || g.full(e.bkt, now) {
+			if held && old != w {
+				delete(ways, old)
+			}
+			return w, born
+		}
+	}
+	// spec GATE-16: "Else evict the way whose bucket refilled at now holds the most tokens, ties to the lowest way; the evicted key's state is dropped."
+	victim, most := int64(0), int64(-1)
+	for w := int64(0); w < g.cfg.Ways; w++ { // every way is filled: Ways <= len(ways)
+		if tks := g.refilled(ways[w].bkt, now); tks > most {
+			victim, most = w, tks
+		}
+	}
+	return victim, born
+}
+
+// wayOf returns the way of set that holds key k.
+func (g *Gate) wayOf(set, k int64) (int64, bool) {
+	for w, e := range g.sets[set] {
+		if e.key == k {
+			return w, true
+		}
+	}
+	return 0, false
+}
+
+// full reports whether b is full at now: its refill at now reaches cap.
+func (g *Gate) full(b lim.Bucket, now int64) bool {
+	// spec GATE-14: "A bucket is full at now iff min(cap, tks + steps*refil) >= cap; a way whose bucket is full at now behaves as an empty way."
+	return lim.Take(b, g.cfg.Lim, now, g.cfg.Lim.Cap).OK == 1
+}
+
+// refilled returns tks' of a bucket that is not full at now (LIM-10): a take
+// of cap tokens rejects and reports the refilled tokens.
+func (g *Gate) refilled(b lim.Bucket, now int64) int64 {
+	return lim.Take(b, g.cfg.Lim, now, g.cfg.Lim.Cap).Tks
 }
 
 // Release gives back one in-flight place. The composition layer calls it once

@@ -30,42 +30,62 @@ const (
 	t5
 )
 
-// cfg is a gate config with lim_cfg(capacity, refil, ivl, maxif).
-func cfg(capacity, refil, ivl, maxif, slots, tickNanos int64) gate.Config {
-	return gate.Config{Lim: lim.NewConfig(capacity, refil, ivl, maxif), Slots: slots, TickNanos: tickNanos}
+// cfgW is a gate config with lim_cfg(capacity, refil, ivl, maxif).
+func cfgW(capacity, refil, ivl, maxif, sets, ways, tickNanos int64) gate.Config {
+	return gate.Config{Lim: lim.NewConfig(capacity, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tickNanos}
 }
 
-func pass(slot int64) gate.Decision { return gate.Decision{Verdict: gate.Pass, Slot: slot} }
-
-func shed(slot int64) gate.Decision {
-	return gate.Decision{Verdict: gate.Shed, Slot: slot, RetryAfter: 1, Response: lim.Response503(1)}
+// cfg is cfgW with 4 ways: enough that the step tables below never evict.
+func cfg(capacity, refil, ivl, maxif, sets, tickNanos int64) gate.Config {
+	return cfgW(capacity, refil, ivl, maxif, sets, 4, tickNanos)
 }
 
-func limited(slot, retry, secs int64) gate.Decision {
-	return gate.Decision{Verdict: gate.Limited, Slot: slot, Retry: retry, RetryAfter: secs, Response: lim.Response503(secs)}
+func passW(set, way int64) gate.Decision {
+	return gate.Decision{Verdict: gate.Pass, Set: set, Way: way}
 }
 
-// bkt is an expected slot bucket; nil means the slot is untouched.
+// pass is a pass in way 0 of set.
+func pass(set int64) gate.Decision { return passW(set, 0) }
+
+func shed(set int64) gate.Decision {
+	return gate.Decision{Verdict: gate.Shed, Set: set, Way: gate.NoWay, RetryAfter: 1, Response: lim.Response503(1)}
+}
+
+func limitedW(set, way, retry, secs int64) gate.Decision {
+	return gate.Decision{Verdict: gate.Limited, Set: set, Way: way, Retry: retry, RetryAfter: secs, Response: lim.Response503(secs)}
+}
+
+// limited is a limited request in way 0 of set.
+func limited(set, retry, secs int64) gate.Decision { return limitedW(set, 0, retry, secs) }
+
+// bkt is an expected bucket of a key; nil means no way holds it (or its
+// bucket is full at the read's now, GATE-14).
 func bkt(tks, last int64) *lim.Bucket { return &lim.Bucket{Tks: tks, Last: last} }
 
 // step is one call, Admit(ip, t[at]) or Release(), and the state after it:
-// InFlight() and the bucket of slot (an Admit checks want.Slot).
+// InFlight() and Bucket(ip, now) of the step's ip at the step's now (a
+// Release reads at the last Admit's now).
 type step struct {
 	release  bool
+	read     bool // only Bucket(ip, t[at]); inFlight is still checked
 	ip       string
 	at       int
 	want     gate.Decision
 	inFlight int64
-	slot     int64
 	bucket   *lim.Bucket
 }
 
 func adm(ip string, at int, want gate.Decision, inFlight int64, b *lim.Bucket) step {
-	return step{ip: ip, at: at, want: want, inFlight: inFlight, slot: want.Slot, bucket: b}
+	return step{ip: ip, at: at, want: want, inFlight: inFlight, bucket: b}
 }
 
-func rel(inFlight, slot int64, b *lim.Bucket) step {
-	return step{release: true, inFlight: inFlight, slot: slot, bucket: b}
+// look reads Bucket(ip, t[at]) and changes nothing.
+func look(ip string, at int, inFlight int64, b *lim.Bucket) step {
+	return step{read: true, ip: ip, at: at, inFlight: inFlight, bucket: b}
+}
+
+func rel(inFlight int64, ip string, b *lim.Bucket) step {
+	return step{release: true, inFlight: inFlight, ip: ip, bucket: b}
 }
 
 // gateCase is one row of a step table.
@@ -106,13 +126,18 @@ func runCase(t *testing.T, c gateCase) {
 
 func runSteps(t *testing.T, g *gate.Gate, at []int64, steps []step) {
 	t.Helper()
+	now := at[0]
 	for _, s := range steps {
 		call := "Release()"
-		if s.release {
+		switch {
+		case s.read:
+			call, now = fmt.Sprintf("Bucket(%q, t%d)", s.ip, s.at), at[s.at]
+		case s.release:
 			g.Release()
-		} else {
+		default:
 			call = fmt.Sprintf("Admit(%q, t%d)", s.ip, s.at)
-			got := g.Admit(s.ip, at[s.at])
+			now = at[s.at]
+			got := g.Admit(s.ip, now)
 			if diff := cmp.Diff(s.want, got); diff != "" {
 				t.Errorf("%s = %s, want %s (t%d = %d) (-want +got):\n%s", call, show(got), show(s.want), s.at, at[s.at], diff)
 			}
@@ -120,31 +145,31 @@ func runSteps(t *testing.T, g *gate.Gate, at []int64, steps []step) {
 		if got := g.InFlight(); got != s.inFlight {
 			t.Errorf("after %s: InFlight() = %d, want %d", call, got, s.inFlight)
 		}
-		checkBucket(t, g, call, s.slot, s.bucket)
+		checkBucket(t, g, call, s.ip, now, s.bucket)
 	}
 }
 
-func checkBucket(t *testing.T, g *gate.Gate, call string, slot int64, want *lim.Bucket) {
+func checkBucket(t *testing.T, g *gate.Gate, call, ip string, now int64, want *lim.Bucket) {
 	t.Helper()
-	got, touched := g.Bucket(slot)
+	got, touched := g.Bucket(ip, now)
 	switch {
 	case want == nil && touched:
-		t.Errorf("after %s: Bucket(%d) = %+v, true, want untouched", call, slot, got)
+		t.Errorf("after %s: Bucket(%q, %d) = %+v, true, want untouched", call, ip, now, got)
 	case want != nil && !touched:
-		t.Errorf("after %s: Bucket(%d) untouched, want %+v", call, slot, *want)
+		t.Errorf("after %s: Bucket(%q, %d) untouched, want %+v", call, ip, now, *want)
 	case want != nil && got != *want:
-		t.Errorf("after %s: Bucket(%d) = %+v, want %+v", call, slot, got, *want)
+		t.Errorf("after %s: Bucket(%q, %d) = %+v, want %+v", call, ip, now, got, *want)
 	}
 }
 
 func show(d gate.Decision) string {
-	return fmt.Sprintf("%s{slot %d, retry %d, Retry-After %d}", d.Verdict, d.Slot, d.Retry, d.RetryAfter)
+	return fmt.Sprintf("%s{set %d, way %d, retry %d, Retry-After %d}", d.Verdict, d.Set, d.Way, d.Retry, d.RetryAfter)
 }
 
 func TestNew(t *testing.T) {
 	valid := lim.NewConfig(1, 1, 1, 1)
 	withLim := func(f func(*lim.Config)) gate.Config {
-		c := gate.Config{Lim: valid, Slots: 1, TickNanos: 1}
+		c := gate.Config{Lim: valid, Sets: 1, Ways: 1, TickNanos: 1}
 		f(&c.Lim)
 		return c
 	}
@@ -154,12 +179,14 @@ func TestNew(t *testing.T) {
 		names          []string // substrings the error names; nil: New succeeds
 	}{
 		{"GATE-1", "all parameters 1 is valid", cfg(1, 1, 1, 1, 1, 1), nil},
-		{"GATE-1", "all parameters MaxInt64 is valid", cfg(maxT, maxT, maxT, maxT, maxT, maxT), nil},
+		{"GATE-1", "all parameters MaxInt64 is valid", cfgW(maxT, maxT, maxT, maxT, maxT, maxT, maxT), nil},
+		{"GATE-1", "sets 1, ways MaxInt64: a gate that never evicts", cfgW(1, 1, 1, 1, 1, maxT, 1), nil},
+		{"GATE-1", "sets MaxInt64, ways 1", cfgW(1, 1, 1, 1, maxT, 1, 1), nil},
 		{"GATE-1", "lim_cfg with cap 0 has ok 0", cfg(0, 1, 1, 1, 1, 1), []string{"lim config", "Cap:0"}},
 		{"GATE-1", "lim_cfg with refil -1", cfg(1, -1, 1, 1, 1, 1), []string{"lim config", "Refil:-1"}},
 		{"GATE-1", "lim_cfg with ivl MinInt64", cfg(1, 1, minT, 1, 1, 1), []string{"lim config", "Ivl:-9223372036854775808"}},
 		{"GATE-1", "lim_cfg with maxif 0", cfg(1, 1, 1, 0, 1, 1), []string{"lim config", "Maxif:0"}},
-		{"GATE-1", "zero lim config", gate.Config{Slots: 1, TickNanos: 1}, []string{"lim config", "OK:0"}},
+		{"GATE-1", "zero lim config", gate.Config{Sets: 1, Ways: 1, TickNanos: 1}, []string{"lim config", "OK:0"}},
 		{"GATE-1", "lim ok 0 with every parameter >= 1", withLim(func(c *lim.Config) { c.OK = 0 }), []string{"lim config", "OK:0"}},
 		{"GATE-1", "lim ok 2", withLim(func(c *lim.Config) { c.OK = 2 }), []string{"lim config", "OK:2"}},
 		{"GATE-1", "lim err 1 with ok 1", withLim(func(c *lim.Config) { c.Err = 1 }), []string{"lim config", "Err:1"}},
@@ -167,9 +194,12 @@ func TestNew(t *testing.T) {
 		{"GATE-1", "hand-built ok 1 with refil 0", withLim(func(c *lim.Config) { c.Refil = 0 }), []string{"lim config", "Refil:0"}},
 		{"GATE-1", "hand-built ok 1 with ivl 0", withLim(func(c *lim.Config) { c.Ivl = 0 }), []string{"lim config", "Ivl:0"}},
 		{"GATE-1", "hand-built ok 1 with maxif -1", withLim(func(c *lim.Config) { c.Maxif = -1 }), []string{"lim config", "Maxif:-1"}},
-		{"GATE-1", "slots 0", cfg(1, 1, 1, 1, 0, 1), []string{"slots", "0"}},
-		{"GATE-1", "slots -1", cfg(1, 1, 1, 1, -1, 1), []string{"slots", "-1"}},
-		{"GATE-1", "slots MinInt64", cfg(1, 1, 1, 1, minT, 1), []string{"slots", "-9223372036854775808"}},
+		{"GATE-1", "sets 0", cfg(1, 1, 1, 1, 0, 1), []string{"sets", "0"}},
+		{"GATE-1", "sets -1", cfg(1, 1, 1, 1, -1, 1), []string{"sets", "-1"}},
+		{"GATE-1", "sets MinInt64", cfg(1, 1, 1, 1, minT, 1), []string{"sets", "-9223372036854775808"}},
+		{"GATE-1", "ways 0", cfgW(1, 1, 1, 1, 1, 0, 1), []string{"ways", "0"}},
+		{"GATE-1", "ways -1", cfgW(1, 1, 1, 1, 1, -1, 1), []string{"ways", "-1"}},
+		{"GATE-1", "ways MinInt64", cfgW(1, 1, 1, 1, 1, minT, 1), []string{"ways", "-9223372036854775808"}},
 		{"GATE-1", "tick_nanos 0", cfg(1, 1, 1, 1, 1, 0), []string{"tick_nanos", "0"}},
 		{"GATE-1", "tick_nanos -1", cfg(1, 1, 1, 1, 1, -1), []string{"tick_nanos", "-1"}},
 		{"GATE-1", "tick_nanos MinInt64", cfg(1, 1, 1, 1, 1, minT), []string{"tick_nanos", "-9223372036854775808"}},
@@ -203,11 +233,11 @@ func TestNewGateIsEmpty(t *testing.T) {
 	tests := []struct {
 		clause, reason string
 		cfg            gate.Config
-		probe          []int64 // slots that must be untouched
+		probe          []string // addresses no way holds
 	}{
-		{"GATE-2", "one slot", cfg(1, 1, 1, 1, 1, 1), []int64{0, 1, -1}},
-		{"GATE-2", "64 slots, first, last and out of range", cfg(5, 1, 10, 3, 64, sec), []int64{0, 33, 63, 64, minT, maxT}},
-		{"GATE-2", "MaxInt64 slots", cfg(maxT, maxT, maxT, maxT, maxT, maxT), []int64{0, 97, maxT - 1, maxT}},
+		{"GATE-2", "one set of one way", cfgW(1, 1, 1, 1, 1, 1, 1), []string{"a", "", "\xff"}},
+		{"GATE-2", "64 sets", cfg(5, 1, 10, 3, 64, sec), []string{"a", "b", "10.0.0.1"}},
+		{"GATE-2", "MaxInt64 sets and ways", cfgW(maxT, maxT, maxT, maxT, maxT, maxT, maxT), []string{"a", "é"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.clause+" "+tt.reason, func(t *testing.T) {
@@ -216,37 +246,40 @@ func TestNewGateIsEmpty(t *testing.T) {
 			if got := g.InFlight(); got != 0 {
 				t.Errorf("New(%+v).InFlight() = %d, want 0", tt.cfg, got)
 			}
-			for _, s := range tt.probe {
-				checkBucket(t, g, "New", s, nil)
+			for _, ip := range tt.probe {
+				checkBucket(t, g, "New", ip, 0, nil)
+				if s, w, ok := g.WayOf(ip); ok {
+					t.Errorf("New: WayOf(%q) = %d, %d, true, want no way", ip, s, w)
+				}
 			}
 		})
 	}
 }
 
-func TestSlotOf(t *testing.T) {
+func TestSetOf(t *testing.T) {
 	// Keys computed by hand from LIM-16: h = (h*131 + byte) mod 4294967291.
 	tests := []struct {
 		clause, reason string
 		ip             string
-		slots, want    int64
+		sets, want     int64
 	}{
-		{"GATE-3", "one slot takes every key", "10.0.0.1", 1, 0},
-		{"GATE-3", "empty string has key 0", "", 64, 0},
-		{"GATE-3", "key 97 >= 64 slots wraps", "a", 64, 33},
-		{"GATE-3", "key equal to slots is slot 0", "a", 97, 0},
-		{"GATE-3", "key slots-1 is the last slot", "a", 98, 97},
-		{"GATE-3", "key 1086976027 mod 1<<20", "10.0.0.1", 1 << 20, 651291},
-		{"GATE-3", "non-ASCII hashes its UTF-8 bytes (195, 169)", "é", maxT, 25714},
-		{"GATE-3", "invalid UTF-8 hashes the raw byte", "\xff", maxT, 255},
-		{"GATE-3", "a leading NUL byte does not change the key", "\x00a", 64, 33},
-		{"GATE-3", "slots above every key: the slot is the key", "10.17.102.130", maxT, 2422100051},
+		{"GATE-13", "one set takes every key", "10.0.0.1", 1, 0},
+		{"GATE-13", "empty string has key 0", "", 64, 0},
+		{"GATE-13", "key 97 >= 64 sets wraps", "a", 64, 33},
+		{"GATE-13", "key equal to sets is set 0", "a", 97, 0},
+		{"GATE-13", "key sets-1 is the last set", "a", 98, 97},
+		{"GATE-13", "key 1086976027 mod 1<<20", "10.0.0.1", 1 << 20, 651291},
+		{"GATE-13", "non-ASCII hashes its UTF-8 bytes (195, 169)", "é", maxT, 25714},
+		{"GATE-13", "invalid UTF-8 hashes the raw byte", "\xff", maxT, 255},
+		{"GATE-13", "a leading NUL byte does not change the key", "\x00a", 64, 33},
+		{"GATE-13", "sets above every key: the set is the key", "10.17.102.130", maxT, 2422100051},
 	}
 	for _, tt := range tests {
 		t.Run(tt.clause+" "+tt.reason, func(t *testing.T) {
 			checkLabel(t, tt.clause, tt.reason)
-			g := mustNew(t, cfg(1, 1, 1, 1, tt.slots, 1))
-			if got := g.SlotOf(tt.ip); got != tt.want {
-				t.Errorf("SlotOf(%q) with %d slots = %d, want %d", tt.ip, tt.slots, got, tt.want)
+			g := mustNew(t, cfg(1, 1, 1, 1, tt.sets, 1))
+			if got := g.SetOf(tt.ip); got != tt.want {
+				t.Errorf("SetOf(%q) with %d sets = %d, want %d", tt.ip, tt.sets, got, tt.want)
 			}
 		})
 	}
@@ -254,57 +287,64 @@ func TestSlotOf(t *testing.T) {
 
 func TestAdmitRelease(t *testing.T) {
 	tests := []gateCase{
-		// GATE-3: slot = key mod slots; a shared slot is a shared bucket.
-		{"GATE-3", "slots=1: every address shares slot 0", cfg(2, 1, 10, 5, 1, 1), []int64{0}, []step{
+		// GATE-13: set = key mod sets; buckets are per key, never shared by two keys.
+		{"GATE-13", "sets=1: every key gets its own way of set 0", cfg(2, 1, 10, 5, 1, 1), []int64{0}, []step{
 			adm("a", t0, pass(0), 1, bkt(1, 0)),
-			adm("10.0.0.1", t0, pass(0), 2, bkt(0, 0)),
-			adm("", t0, limited(0, 10, 1), 2, bkt(0, 0)),
-			adm("\xff", t0, limited(0, 10, 1), 2, bkt(0, 0)),
+			adm("10.0.0.1", t0, passW(0, 1), 2, bkt(1, 0)),
+			adm("", t0, passW(0, 2), 3, bkt(1, 0)),
+			adm("a", t0, pass(0), 4, bkt(0, 0)),
+			adm("a", t0, limited(0, 10, 1), 4, bkt(0, 0)),
+			adm("\xff", t0, passW(0, 3), 5, bkt(1, 0)),
 		}},
-		{"GATE-3", "key 97 >= 64 slots lands in slot 33", cfg(1, 1, 10, 5, 64, 1), []int64{0}, []step{
+		{"GATE-13", "key 97 >= 64 sets lands in set 33", cfg(1, 1, 10, 5, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, 0)),
 		}},
-		{"GATE-3", "key 1086976027 with 1<<20 slots lands in slot 651291", cfg(1, 1, 10, 5, 1<<20, 1), []int64{0}, []step{
+		{"GATE-13", "key 1086976027 with 1<<20 sets lands in set 651291", cfg(1, 1, 10, 5, 1<<20, 1), []int64{0}, []step{
 			adm("10.0.0.1", t0, pass(651291), 1, bkt(0, 0)),
 		}},
-		{"GATE-3", "MaxInt64 slots: non-ASCII, invalid UTF-8 and empty each get their key", cfg(1, 1, 10, 5, maxT, 1), []int64{0}, []step{
+		{"GATE-13", "MaxInt64 sets: non-ASCII, invalid UTF-8 and empty each get their key", cfg(1, 1, 10, 5, maxT, 1), []int64{0}, []step{
 			adm("é", t0, pass(25714), 1, bkt(0, 0)),
 			adm("\xff", t0, pass(255), 2, bkt(0, 0)),
 			adm("", t0, pass(0), 3, bkt(0, 0)),
 		}},
-		{"GATE-3", "keys 97 and 33 share slot 33 of 64 and its one token", cfg(1, 1, 10, 5, 64, 1), []int64{0}, []step{
+		{"GATE-13", "keys 97 and 33 share set 33 of 64 but not a bucket", cfg(1, 1, 10, 5, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, 0)),
-			adm("!", t0, limited(33, 10, 1), 1, bkt(0, 0)),
+			adm("!", t0, passW(33, 1), 2, bkt(0, 0)),
+			adm("a", t0, limited(33, 10, 1), 2, bkt(0, 0)),
 		}},
-		{"GATE-3", "a leading NUL byte keeps the key, so the slot", cfg(1, 1, 10, 5, maxT, 1), []int64{0}, []step{
+		{"GATE-13", "a leading NUL byte keeps the key, so the bucket (FIND-12)", cfg(1, 1, 10, 5, maxT, 1), []int64{0}, []step{
 			adm("a", t0, pass(97), 1, bkt(0, 0)),
 			adm("\x00a", t0, limited(97, 10, 1), 1, bkt(0, 0)),
 		}},
-		{"GATE-3", "different slots do not share", cfg(1, 1, 10, 5, 64, 1), []int64{0}, []step{
+		{"GATE-13", "textual twins of FIND-2 are one key and share", cfg(1, 1, 10, 5, 4096, 1), []int64{0}, []step{
+			adm("10.17.102.130", t0, pass(2422100051%4096), 1, bkt(0, 0)),
+			adm("10.23.191.7", t0, limited(2422100051%4096, 10, 1), 1, bkt(0, 0)),
+		}},
+		{"GATE-13", "different sets do not share", cfg(1, 1, 10, 5, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, 0)),
 			adm("b", t0, pass(34), 2, bkt(0, 0)),
-			rel(1, 33, bkt(0, 0)),
+			rel(1, "a", bkt(0, 0)),
 		}},
 
 		// GATE-4: the in-flight gate runs first and a shed touches nothing.
-		{"GATE-4", "a shed leaves another address's slot untouched", cfg(5, 1, 1, 1, 64, 1), []int64{0, 10}, []step{
+		{"GATE-4", "a shed leaves another address's way empty", cfg(5, 1, 1, 1, 64, 1), []int64{0, 10}, []step{
 			adm("a", t0, pass(33), 1, bkt(4, 0)),
 			adm("b", t1, shed(34), 1, nil),
 		}},
-		{"GATE-4", "a shed neither refills nor rewrites its own slot", cfg(5, 1, 1, 1, 64, 1), []int64{0, 10}, []step{
+		{"GATE-4", "a shed neither refills nor rewrites its own way", cfg(5, 1, 20, 1, 64, 1), []int64{0, 10}, []step{
 			adm("a", t0, pass(33), 1, bkt(4, 0)),
 			adm("a", t1, shed(33), 1, bkt(4, 0)),
-			rel(0, 33, bkt(4, 0)),
-			adm("a", t1, pass(33), 1, bkt(4, 10)),
+			rel(0, "a", bkt(4, 0)),
+			adm("a", t1, pass(33), 1, bkt(3, 0)),
 		}},
 		{"GATE-4", "in-flight first: an empty bucket at maxif sheds, not limits", cfg(1, 1, 10, 1, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, 0)),
 			adm("a", t0, shed(33), 1, bkt(0, 0)),
 		}},
-		{"GATE-4", "a shed first request does not give birth to the slot", cfg(2, 1, 10, 1, 64, 1), []int64{0, 5, 7}, []step{
+		{"GATE-4", "a shed first request does not give birth to the bucket", cfg(2, 1, 10, 1, 64, 1), []int64{0, 5, 7}, []step{
 			adm("a", t0, pass(33), 1, bkt(1, 0)),
 			adm("b", t1, shed(34), 1, nil),
-			rel(0, 34, nil),
+			rel(0, "b", nil),
 			adm("b", t2, pass(34), 1, bkt(1, 7)),
 		}},
 
@@ -326,11 +366,17 @@ func TestAdmitRelease(t *testing.T) {
 			adm("a", t1, pass(33), 4, bkt(1, 10)),
 		}},
 
-		// GATE-6: the slot keeps the take's bucket on both outcomes.
-		{"GATE-6", "pass keeps whole steps and the remainder (25 ticks = 2 steps)", cfg(2, 1, 10, 5, 64, 1), []int64{0, 25}, []step{
+		// GATE-6: the way keeps the take's bucket on both outcomes.
+		{"GATE-6", "pass keeps whole steps and the remainder (25 ticks = 2 steps)", cfg(3, 1, 10, 5, 64, 1), []int64{0, 25}, []step{
+			adm("a", t0, pass(33), 1, bkt(2, 0)),
+			adm("a", t0, pass(33), 2, bkt(1, 0)),
+			adm("a", t0, pass(33), 3, bkt(0, 0)),
+			adm("a", t1, pass(33), 4, bkt(1, 20)),
+		}},
+		{"GATE-14", "a refill that reaches cap is a rebirth: last = now, the remainder is not kept", cfg(2, 1, 10, 5, 64, 1), []int64{0, 25}, []step{
 			adm("a", t0, pass(33), 1, bkt(1, 0)),
 			adm("a", t0, pass(33), 2, bkt(0, 0)),
-			adm("a", t1, pass(33), 3, bkt(1, 20)),
+			adm("a", t1, pass(33), 3, bkt(1, 25)),
 		}},
 		{"GATE-6", "limited keeps the bucket it read, one tick before the step", cfg(1, 1, 10, 5, 64, 1), []int64{0, 9, 10}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, 0)),
@@ -358,13 +404,19 @@ func TestAdmitRelease(t *testing.T) {
 			adm("a", t0, pass(33), 1, bkt(0, minT)),
 			adm("a", t1, pass(33), 2, bkt(0, maxT)),
 		}},
-		{"GATE-6", "MinInt64 to MaxInt64 with ivl 2 keeps the remainder", cfg(1, 1, 2, 5, 64, 1), []int64{minT, maxT}, []step{
+		{"GATE-14", "MinInt64 to MaxInt64 with ivl 2 refills to cap: reborn at MaxInt64", cfg(1, 1, 2, 5, 64, 1), []int64{minT, maxT}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, minT)),
-			adm("a", t1, pass(33), 2, bkt(0, maxT-1)),
+			adm("a", t1, pass(33), 2, bkt(0, maxT)),
 		}},
-		{"GATE-6", "MinInt64 to MaxInt64 with ivl MaxInt64 is two steps", cfg(1, 1, maxT, 5, 64, 1), []int64{minT, maxT}, []step{
+		{"GATE-14", "MinInt64 to MaxInt64 with ivl MaxInt64 is two steps, full: reborn", cfg(1, 1, maxT, 5, 64, 1), []int64{minT, maxT}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, minT)),
-			adm("a", t1, pass(33), 2, bkt(0, maxT-1)),
+			adm("a", t1, pass(33), 2, bkt(0, maxT)),
+		}},
+		{"GATE-6", "MinInt64 to MaxInt64 with ivl MaxInt64 and cap 3: two steps keep the remainder", cfg(3, 1, maxT, 5, 64, 1), []int64{minT, maxT}, []step{
+			adm("a", t0, pass(33), 1, bkt(2, minT)),
+			adm("a", t0, pass(33), 2, bkt(1, minT)),
+			adm("a", t0, pass(33), 3, bkt(0, minT)),
+			adm("a", t1, pass(33), 4, bkt(1, maxT-1)),
 		}},
 		{"GATE-6", "steps*refil past int64 clamps to cap", cfg(maxT, maxT, 1, 5, 64, 1), []int64{minT, maxT}, []step{
 			adm("a", t0, pass(33), 1, bkt(maxT-1, minT)),
@@ -386,7 +438,7 @@ func TestAdmitRelease(t *testing.T) {
 		// GATE-8: limited keeps no in-flight place.
 		{"GATE-8", "limited after a release stays at 0 and leaves the place free", cfg(1, 1, 10, 1, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(0, 0)),
-			rel(0, 33, bkt(0, 0)),
+			rel(0, "a", bkt(0, 0)),
 			adm("a", t0, limited(33, 10, 1), 0, bkt(0, 0)),
 			adm("b", t0, pass(34), 1, bkt(0, 0)),
 		}},
@@ -427,14 +479,14 @@ func TestAdmitRelease(t *testing.T) {
 			adm("a", t0, shed(33), 1, bkt(0, 0)),
 		}},
 
-		// GATE-10: a slot is born full at its first take's tick.
+		// GATE-10: a key's bucket is born full at its first take's tick.
 		{"GATE-10", "born at the first take (5), not at New: the step ends at 15", cfg(2, 1, 10, 5, 64, 1), []int64{5, 14, 15}, []step{
 			adm("a", t0, pass(33), 1, bkt(1, 5)),
 			adm("a", t0, pass(33), 2, bkt(0, 5)),
 			adm("a", t1, limited(33, 10, 1), 2, bkt(0, 5)),
 			adm("a", t2, pass(33), 3, bkt(0, 15)),
 		}},
-		{"GATE-10", "each slot is born at its own first take, even behind another's", cfg(2, 1, 10, 5, 64, 1), []int64{100, 3}, []step{
+		{"GATE-10", "each key is born at its own first take, even behind another's", cfg(2, 1, 10, 5, 64, 1), []int64{100, 3}, []step{
 			adm("a", t0, pass(33), 1, bkt(1, 100)),
 			adm("b", t1, pass(34), 2, bkt(1, 3)),
 		}},
@@ -452,21 +504,21 @@ func TestAdmitRelease(t *testing.T) {
 		{"GATE-11", "release frees the place for another address", cfg(5, 1, 10, 1, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(4, 0)),
 			adm("b", t0, shed(34), 1, nil),
-			rel(0, 33, bkt(4, 0)),
+			rel(0, "a", bkt(4, 0)),
 			adm("b", t0, pass(34), 1, bkt(4, 0)),
 		}},
 		{"GATE-11", "release on a new gate floors at 0 and touches nothing", cfg(5, 1, 10, 1, 64, 1), []int64{0}, []step{
-			rel(0, 33, nil),
-			rel(0, 33, nil),
+			rel(0, "a", nil),
+			rel(0, "a", nil),
 			adm("a", t0, pass(33), 1, bkt(4, 0)),
 			adm("a", t0, shed(33), 1, bkt(4, 0)),
 		}},
 		{"GATE-11", "extra releases after two passes floor at 0", cfg(5, 1, 10, 2, 64, 1), []int64{0}, []step{
 			adm("a", t0, pass(33), 1, bkt(4, 0)),
 			adm("a", t0, pass(33), 2, bkt(3, 0)),
-			rel(1, 33, bkt(3, 0)),
-			rel(0, 33, bkt(3, 0)),
-			rel(0, 33, bkt(3, 0)),
+			rel(1, "a", bkt(3, 0)),
+			rel(0, "a", bkt(3, 0)),
+			rel(0, "a", bkt(3, 0)),
 			adm("a", t0, pass(33), 1, bkt(2, 0)),
 			adm("a", t0, pass(33), 2, bkt(1, 0)),
 			adm("a", t0, shed(33), 2, bkt(1, 0)),

@@ -32,9 +32,14 @@ func anyEdge() *rapid.Generator[int64] {
 	)
 }
 
-// slotsGen draws a slot count, biased to 1 and few slots so addresses share.
-func slotsGen() *rapid.Generator[int64] {
+// setsGen draws a set count, biased to 1 and few sets so keys meet in a set.
+func setsGen() *rapid.Generator[int64] {
 	return rapid.OneOf(rapid.Just[int64](1), rapid.Int64Range(1, 8), rapid.Just[int64](64), rapid.Just[int64](1<<20), posEdge())
+}
+
+// waysGen draws a way count, biased to 1..3 so sets fill and evict.
+func waysGen() *rapid.Generator[int64] {
+	return rapid.OneOf(rapid.Just[int64](1), rapid.Int64Range(1, 3), rapid.Int64Range(4, 8), posEdge())
 }
 
 func tickGen() *rapid.Generator[int64] {
@@ -51,7 +56,8 @@ func configGen() *rapid.Generator[gate.Config] {
 				rapid.OneOf(rapid.Int64Range(1, 12), posEdge()).Draw(t, "ivl"),
 				rapid.OneOf(rapid.Int64Range(1, 3), posEdge()).Draw(t, "maxif"),
 			),
-			Slots:     slotsGen().Draw(t, "slots"),
+			Sets:      setsGen().Draw(t, "sets"),
+			Ways:      waysGen().Draw(t, "ways"),
 			TickNanos: tickGen().Draw(t, "tick_nanos"),
 		}
 	})
@@ -92,18 +98,17 @@ func nowGen(prev, ivl int64) *rapid.Generator[int64] {
 	)
 }
 
-// slotState is what a gate holds in some slots: the bucket, and whether the
-// slot is touched.
-type slotState map[int64]struct {
+// keyState is what a gate shows of some addresses at one now: Bucket(ip, now).
+type keyState map[string]struct {
 	B       lim.Bucket
 	Touched bool
 }
 
-func snapshot(g *gate.Gate, slots map[int64]bool) slotState {
-	s := slotState{}
-	for slot := range slots {
-		b, ok := g.Bucket(slot)
-		s[slot] = struct {
+func snapshot(g *gate.Gate, ips map[string]bool, now int64) keyState {
+	s := keyState{}
+	for ip := range ips {
+		b, ok := g.Bucket(ip, now)
+		s[ip] = struct {
 			B       lim.Bucket
 			Touched bool
 		}{b, ok}
@@ -114,22 +119,23 @@ func snapshot(g *gate.Gate, slots map[int64]bool) slotState {
 // TestProp11GateInvariants checks PROP-11: gate invariants:
 // 0 <= in_flight <= maxif; a shed changes no bucket and no in-flight count; a
 // limited request changes no in-flight count; a pass adds exactly one; every
-// touched slot has 0 <= tks <= cap.
+// bucket a way holds has 0 <= tks <= cap; a key is held by at most one way, of
+// its own set.
 func TestProp11GateInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := configGen().Draw(t, "config")
 		g := mustNew(t, c)
 		pool := rapid.SliceOfN(ipGen(), 1, 5).Draw(t, "addresses")
-		seen := map[int64]bool{} // every slot an admit mapped to
+		seen := map[string]bool{} // every address admitted
 		now := anyEdge().Draw(t, "start")
 		t.Repeat(map[string]func(*rapid.T){
 			"admit": func(t *rapid.T) {
 				ip := rapid.OneOf(rapid.SampledFrom(pool), ipGen()).Draw(t, "ip")
 				now = nowGen(now, c.Lim.Ivl).Draw(t, "now")
-				seen[g.SlotOf(ip)] = true
-				inBefore, before := g.InFlight(), snapshot(g, seen)
+				seen[ip] = true
+				inBefore, before := g.InFlight(), snapshot(g, seen, now)
 				d := g.Admit(ip, now)
-				after := snapshot(g, seen)
+				after := snapshot(g, seen, now)
 				want := inBefore
 				switch d.Verdict {
 				case gate.Shed:
@@ -147,12 +153,12 @@ func TestProp11GateInvariants(t *testing.T) {
 				}
 			},
 			"release": func(t *rapid.T) {
-				inBefore, before := g.InFlight(), snapshot(g, seen)
+				inBefore, before := g.InFlight(), snapshot(g, seen, now)
 				g.Release()
 				if got, want := g.InFlight(), max(inBefore-1, 0); got != want {
 					t.Fatalf("Release(): InFlight() %d -> %d, want %d", inBefore, got, want)
 				}
-				if diff := cmp.Diff(before, snapshot(g, seen)); diff != "" {
+				if diff := cmp.Diff(before, snapshot(g, seen, now)); diff != "" {
 					t.Fatalf("Release() changed buckets (-before +after):\n%s", diff)
 				}
 			},
@@ -160,9 +166,12 @@ func TestProp11GateInvariants(t *testing.T) {
 				if n := g.InFlight(); n < 0 || n > c.Lim.Maxif {
 					t.Fatalf("InFlight() = %d, want in [0, %d]", n, c.Lim.Maxif)
 				}
-				for slot := range seen {
-					if b, ok := g.Bucket(slot); ok && (b.Tks < 0 || b.Tks > c.Lim.Cap) {
-						t.Fatalf("Bucket(%d) = %+v, want 0 <= tks <= cap %d", slot, b, c.Lim.Cap)
+				for ip := range seen {
+					if b, ok := g.Bucket(ip, now); ok && (b.Tks < 0 || b.Tks > c.Lim.Cap) {
+						t.Fatalf("Bucket(%q, %d) = %+v, want 0 <= tks <= cap %d", ip, now, b, c.Lim.Cap)
+					}
+					if s, w, ok := g.WayOf(ip); ok && (s != g.SetOf(ip) || w < 0 || w >= c.Ways) {
+						t.Fatalf("WayOf(%q) = %d, %d, want set %d and a way in [0, %d)", ip, s, w, g.SetOf(ip), c.Ways)
 					}
 				}
 			},
@@ -170,31 +179,24 @@ func TestProp11GateInvariants(t *testing.T) {
 	})
 }
 
-// twin returns another address in ip's slot: ip behind a NUL byte (same
-// key), FIND-2's partner (same key), or, with at most 33535 slots, a two-byte
-// string whose key c1*131+c2 is in ip's slot.
-func twin(t *rapid.T, ip string, slots int64) string {
-	ways := []string{"\x00" + ip, "\x00\x00" + ip}
+// twin returns another address with ip's key: ip behind NUL bytes (FIND-12)
+// or FIND-2's partner.
+func twin(t *rapid.T, ip string) string {
+	twins := []string{"\x00" + ip, "\x00\x00" + ip}
 	pairs := map[string]string{
 		"10.17.102.130": "10.23.191.7", "10.23.191.7": "10.17.102.130",
 		"10.17.102.131": "10.23.191.8", "10.17.102.132": "10.23.191.9",
 	}
 	if p, ok := pairs[ip]; ok {
-		ways = append(ways, p)
+		twins = append(twins, p)
 	}
-	const top = 255*131 + 130 // keys 0..top are the two-byte strings {k/131, k%131}
-	if slots <= top {
-		r := lim.IPKey(ip) % slots
-		k := r + slots*rapid.Int64Range(0, (top-r)/slots).Draw(t, "twin key multiple")
-		ways = append(ways, string([]byte{byte(k / 131), byte(k % 131)}))
-	}
-	return rapid.SampledFrom(ways).Draw(t, "twin")
+	return rapid.SampledFrom(twins).Draw(t, "twin")
 }
 
-// TestProp12DecidesBySlot checks PROP-12: a gate decides by slot, not by
-// address: replacing an address by another with the same slot changes no
+// TestProp12DecidesByKey checks PROP-12: a gate decides by key, not by
+// address: replacing an address by another with the same key changes no
 // decision.
-func TestProp12DecidesBySlot(t *testing.T) {
+func TestProp12DecidesByKey(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := configGen().Draw(t, "config")
 		g1, g2 := mustNew(t, c), mustNew(t, c)
@@ -207,17 +209,17 @@ func TestProp12DecidesBySlot(t *testing.T) {
 				continue
 			}
 			ip := rapid.OneOf(rapid.SampledFrom(pool), ipGen()).Draw(t, "ip")
-			other := twin(t, ip, c.Slots)
-			if g1.SlotOf(ip) != g2.SlotOf(other) {
-				t.Fatalf("twin %q of %q: slot %d, want %d", other, ip, g2.SlotOf(other), g1.SlotOf(ip))
+			other := twin(t, ip)
+			if lim.IPKey(ip) != lim.IPKey(other) {
+				t.Fatalf("twin %q of %q: key %d, want %d", other, ip, lim.IPKey(other), lim.IPKey(ip))
 			}
 			now = nowGen(now, c.Lim.Ivl).Draw(t, "now")
 			d1, d2 := g1.Admit(ip, now), g2.Admit(other, now)
 			if diff := cmp.Diff(d1, d2); diff != "" {
 				t.Fatalf("Admit(%q, %d) and Admit(%q, %d) differ (-first +second):\n%s", ip, now, other, now, diff)
 			}
-			b1, ok1 := g1.Bucket(d1.Slot)
-			b2, ok2 := g2.Bucket(d2.Slot)
+			b1, ok1 := g1.Bucket(ip, now)
+			b2, ok2 := g2.Bucket(other, now)
 			if g1.InFlight() != g2.InFlight() || b1 != b2 || ok1 != ok2 {
 				t.Fatalf("after Admit(%q|%q, %d): in flight %d vs %d, bucket %+v %t vs %+v %t",
 					ip, other, now, g1.InFlight(), g2.InFlight(), b1, ok1, b2, ok2)
@@ -261,7 +263,7 @@ func TestProp13RetryAfterNeverRoundedDown(t *testing.T) {
 		c.Lim = lim.NewConfig(1, c.Lim.Refil, c.Lim.Ivl, c.Lim.Maxif)
 		g := mustNew(t, c)
 		at := anyEdge().Draw(t, "now")
-		g.Admit("a", at) // empties a's slot: cap 1
+		g.Admit("a", at) // empties a's bucket: cap 1
 		g.Release()
 		d := g.Admit("a", nowGen(at, c.Lim.Ivl).Draw(t, "later"))
 		if d.Verdict != gate.Limited {
@@ -278,13 +280,13 @@ func TestProp13RetryAfterNeverRoundedDown(t *testing.T) {
 func validGateConfig(c gate.Config) bool {
 	l := c.Lim
 	return l.OK == 1 && l.Err == 0 && l.Cap >= 1 && l.Refil >= 1 && l.Ivl >= 1 && l.Maxif >= 1 &&
-		c.Slots >= 1 && c.TickNanos >= 1
+		c.Sets >= 1 && c.Ways >= 1 && c.TickNanos >= 1
 }
 
 // TestProp22GateTotality checks the gate part of PROP-22: totality: no input
 // in the domains above makes any model function panic. New takes any config
 // and fails exactly when GATE-1 says; a gate it builds takes any address and
-// tick; Bucket and RetryAfterSeconds take any int64.
+// tick; Bucket takes any address and tick, RetryAfterSeconds any int64.
 func TestProp22GateTotality(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var c gate.Config
@@ -300,7 +302,8 @@ func TestProp22GateTotality(t *testing.T) {
 					Ivl:   anyEdge().Draw(t, "ivl"),
 					Maxif: anyEdge().Draw(t, "maxif"),
 				},
-				Slots:     anyEdge().Draw(t, "slots"),
+				Sets:      anyEdge().Draw(t, "sets"),
+				Ways:      anyEdge().Draw(t, "ways"),
 				TickNanos: anyEdge().Draw(t, "tick_nanos"),
 			}
 		}
@@ -316,15 +319,17 @@ func TestProp22GateTotality(t *testing.T) {
 			return
 		}
 		for range rapid.IntRange(0, 20).Draw(t, "calls") {
-			switch rapid.IntRange(0, 3).Draw(t, "call") {
+			switch rapid.IntRange(0, 4).Draw(t, "call") {
 			case 0:
 				g.Admit(ipGen().Draw(t, "ip"), anyEdge().Draw(t, "now"))
 			case 1:
 				g.Release()
 			case 2:
-				g.Bucket(anyEdge().Draw(t, "slot"))
+				g.Bucket(ipGen().Draw(t, "ip"), anyEdge().Draw(t, "read now"))
 			case 3:
-				g.SlotOf(ipGen().Draw(t, "ip"))
+				g.SetOf(ipGen().Draw(t, "ip"))
+			case 4:
+				g.WayOf(ipGen().Draw(t, "ip"))
 			}
 		}
 		_ = g.InFlight()

@@ -87,17 +87,24 @@ func resp(retry int64) oracle.Op   { return oracle.Op{Kind: oracle.LimResp503, R
 
 // gate config and ops.
 
-// gcfg is a gate config: lim_cfg's parameters, slots and tick_nanos.
-func gcfg(cap, refil, ivl, maxif, slots, tick int64) *oracle.Config {
-	return &oracle.Config{Gate: &oracle.GateConfig{Cap: i(cap), Refil: i(refil), Ivl: i(ivl), Maxif: i(maxif), Slots: i(slots), TickNanos: i(tick)}}
+// gcfgW is a gate config: lim_cfg's parameters, sets, ways and tick_nanos.
+func gcfgW(cap, refil, ivl, maxif, sets, ways, tick int64) *oracle.Config {
+	return &oracle.Config{Gate: &oracle.GateConfig{Cap: i(cap), Refil: i(refil), Ivl: i(ivl), Maxif: i(maxif), Sets: i(sets), Ways: i(ways), TickNanos: i(tick)}}
+}
+
+// gcfg is gcfgW with 4 ways, more than the cases that use it fill.
+func gcfg(cap, refil, ivl, maxif, sets, tick int64) *oracle.Config {
+	return gcfgW(cap, refil, ivl, maxif, sets, 4, tick)
 }
 
 func admit(ip string, now int64) oracle.Op {
 	return oracle.Op{Kind: oracle.Admit, IP: by(ip), Now: i(now)}
 }
-func release() oracle.Op          { return oracle.Op{Kind: oracle.Release} }
-func inFlight() oracle.Op         { return oracle.Op{Kind: oracle.InFlight} }
-func bucket(slot int64) oracle.Op { return oracle.Op{Kind: oracle.Bucket, Slot: i(slot)} }
+func release() oracle.Op  { return oracle.Op{Kind: oracle.Release} }
+func inFlight() oracle.Op { return oracle.Op{Kind: oracle.InFlight} }
+func bucket(ip string, now int64) oracle.Op {
+	return oracle.Op{Kind: oracle.Bucket, IP: by(ip), Now: i(now)}
+}
 
 // throttle config and ops.
 

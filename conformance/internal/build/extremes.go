@@ -20,12 +20,14 @@ func limKeyExtremes() []Draft {
 	}
 }
 
-// gateExtremes: the slot count is kept whole over its domain (GATE-1,
-// GATE-3).
+// gateExtremes: the set and way counts are kept whole over their domain
+// (GATE-1, GATE-13).
 func gateExtremes() []Draft {
 	return []Draft{
-		gateCase("slot", gcfg(1, 1, 10, 1, 1<<32+1, 1), "slots 2^32 + 1 is kept whole, not in 32 bits: a's slot is 97", on("GATE-1", "GATE-3"),
+		gateCase("set", gcfg(1, 1, 10, 1, 1<<32+1, 1), "sets 2^32 + 1 is kept whole, not in 32 bits: a's set is 97", on("GATE-1", "GATE-13"),
 			admit("a", 0)),
+		gateCase("set", gcfgW(1, 1, 10, 9, 1, 1<<32+1, 1), "ways 2^32 + 1 is kept whole, not in 32 bits: five keys of one set take ways 0..4", on("GATE-1", "GATE-15"),
+			admit("a", 0), admit("b", 0), admit("c", 0), admit("d", 0), admit("e", 0), admit("a", 0)),
 	}
 }
 

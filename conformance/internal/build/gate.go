@@ -5,23 +5,26 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
-// slotOf is the slot of ip in a gate of slots slots (GATE-3): an input the
-// bucket op needs, computed, not an expectation.
-func slotOf(ip string, slots int64) int64 { return lim.IPKey(ip) % slots }
+// setOf is the set of ip in a gate of sets sets (GATE-13): an input the
+// cases' descriptions need, computed, not an expectation.
+func setOf(ip string, sets int64) int64 { return lim.IPKey(ip) % sets }
 
 // tenth is a tick of 10^8 ns, a tenth of a second, as in the worked example.
 const tenth = 100_000_000
 
-// gateConfig: a gate needs a valid lim config, slots >= 1 and
+// gateConfig: a gate needs a valid lim config, sets >= 1, ways >= 1 and
 // tick_nanos >= 1 (GATE-1; DEC-17).
 func gateConfig() []Draft {
 	refused := func(desc string, cfg *oracle.Config, clauses ...string) Draft {
 		return gateCase("config", cfg, desc+" (DEC-17 inside)", on(append([]string{"GATE-1", "DEC-17", "VEC-11"}, clauses...)...))
 	}
 	return []Draft{
-		refused("a gate with slots 0 is refused", gcfg(2, 1, 10, 2, 0, tenth)),
-		refused("a gate with slots -1 is refused", gcfg(2, 1, 10, 2, -1, tenth)),
-		refused("a gate with slots MinInt64 is refused", gcfg(2, 1, 10, 2, minI, tenth)),
+		refused("a gate with sets 0 is refused", gcfg(2, 1, 10, 2, 0, tenth)),
+		refused("a gate with sets -1 is refused", gcfg(2, 1, 10, 2, -1, tenth)),
+		refused("a gate with sets MinInt64 is refused", gcfg(2, 1, 10, 2, minI, tenth)),
+		refused("a gate with ways 0 is refused", gcfgW(2, 1, 10, 2, 64, 0, tenth)),
+		refused("a gate with ways -1 is refused", gcfgW(2, 1, 10, 2, 64, -1, tenth)),
+		refused("a gate with ways MinInt64 is refused", gcfgW(2, 1, 10, 2, 64, minI, tenth)),
 		refused("a gate with tick_nanos 0 is refused", gcfg(2, 1, 10, 2, 64, 0)),
 		refused("a gate with tick_nanos -1 is refused", gcfg(2, 1, 10, 2, 64, -1)),
 		refused("a gate with cap 0 is refused: its lim config is not valid", gcfg(0, 1, 10, 2, 64, tenth), "LIM-4"),
@@ -30,38 +33,41 @@ func gateConfig() []Draft {
 		refused("a gate with maxif 0 is refused", gcfg(2, 1, 10, 0, 64, tenth), "LIM-4"),
 		refused("a gate with maxif -1 is refused", gcfg(2, 1, 10, -1, 64, tenth), "LIM-4"),
 		refused("a gate with every lim parameter MinInt64 is refused", gcfg(minI, minI, minI, minI, 64, tenth), "LIM-4"),
-		gateCase("config", gcfg(2, 1, 10, 2, 1, 1), "a gate with slots 1 and tick_nanos 1 opens (DEC-17 outside)", on("GATE-1", "GATE-2", "DEC-17", "VEC-11"),
+		gateCase("config", gcfgW(2, 1, 10, 2, 1, 1, 1), "a gate with sets 1, ways 1 and tick_nanos 1 opens (DEC-17 outside)", on("GATE-1", "GATE-2", "DEC-17", "VEC-11"),
 			inFlight()),
 		gateCase("config", gcfg(1, 1, 1, 1, 64, tenth), "a gate with every lim parameter 1 opens (DEC-17 outside)", on("GATE-1", "DEC-17"),
 			admit("a", 0)),
-		gateCase("config", gcfg(maxI, maxI, maxI, maxI, 64, maxI), "a gate with cap, refil, ivl, maxif and tick_nanos MaxInt64 opens", on("GATE-1", "LIM-1", "VEC-6"),
-			admit("a", 0), bucket(33)),
+		gateCase("config", gcfgW(maxI, maxI, maxI, maxI, maxI, maxI, maxI), "a gate with every parameter MaxInt64 opens: sets * ways is exact, not an int64", on("GATE-1", "LIM-1", "VEC-6"),
+			admit("a", 0), bucket("a", 0)),
+		gateCase("config", gcfgW(1, 1, 10, 10, 1, maxI, tenth), "sets 1, ways MaxInt64 is a gate that never evicts: three keys keep their buckets", on("GATE-1", "GATE-15"),
+			admit("a", 0), admit("b", 0), admit("c", 0), bucket("a", 0), admit("a", 0)),
 	}
 }
 
 // gateNew: a new gate holds nothing (GATE-2).
 func gateNew() []Draft {
 	return []Draft{
-		gateCase("new", gcfg(2, 1, 10, 2, 64, tenth), "a new gate has nothing in flight and its slots untouched: no tks, no last", on("GATE-2", "VEC-10"),
-			inFlight(), bucket(0), bucket(63)),
-		gateCase("new", gcfg(2, 1, 10, 2, 64, tenth), "a slot outside [0, slots) is untouched even after an admission: -1, slots, MinInt64, MaxInt64", on("GATE-2", "VEC-10"),
-			admit("a", 0), bucket(-1), bucket(64), bucket(minI), bucket(maxI)),
+		gateCase("new", gcfg(2, 1, 10, 2, 64, tenth), "a new gate has nothing in flight and no way holds a key: no tks, no last", on("GATE-2", "VEC-10"),
+			inFlight(), bucket("a", 0), bucket("", minI), bucket("10.0.0.1", maxI)),
+		gateCase("new", gcfg(2, 1, 10, 2, 64, tenth), "an admission fills a way for its own key only: another key of its set reads untouched", on("GATE-2", "GATE-13", "VEC-10"),
+			admit("a", 0), bucket("!", 0), bucket("b", 0), bucket("a", 0)),
 	}
 }
 
-// gateSlots: requests share the bucket of their slot (GATE-3; DEC-14).
-func gateSlots() []Draft {
+// gateKeys: a key's set is lim_ip_key mod sets and its bucket is its own
+// (GATE-13; DEC-29).
+func gateKeys() []Draft {
 	return []Draft{
-		gateCase("slot", gcfg(2, 1, 10, 10, 64, tenth), "the slot of a is lim_ip_key(a) mod 64 = 33", on("GATE-3"),
-			admit("a", 0), bucket(33)),
-		gateCase("slot", gcfg(2, 1, 10, 10, 1, tenth), "with one slot every address shares slot 0 and its bucket (DEC-14 inside)", on("GATE-3", "DEC-14"),
-			admit("a", 0), admit("b", 0), admit("c", 0)),
-		gateCase("slot", gcfg(1, 1, 10, 10, 64, tenth), "addresses in different slots have separate buckets (DEC-14 outside)", on("GATE-3", "DEC-14"),
+		gateCase("set", gcfg(2, 1, 10, 10, 64, tenth), "the set of a is lim_ip_key(a) mod 64 = 33; it fills way 0", on("GATE-13", "GATE-17"),
+			admit("a", 0), bucket("a", 0)),
+		gateCase("set", gcfg(2, 1, 10, 10, 1, tenth), "with one set every key gets its own way and bucket (DEC-29 inside)", on("GATE-13", "GATE-15", "DEC-29"),
+			admit("a", 0), admit("b", 0), admit("c", 0), admit("a", 0), admit("a", 0), bucket("b", 0)),
+		gateCase("set", gcfg(1, 1, 10, 10, 64, tenth), "keys in different sets have separate buckets (DEC-29 outside)", on("GATE-13", "DEC-29"),
 			admit("a", 0), admit("b", 0), admit("a", 0)),
-		gateCase("slot", gcfg(1, 1, 10, 10, 64, tenth), "a and ! share slot 33 of 64 and so one token (DEC-14 inside)", on("GATE-3", "DEC-14", "PROP-12"),
-			admit("a", 0), admit("!", 0), bucket(33)),
-		gateCase("slot", gcfg(2, 1, 10, 10, 65536, tenth), "the slot of 10.0.0.1 among 65536 slots is its key mod 65536", on("GATE-3"),
-			admit("10.0.0.1", 0), bucket(slotOf("10.0.0.1", 65536))),
+		gateCase("set", gcfg(1, 1, 10, 10, 64, tenth), "a and ! are both in set 33 of 64 but hold two ways and two tokens (DEC-29 inside)", on("GATE-13", "DEC-29", "PROP-23"),
+			admit("a", 0), admit("!", 0), admit("a", 0), bucket("!", 0)),
+		gateCase("set", gcfg(2, 1, 10, 10, 65536, tenth), "the set of 10.0.0.1 among 65536 sets is its key mod 65536", on("GATE-13"),
+			admit("10.0.0.1", 0), bucket("10.0.0.1", 0)),
 	}
 }
 
@@ -70,8 +76,8 @@ func gateSlots() []Draft {
 func gateShed() []Draft {
 	c := gcfg(10, 1, 10, 1, 64, tenth)
 	return []Draft{
-		gateCase("shed", c, "a shed reads and writes no slot: the shed address's slot stays untouched (DEC-15 inside)", on("GATE-4", "DEC-15", "PROP-11"),
-			admit("a", 0), admit("b", 0), bucket(slotOf("b", 64)), inFlight()),
+		gateCase("shed", c, "a shed reads and writes no way: the shed address's key stays unheld (DEC-15 inside)", on("GATE-4", "GATE-17", "DEC-15", "PROP-11"),
+			admit("a", 0), admit("b", 0), bucket("b", 0), inFlight()),
 		gateCase("shed", c, "a shed answers verdict shed, retry 0, Retry-After 1 and lim_resp_503(1)", on("GATE-9", "GATE-4"),
 			admit("a", 0), admit("a", 1)),
 		gateCase("shed", c, "a shed leaves in-flight unchanged; after a release the next admission passes", on("GATE-4", "GATE-11"),
@@ -80,16 +86,18 @@ func gateShed() []Draft {
 			admit("a", 0), admit("b", 0), admit("c", 0)),
 		gateCase("shed", gcfg(1, 1, 10, 1, 64, tenth), "a shed spends no token: the shed address passes once a place is free (DEC-15 inside)", on("GATE-4", "DEC-15", "GATE-10"),
 			admit("a", 0), admit("b", 0), release(), admit("b", 0)),
+		gateCase("shed", gcfgW(1, 1, 10, 1, 1, 1, tenth), "a shed evicts nothing: the one way keeps its depleted key (DEC-15 inside)", on("GATE-4", "GATE-16", "DEC-15"),
+			admit("a", 0), admit("b", 0), bucket("a", 0), release(), admit("a", 0)),
 	}
 }
 
-// gateAdmit: one token per admission, the slot keeps the take's bucket,
+// gateAdmit: one token per admission, the way keeps the take's bucket,
 // pass and limited verdicts (GATE-5..GATE-8; DEC-15, DEC-16).
 func gateAdmit() []Draft {
-	c2, c1 := gcfg(2, 1, 10, 10, 64, tenth), gcfg(1, 1, 10, 10, 64, tenth)
+	c2, c1, c3 := gcfg(2, 1, 10, 10, 64, tenth), gcfg(1, 1, 10, 10, 64, tenth), gcfg(3, 1, 10, 10, 64, tenth)
 	return []Draft{
 		gateCase("admit", c2, "each admission takes one token: the last token passes (DEC-16 inside)", on("GATE-5", "DEC-16"),
-			admit("a", 0), admit("a", 0), bucket(33)),
+			admit("a", 0), admit("a", 0), bucket("a", 0)),
 		gateCase("admit", c2, "with no token left an admission is limited (DEC-16 outside)", on("GATE-5", "GATE-8", "DEC-16"),
 			admit("a", 0), admit("a", 0), admit("a", 0)),
 		gateCase("admit", c2, "a pass adds one in-flight and has retry 0, Retry-After 0 and no response (DEC-15 outside)", on("GATE-7", "DEC-15", "VEC-10"),
@@ -98,27 +106,27 @@ func gateAdmit() []Draft {
 			admit("a", 0), admit("a", 0), inFlight()),
 		gateCase("admit", c1, "a limited admission reports retry in ticks, Retry-After in seconds and the 503 response", on("GATE-8", "GATE-12"),
 			admit("a", 0), admit("a", 3)),
-		gateCase("admit", c2, "the slot keeps the take's bucket on a pass", on("GATE-6"),
-			admit("a", 5), bucket(33)),
-		gateCase("admit", c1, "the slot keeps the take's bucket on a reject: unchanged when no whole step passed", on("GATE-6", "GATE-8"),
-			admit("a", 0), admit("a", 9), bucket(33)),
-		gateCase("admit", c1, "a pass after whole steps refills the slot and moves last by whole steps", on("GATE-6", "LIM-9"),
-			admit("a", 0), admit("a", 25), bucket(33)),
+		gateCase("admit", c2, "the way keeps the take's bucket on a pass", on("GATE-6"),
+			admit("a", 5), bucket("a", 5)),
+		gateCase("admit", c1, "the way keeps the take's bucket on a reject: unchanged when no whole step passed", on("GATE-6", "GATE-8"),
+			admit("a", 0), admit("a", 9), bucket("a", 9)),
+		gateCase("admit", c3, "a pass after whole steps short of cap moves last by whole steps and keeps the remainder", on("GATE-6", "LIM-9"),
+			admit("a", 0), admit("a", 0), admit("a", 0), admit("a", 25), bucket("a", 25)),
 	}
 }
 
-// gateBirth: a slot is born full at its first take (GATE-10).
+// gateBirth: a key no way holds is born full at its take (GATE-10).
 func gateBirth() []Draft {
 	c := gcfg(3, 1, 10, 10, 64, tenth)
 	return []Draft{
-		gateCase("birth", c, "an untouched slot is born full at its first take, last = that tick", on("GATE-10", "LIM-6"),
-			admit("a", -7), bucket(33)),
-		gateCase("birth", c, "a slot first taken at MinInt64 is born full at MinInt64 (DEC-28 inside)", on("GATE-10", "DEC-28"),
-			admit("a", minI), bucket(33)),
-		gateCase("birth", c, "a slot first taken at MaxInt64 is born full at MaxInt64", on("GATE-10"),
-			admit("a", maxI), bucket(33)),
-		gateCase("birth", c, "a slot is born at its own first tick, not at the gate's first", on("GATE-10", "GATE-2"),
-			admit("a", 0), admit("b", 100), bucket(34)),
+		gateCase("birth", c, "a key no way holds is born full at its first take, last = that tick", on("GATE-10", "LIM-6"),
+			admit("a", -7), bucket("a", -7)),
+		gateCase("birth", c, "a key first taken at MinInt64 is born full at MinInt64 (DEC-28 inside)", on("GATE-10", "DEC-28"),
+			admit("a", minI), bucket("a", minI)),
+		gateCase("birth", c, "a key first taken at MaxInt64 is born full at MaxInt64", on("GATE-10"),
+			admit("a", maxI), bucket("a", maxI)),
+		gateCase("birth", c, "a key is born at its own first tick, not at the gate's first", on("GATE-10", "GATE-2"),
+			admit("a", 0), admit("b", 100), bucket("b", 100)),
 	}
 }
 

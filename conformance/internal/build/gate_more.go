@@ -4,7 +4,7 @@ import "github.com/limcheck/limcheck/oracle"
 
 // gateRetryAfter: Retry-After = max(1, ceil(retry * tick_nanos / 10^9)),
 // exact, saturated (GATE-12; DEC-13, DEC-1). Each case spends the one token
-// of a's slot at tick 0 and is limited with retry ivl at tick 0.
+// of a's bucket at tick 0 and is limited with retry ivl at tick 0.
 func gateRetryAfter() []Draft {
 	limited := func(desc string, ivl, tick int64, clauses ...string) Draft {
 		return gateCase("retry", gcfg(1, 1, ivl, 10, 64, tick), desc, on(append([]string{"GATE-12"}, clauses...)...),
@@ -27,26 +27,26 @@ func gateRetryAfter() []Draft {
 func gateTime() []Draft {
 	return []Draft{
 		gateCase("time", gcfg(2, 1, 1, 10, 64, tenth), "admissions at MinInt64 then MaxInt64: the steps between are computed exactly (DEC-1 inside)", on("GATE-6", "LIM-1", "DEC-1"),
-			admit("a", minI), admit("a", maxI), bucket(33)),
+			admit("a", minI), admit("a", maxI), bucket("a", maxI)),
 		gateCase("time", gcfg(1, 1, 10, 10, 64, tenth), "admissions at MaxInt64 then MinInt64: the step back mints nothing (DEC-2 inside)", on("GATE-6", "LIM-8", "DEC-2"),
-			admit("a", maxI), admit("a", minI), bucket(33)),
+			admit("a", maxI), admit("a", minI), bucket("a", minI)),
 		gateCase("time", gcfg(1, 1, 10, 10, 64, tenth), "admissions at MaxInt64 - 1 then MaxInt64: no whole step (DEC-2 outside)", on("GATE-6", "LIM-9", "DEC-2"),
-			admit("a", maxI-1), admit("a", maxI), bucket(33)),
+			admit("a", maxI-1), admit("a", maxI), bucket("a", maxI)),
 	}
 }
 
 // gateFindings: the gate findings' counterexamples (FIND-2, FIND-9,
 // FIND-12 at the gate).
 func gateFindings() []Draft {
-	shared := func(slots int64) *oracle.Config { return gcfg(1, 1, 10, 10, slots, tenth) }
+	shared := func(sets int64) *oracle.Config { return gcfg(1, 1, 10, 10, sets, tenth) }
 	return []Draft{
 		gateCase("find", gcfg(10, 1, 1, 1, 64, tenth), "FIND-9: a holding the one place in flight sheds b though b's bucket is full", on("FIND-9", "GATE-4"),
 			admit("a", 0), admit("b", 0)),
-		gateCase("find", shared(1009), "FIND-2: among 1009 slots 10.23.191.7 finds the token of 10.17.102.130 spent (DEC-14 inside)", on("FIND-2", "GATE-3", "DEC-14", "PROP-12"),
+		gateCase("find", shared(1009), "FIND-2: among 1009 sets 10.23.191.7 is the key of 10.17.102.130 and finds its token spent", on("FIND-2", "GATE-13", "PROP-12"),
 			admit("10.17.102.130", 0), admit("10.23.191.7", 0)),
-		gateCase("find", shared(65536), "FIND-2: among 65536 slots too, 10.23.191.7 shares the bucket of 10.17.102.130 (DEC-14 inside)", on("FIND-2", "GATE-3", "DEC-14"),
+		gateCase("find", shared(65536), "FIND-2: among 65536 sets too, 10.23.191.7 shares the bucket of 10.17.102.130", on("FIND-2", "GATE-13"),
 			admit("10.17.102.130", 0), admit("10.23.191.7", 0)),
-		gateCase("find", shared(64), "FIND-12: \\x00a shares the bucket of a", on("FIND-12", "GATE-3"),
+		gateCase("find", shared(64), "FIND-12: \\x00a is the key of a and shares its bucket", on("FIND-12", "GATE-13"),
 			admit("a", 0), admit("\x00a", 0)),
 	}
 }
@@ -55,8 +55,8 @@ func gateFindings() []Draft {
 func gateExample() []Draft {
 	return []Draft{
 		gateCase("example", gcfg(2, 1, 10, 2, 64, tenth), "the worked example: two passes, a shed, two releases, a limited, a pass after one step",
-			on("GATE-4", "GATE-5", "GATE-9", "GATE-10", "GATE-11", "GATE-12", "LIM-9", "LIM-12"),
-			admit("a", 0), bucket(33), admit("a", 1), bucket(33), admit("b", 2), release(), release(), inFlight(),
-			admit("a", 4), admit("a", 10), bucket(33)),
+			on("GATE-4", "GATE-5", "GATE-9", "GATE-10", "GATE-11", "GATE-12", "GATE-15", "LIM-9", "LIM-12"),
+			admit("a", 0), bucket("a", 0), admit("a", 1), bucket("a", 1), admit("b", 2), release(), release(), inFlight(),
+			admit("a", 4), admit("a", 10), bucket("a", 10)),
 	}
 }

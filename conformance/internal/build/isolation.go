@@ -11,7 +11,7 @@ func isolation() []Draft {
 	t := tcfg(2, 100, 50)
 	return []Draft{
 		twin(gateCase("twin", g, "two gates of one config side by side: each admits the same address once, then limits it (buckets are per instance)",
-			on("VEC-15", "PROTO-12", "GATE-5"), admit("10.0.0.1", 0), release(), admit("10.0.0.1", 1), bucket(0))),
+			on("VEC-15", "PROTO-12", "GATE-5"), admit("10.0.0.1", 0), release(), admit("10.0.0.1", 1), bucket("10.0.0.1", 1))),
 		twin(gateCase("twin", g, "two gates of one config side by side: each has its own in-flight count (maxif 1 each)",
 			on("VEC-15", "PROTO-12", "GATE-4"), admit("10.0.0.1", 0), inFlight(), admit("10.0.0.2", 0), release(), inFlight())),
 		twin(thrCase("twin", t, "two throttles of one config side by side: each counts only its own failures (threshold 2)",
