@@ -23,7 +23,7 @@ func TestRedisGateBehindHTTPLimitHoldsAndReleasesPlaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: r.Namespace(), Lim: lim.NewConfig(2, 1, 1000, 10),
-		TickNanos: int64(time.Second), LeaseTTL: time.Hour})
+		Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(time.Second), LeaseTTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

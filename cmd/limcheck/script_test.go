@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/limcheck/limcheck/conformance"
+	ithrottle "github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
@@ -41,7 +42,8 @@ func TestMain(m *testing.M) {
 // core ones, and NIMPL and NIMPLSKIP, how many of them the bundled Go
 // implementation runs and how many it skips (a config past its limits:
 // more gate slots than implsubject.MaxGateSlots, a threshold over 16384),
-// counted from the vectors this binary embeds, so that they
+// and NREDIS and NREDISSKIP the same for limcheck serve -redis (a threshold
+// over 16384), counted from the vectors this binary embeds, so that they
 // state exact counts without going stale when a vector is added; and WAIT
 // and LONG, the generous handshake/request and whole-run time limits every
 // run against a port passes (a minute and ten, times
@@ -62,13 +64,18 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	core, implSkips := 0, 0
+	core, implSkips, redisSkips := 0, 0, 0
 	for _, c := range all {
 		if c.Level != conformance.Strict {
 			core++
 		}
 		if tr := c.Trace(); errors.Is(openErr(tr), oracle.ErrUnsupported) {
 			implSkips++
+		}
+		if th := c.Trace().Config.Throttle; th != nil {
+			if n, ok := th.Threshold.Uint64(); ok && n > ithrottle.MaxStampsPerKey {
+				redisSkips++ // the Redis store keeps impl's limit on stamps per key
+			}
 		}
 	}
 	files, err := scriptsFor(raceEnabled)
@@ -84,6 +91,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NCORE", strconv.Itoa(core))
 			env.Setenv("NIMPL", strconv.Itoa(len(all)-implSkips))
 			env.Setenv("NIMPLSKIP", strconv.Itoa(implSkips))
+			env.Setenv("NREDIS", strconv.Itoa(len(all)-redisSkips))
+			env.Setenv("NREDISSKIP", strconv.Itoa(redisSkips))
 			env.Setenv("WAIT", slowdown.Scale(time.Minute).String())
 			env.Setenv("LONG", slowdown.Scale(10*time.Minute).String())
 			env.Setenv("BUDGET", slowdown.Scale(15*time.Second).String())

@@ -1,19 +1,21 @@
-// Package redisgate is the gate on Redis (>= 7.0), through rueidis: one
-// bucket per key and one in-flight count shared by every node that talks to
-// one Redis primary. It is spec 2.0's gate with one set of unbounded ways
-// (sets 1, ways 2^63-1: a key is never evicted), the in-flight places held
-// as leases (spec DIST-2, DIST-3).
+// Package redisgate is the gate on Redis (>= 7.0), through rueidis: spec
+// 2.0's set-associative table of per-key buckets and one in-flight count,
+// shared by every node that talks to one Redis primary, the in-flight places
+// held as leases (spec DIST-3, DIST-4). With Sets >= 2^32 - 5 (every
+// lim_ip_key is alone in its set) and Ways 1 a key is never evicted and
+// each admit reads one bucket: the layout for production (spec DIST-2).
 //
 // One Admit is one EVALSHA (the EVAL fallback on NOSCRIPT is rueidis's): the
-// in-flight test, the refill, the take and the lease, atomically. Release is
+// in-flight test, the set's ways, the refill, the take and the lease,
+// atomically (spec DIST-8). Release is
 // one ZREM of the decision's lease: releasing twice, or a decision that did
 // not pass, is a no-op.
 //
 // Layout, for gate name NAME (one hash tag: one Redis Cluster slot):
 //
 //	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the Redis clock
-//	{lim:NAME}:k:KEY  string: the bucket of lim_ip_key = KEY (16 hex digits),
-//	                  64 hex digits (tq, tr, lq, lr)
+//	{lim:NAME}:s:SET  hash: the set SET (16 hex digits), way (16 hex) -> key
+//	                  (16 hex) and bucket (64 hex: tq, tr, lq, lr)
 //
 // Exactness: the only products and quotients in LIM-8..LIM-12 are by the
 // config constants ivl and refil, so Go divides now by ivl and cap by refil
@@ -23,10 +25,11 @@
 // digits. The retry of a limited take (cost 1) depends only on the config
 // and is impl/lim's; Retry-After is impl/gate's RetryAfterSeconds.
 //
-// TTLs: a key's bucket carries no information once it is full (GATE-14), so
-// its TTL runs to the real time it would be full again, rounded up, plus
-// Config.TTLMargin (which must cover clock skew between nodes and Redis and
-// any step back of now); the lease set's TTL runs past its last lease.
+// TTLs (spec DIST-6): a bucket carries no information once it is full
+// (GATE-14), so a set's TTL runs to the real time its last-written bucket
+// would be full again, rounded up, plus Config.TTLMargin (which must cover
+// clock skew between nodes and Redis and any step back of now), and only
+// grows; the lease set's TTL runs past its last lease.
 //
 // Who supplies now: the caller, in ticks (spec DIST-1): [Gate.Now] is this
 // node's wall clock since Config.Epoch. Leases expire on the Redis clock.
@@ -78,6 +81,8 @@ type Config struct {
 	Client    rueidis.Client // DisableCache: true. Required.
 	Name      string         // the gate's namespace: non-empty, without '{' or '}'
 	Lim       lim.Config     // must be valid
+	Sets      int64          // >= 1 (spec GATE-13)
+	Ways      int64          // ways per set, >= 1
 	TickNanos int64          // the length of one tick, >= 1
 	// LeaseTTL is how long a pass holds its place without a release (Redis
 	// time), >= 1ms: a node that dies releases its requests this way.
@@ -96,6 +101,8 @@ type Config struct {
 // Decision is the outcome of one Admit.
 type Decision struct {
 	Verdict    gate.Verdict
+	Set        int64      // the set of the request's key
+	Way        int64      // the way that holds the key after the take; -1 on a shed or a replayed pass
 	Retry      int64      // the bucket's retry in ticks; 0 unless Limited
 	RetryAfter int64      // Retry-After in seconds; 0 on Pass
 	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed or a replayed pass)
@@ -120,6 +127,7 @@ type Gate struct {
 	cap     [2]string
 	refil1  string // refil - 1
 	maxif   string
+	ways    string
 	lease   string // lease TTL ms
 	msStep  string // ms per refill step, a double
 	margin  string
@@ -152,6 +160,8 @@ func New(cfg Config) (*Gate, error) {
 		return nil, fmt.Errorf("%w: Name %q must be non-empty without '{' or '}'", ErrConfig, cfg.Name)
 	case !cfg.Lim.Valid():
 		return nil, fmt.Errorf("%w: lim config is not valid (error code %d)", ErrConfig, cfg.Lim.Err())
+	case cfg.Sets < 1 || cfg.Ways < 1:
+		return nil, fmt.Errorf("%w: Sets %d and Ways %d must be >= 1", ErrConfig, cfg.Sets, cfg.Ways)
 	case cfg.TickNanos < 1:
 		return nil, fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
 	case cfg.LeaseTTL < time.Millisecond:
@@ -174,6 +184,7 @@ func New(cfg Config) (*Gate, error) {
 	g.cap = [2]string{hex16(cq), hex16(cr)}
 	g.refil1 = hex16(cfg.Lim.Refil() - 1)
 	g.maxif = hex16(cfg.Lim.Maxif())
+	g.ways = hex16(cfg.Ways)
 	g.lease = strconv.FormatInt(cfg.LeaseTTL.Milliseconds(), 10)
 	g.msStep = strconv.FormatFloat(float64(cfg.Lim.Ivl())*float64(cfg.TickNanos)/1e6, 'g', -1, 64)
 	g.margin = strconv.FormatInt(margin.Milliseconds(), 10)
@@ -209,8 +220,11 @@ func floorDivMod(a, b int64) (int64, int64) {
 // leaseOf is the lease id of this gate's seq'th admit: unique across nodes.
 func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUint(seq, 16) }
 
-func (g *Gate) keyOf(k int64) string { return g.tag + "k:" + hex16(k) }
-func (g *Gate) leases() string       { return g.tag + "if" }
+// setOf is the set of key k (spec GATE-13); k >= 0.
+func (g *Gate) setOf(k int64) int64 { return k % g.cfg.Sets }
+
+func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + hex16(set) }
+func (g *Gate) leases() string         { return g.tag + "if" }
 
 // Admit decides one request from ip at tick now, at a cost of one token.
 func (g *Gate) Admit(ip string, now int64) (Decision, error) {
@@ -226,8 +240,9 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	nq, nr := floorDivMod(now, g.cfg.Lim.Ivl())
 	seq := g.seq.Add(1)
 	lease := g.leaseOf(seq)
-	keys := []string{g.leases(), g.keyOf(k)}
-	args := []string{hex16(nq), hex16(nr), g.cap[0], g.cap[1], g.refil1, g.maxif, lease, g.lease, g.msStep, g.margin, g.most}
+	set := g.setOf(k)
+	keys := []string{g.leases(), g.keyOf(set)}
+	args := []string{hex16(nq), hex16(nr), g.cap[0], g.cap[1], g.refil1, g.maxif, lease, g.lease, g.msStep, g.margin, g.most, hex16(k), g.ways}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	var err error
@@ -235,7 +250,7 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 		var r []rueidis.RedisMessage
 		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
 			d, err := g.decision(r, lease)
-			d.seq = seq
+			d.seq, d.Set = seq, set
 			return d, err
 		}
 		if ctx.Err() != nil || attempt == 3 {
@@ -259,15 +274,23 @@ func definite(err error) bool {
 }
 
 func (g *Gate) decision(r []rueidis.RedisMessage, lease string) (Decision, error) {
-	if len(r) != 2 {
+	if len(r) != 3 {
 		return Decision{}, fmt.Errorf("redisgate: bad admit reply (%d elements)", len(r))
 	}
 	v, err1 := r[0].ToString()
-	rec, err2 := r[1].ToString()
-	if err := errors.Join(err1, err2); err != nil {
+	way, err2 := r[1].ToString()
+	rec, err3 := r[2].ToString()
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return Decision{}, fmt.Errorf("redisgate: bad admit reply: %w", err)
 	}
-	var d Decision
+	d := Decision{Way: -1}
+	if way != "" {
+		w, err := strconv.ParseInt(way, 16, 64)
+		if err != nil {
+			return Decision{}, fmt.Errorf("redisgate: bad way %q: %w", way, err)
+		}
+		d.Way = w
+	}
 	if rec != "" {
 		b, err := g.decode(rec)
 		if err != nil {
@@ -333,17 +356,24 @@ func (g *Gate) InFlight() (int64, error) {
 }
 
 // Bucket returns the stored bucket of ip's key and true, or false when no
-// bucket is stored or it is full at now (it then behaves as absent, spec
-// GATE-14).
+// way holds the key or its bucket is full at now (it then behaves as an
+// empty way, spec GATE-14).
 func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	rec, err := g.c.Do(ctx, g.c.B().Get().Key(g.keyOf(lim.IPKey(ip))).Build()).ToString()
-	if rueidis.IsRedisNil(err) {
-		return lim.Bucket{}, false, nil
-	}
+	k := lim.IPKey(ip)
+	ways, err := g.c.Do(ctx, g.c.B().Hgetall().Key(g.keyOf(g.setOf(k))).Build()).AsStrMap()
 	if err != nil {
 		return lim.Bucket{}, false, fmt.Errorf("%w: bucket: %w", ErrUnavailable, err)
+	}
+	var rec string
+	for _, v := range ways {
+		if len(v) == 80 && v[:16] == hex16(k) {
+			rec = v[16:]
+		}
+	}
+	if rec == "" {
+		return lim.Bucket{}, false, nil
 	}
 	b, err := g.decode(rec)
 	if err != nil {

@@ -17,11 +17,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
+	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/implsubject"
@@ -111,7 +115,83 @@ func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, or
 	return nil, "", fmt.Errorf("%w: %q", oracle.ErrUnsupported, c)
 }
 
-// openGate opens a Redis gate (until the gate lands: unsupported).
-func (r *Redis) openGate(oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
-	return nil, "", fmt.Errorf("%w: the Redis gate", oracle.ErrUnsupported)
+// openGate opens a Redis gate on cfg: every config the model opens (the
+// Redis gate is the 2.0 table, sets and ways included).
+func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	client, err := r.Client()
+	if err != nil {
+		return nil, "", fmt.Errorf("redis %s: %w", r.addr, err)
+	}
+	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: TTL, TTLMargin: TTL})
+	if errors.Is(err, redisgate.ErrConfig) {
+		return nil, oracle.ErrConfig, nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return &redisGate{g: g}, "", nil
+}
+
+// redisGate is a Redis gate; passes are its outstanding passes, oldest
+// first: an anonymous release gives back the oldest (any pass's place is
+// the same in-flight count, GATE-11), and with none it does nothing.
+type redisGate struct {
+	g      *redisgate.Gate
+	passes []redisgate.Decision
+}
+
+func (m *redisGate) Do(op oracle.Op) (oracle.Result, error) {
+	a, err := op.Gate()
+	if err != nil {
+		return oracle.Result{}, err
+	}
+	switch op.Kind {
+	case oracle.Admit:
+		d, err := m.g.Admit(a.IP, a.Now)
+		if err != nil {
+			return oracle.Result{}, err
+		}
+		if d.Verdict == gate.Pass {
+			m.passes = append(m.passes, d)
+		}
+		return decision(d), nil
+	case oracle.Release:
+		if len(m.passes) > 0 {
+			if err := m.g.Release(m.passes[0]); err != nil {
+				return oracle.Result{}, err
+			}
+			m.passes = m.passes[1:]
+		}
+		return oracle.Result{}, nil
+	case oracle.InFlight:
+		n, err := m.g.InFlight()
+		if err != nil {
+			return oracle.Result{}, err
+		}
+		return oracle.Result{N: oracle.I(n)}, nil
+	}
+	b, ok, err := m.g.Bucket(a.IP, a.Now)
+	if err != nil {
+		return oracle.Result{}, err
+	}
+	return oracle.BucketResult(ok, b.Tks, b.Last), nil
+}
+
+// decision is the Result of a Redis gate decision, as oracle.GateDecision
+// renders the model's.
+func decision(d redisgate.Decision) oracle.Result {
+	r := oracle.Result{Verdict: d.Verdict.String(), Set: oracle.I(d.Set), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
+	if d.Verdict != gate.Shed {
+		r.Way = oracle.I(d.Way)
+	}
+	if d.Verdict != gate.Pass {
+		resp := oracle.Bytes(d.AppendResponse(nil))
+		r.Response = &resp
+	}
+	return r
 }
