@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func (r *faultRig) same(t *testing.T, when string) {
 // TestRedisStoreDefiniteFaultsLoseNothing checks that while connects are
 // refused or reset, every store operation fails with a *StoreError, has no
 // effect, and everything acknowledged before is intact afterwards (STORE-1,
-// DIST-4).
+// DIST-5).
 func TestRedisStoreDefiniteFaultsLoseNothing(t *testing.T) {
 	r := newFaultRig(t)
 	for _, mode := range []redistest.Mode{redistest.Refuse, redistest.Reset} {
@@ -116,7 +117,7 @@ func TestRedisStoreDefiniteFaultsLoseNothing(t *testing.T) {
 	r.same(t, "after the workload")
 }
 
-// TestRedisStoreLostReplyIsIndeterminateAndNotRetried checks that a write
+// TestRedisStoreLostReplyIsIndeterminateAndNotRetried checks DIST-5: a write
 // whose reply is lost after Redis executed it fails with ErrIndeterminate,
 // took effect exactly once (never retried), and that a read whose reply is
 // lost has no effect.
@@ -197,4 +198,43 @@ func TestRedisStoreSurvivesKill9(t *testing.T) {
 		r.both(t, w)
 	}
 	r.same(t, "after the workload")
+}
+
+// TestRedisKeysAllHaveTTL checks DIST-6: after a workload of every store
+// operation and of gate admits and releases, every key either wrote has a
+// TTL, so nothing outlives its use.
+func TestRedisKeysAllHaveTTL(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites {
+		r.both(t, w)
+	}
+	c, err := redissubject.NewClient(r.srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	g := newLinRedisGate(t, c, "ttl", 2, time.Minute)
+	for _, ip := range []string{"a", "b", "c"} {
+		d, err := g.Admit(ip, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ip == "a" {
+			_ = g.Release(d)
+		}
+	}
+	ctx := context.Background()
+	keys, err := c.Do(ctx, c.B().Keys().Pattern("*").Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) < 4 {
+		t.Fatalf("KEYS * = %q, want the store's and the gate's keys", keys)
+	}
+	for _, k := range keys {
+		ttl, err := c.Do(ctx, c.B().Pttl().Key(k).Build()).AsInt64()
+		if err != nil || ttl <= 0 {
+			t.Errorf("key %q: PTTL %d (%v), want a TTL", k, ttl, err)
+		}
+	}
 }

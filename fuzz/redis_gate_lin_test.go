@@ -94,7 +94,8 @@ func linRedisGateClient(t *testing.T, g *redisgate.Gate, clock *linClock, n int)
 // buckets, and some order of all the operations consistent with real time
 // makes model/gate return every decision (verdict, set, way, retry,
 // Retry-After, response), count and bucket the Redis gate returned. maxif
-// varies by round; the histories must pass, shed and limit.
+// varies by round; the histories must pass, shed and limit. The nodes
+// supply now (DIST-1) from a shared clock that steps back.
 func TestLinRedisGateAdmitReleaseIsLinearizable(t *testing.T) {
 	srv, r := sharedRedis(t)
 	clients := linRedisClients(t, srv.Addr())

@@ -185,9 +185,11 @@ func New(cfg Config) (*Gate, error) {
 	g.refil1 = hex16(cfg.Lim.Refil() - 1)
 	g.maxif = hex16(cfg.Lim.Maxif())
 	g.ways = hex16(cfg.Ways)
+	// spec DIST-3: "A pass holds a lease, with an expiry on the Redis clock (the gate's lease TTL), and `in_flight` counts the live leases."
 	g.lease = strconv.FormatInt(cfg.LeaseTTL.Milliseconds(), 10)
 	g.msStep = strconv.FormatFloat(float64(cfg.Lim.Ivl())*float64(cfg.TickNanos)/1e6, 'g', -1, 64)
 	g.margin = strconv.FormatInt(margin.Milliseconds(), 10)
+	// spec DIST-6: "A set's TTL runs to at least the real time at which its last-written bucket is full again, plus a margin for clock skew and steps back, and only grows"
 	g.most = strconv.FormatInt(mostTTL, 10)
 	// LIM-12: a limited take of cost 1 finds tks' = 0, so its retry is
 	// ceil(ivl/refil): the config's alone, computed by impl/lim.
@@ -203,6 +205,8 @@ func New(cfg Config) (*Gate, error) {
 func (g *Gate) Config() Config { return g.cfg }
 
 // Now is this node's tick: the time since Config.Epoch in TickNanos.
+//
+// spec DIST-1: "The caller supplies `now` on every node (the gate's int64 ticks, the throttle's uint64 seconds), as in one process: a node converts its own clock, with one epoch for all nodes."
 func (g *Gate) Now() int64 { return int64(time.Since(g.cfg.Epoch) / time.Duration(g.cfg.TickNanos)) }
 
 func hex16(v int64) string { return fmt.Sprintf("%016x", uint64(v)) }
@@ -221,6 +225,8 @@ func floorDivMod(a, b int64) (int64, int64) {
 func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUint(seq, 16) }
 
 // setOf is the set of key k (spec GATE-13); k >= 0.
+//
+// spec DIST-2: "The Redis gate is the 2.0 gate of its config, `sets` and `ways` included: a set is one hash, and one admit reads and writes that hash alone."
 func (g *Gate) setOf(k int64) int64 { return k % g.cfg.Sets }
 
 func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + hex16(set) }
@@ -236,6 +242,7 @@ func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
 	return g.admit(lim.IPKeyBytes(ip), now)
 }
 
+// spec DIST-8: "An admit is one script (the in-flight test, the set's ways, the refill, the take and the lease), a release one command"
 func (g *Gate) admit(k, now int64) (Decision, error) {
 	nq, nr := floorDivMod(now, g.cfg.Lim.Ivl())
 	seq := g.seq.Add(1)
@@ -331,6 +338,8 @@ func (g *Gate) decode(rec string) (lim.Bucket, error) {
 // Release gives back the place of a passed decision: one ZREM of its lease.
 // A decision that did not pass, or one released already, is a no-op (spec
 // DIST-3).
+//
+// spec DIST-4: "A release names its pass: releasing one pass twice, a decision that did not pass, or a pass whose lease expired gives back no other request's place"
 func (g *Gate) Release(d Decision) error {
 	if d.lease == "" {
 		return nil

@@ -29,9 +29,9 @@
 // window + ban, a key expires only once its stamps are out of the window and
 // its ban is over, and the tracked set still lists it, so purge's count stays
 // exact. Decisions equal the model's for histories in which no key expires
-// early (spec DIST-7).
+// early (spec DIST-6, spec DIST-7).
 //
-// Faults (spec DIST-4): an operation that fails *definitely* had no effect
+// Faults (spec DIST-5): an operation that fails *definitely* had no effect
 // (STORE-1): a Redis error reply (scripts validate before they write and
 // start with #!lua, so an OOM refusal comes before any write), a failed
 // connect, any failed read. A write that was sent and got no reply (a

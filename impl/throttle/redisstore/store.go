@@ -118,6 +118,8 @@ func (s *Store) member(t uint64) string {
 
 // lower is the ZLEXCOUNT lower bound of the stamps t with t + window > now
 // (exact: every stamp when now < window, else t >= now - window + 1).
+//
+// spec DIST-8: "the window's bound is computed in Go"
 func lower(now, window uint64) string {
 	if now < window {
 		return "-"
@@ -144,6 +146,7 @@ func fail(op throttle.Op, key string, err error, write bool) error {
 	return &throttle.StoreError{Op: op, Key: key, Err: classify(err, write)}
 }
 
+// spec DIST-5: "A failure is *definite* when the operation cannot have run (a refused connect, a Redis error reply: every script validates before its first write and starts with `#!lua`, so an out-of-memory refusal comes before it runs): it has no effect (STORE-1). It is *ambiguous* when a write was sent and no reply came (a reset, a timeout): it may have taken effect"
 func classify(err error, write bool) error {
 	if _, ok := rueidis.IsRedisErr(err); ok || !write || definite(err) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
