@@ -238,3 +238,61 @@ func TestRedisKeysAllHaveTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisFailoverLosesAcknowledgedWrites pins DIST-7's limit: replication
+// is asynchronous, so a failover to a replica can lose writes the primary
+// acknowledged. Failures that WAIT saw on the replica survive; two more,
+// acknowledged while the replication link lagged (here: a black-holed
+// proxy between them), are gone after the primary is killed and the replica
+// promoted, so the key's count is lower than the model's.
+func TestRedisFailoverLosesAcknowledgedWrites(t *testing.T) {
+	primary := redistest.Start(t)
+	link := redistest.NewProxy(t, primary.Addr())
+	replica := redistest.StartReplica(t, link.Addr())
+	c, err := redissubject.NewClient(primary.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: "failover", StampsPerKey: 8, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(now uint64, want uint64) {
+		t.Helper()
+		if n, err := s.AddFailure("k", now, 100); err != nil || n != want {
+			t.Fatalf("AddFailure(k, %d) = %d, %v; want %d", now, n, err, want)
+		}
+	}
+	for i := range uint64(3) {
+		add(10+i, i+1)
+	}
+	if got, err := primary.Command("WAIT", "1", "5000"); err != nil || got != ":1" {
+		t.Fatalf("WAIT 1 = %q, %v; want :1 (the replica has the first three)", got, err)
+	}
+	if err := link.SetMode(redistest.Blackhole); err != nil {
+		t.Fatal(err)
+	}
+	add(13, 4) // acknowledged by the primary alone
+	add(14, 5)
+	primary.Kill()
+	if got, err := replica.Command("REPLICAOF", "NO", "ONE"); err != nil || got != "+OK" {
+		t.Fatalf("REPLICAOF NO ONE = %q, %v", got, err)
+	}
+	rc, err := redissubject.NewClient(replica.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	promoted, err := redisstore.New(redisstore.Config{Client: rc, Namespace: "failover", StampsPerKey: 8, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := promoted.Count("k", 14, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Fatalf("count after the failover = %d, want 3: the model (and the primary) had 5, two acknowledged failures lost", n)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -44,9 +45,10 @@ const Env = "LIMCHECK_REDIS_SERVER"
 
 // Server is one redis-server child process.
 type Server struct {
-	dir  string
-	port int
-	bin  string
+	dir   string
+	port  int
+	bin   string
+	extra []string // more flags (a replica's --replicaof)
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -61,9 +63,35 @@ func (s *Server) Dir() string { return s.dir }
 
 // Start starts a redis-server for t and stops it when t ends. It fails t
 // (never skips) when the server cannot start.
-func Start(t TB) *Server {
+func Start(t TB) *Server { t.Helper(); return StartWith(t) }
+
+// StartReplica starts a redis-server that replicates the primary at addr
+// (a loopback host:port, perhaps a [Proxy] to it), and waits until its link
+// to the primary is up.
+func StartReplica(t TB, addr string) *Server {
 	t.Helper()
-	s, err := start(t.TempDir())
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("redistest: primary address %q: %v", addr, err)
+	}
+	r := StartWith(t, "--replicaof", host, port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		line, err := command(r.Addr(), "INFO", "replication")
+		if err == nil && strings.Contains(line, "master_link_status:up") {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: the replica's link to its primary is not up after 10s: %v %q", err, line)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// StartWith is Start with more redis-server flags.
+func StartWith(t TB, extra ...string) *Server {
+	t.Helper()
+	s, err := start(t.TempDir(), extra...)
 	if err != nil {
 		t.Fatalf("redistest: %v", err)
 	}
@@ -81,7 +109,7 @@ func Start(t TB) *Server {
 // server wrapper).
 func StartDir(dir string) (*Server, error) { return start(dir) }
 
-func start(dir string) (*Server, error) {
+func start(dir string, extra ...string) (*Server, error) {
 	bin := os.Getenv(Env)
 	if bin == "" {
 		var err error
@@ -89,7 +117,7 @@ func start(dir string) (*Server, error) {
 			return nil, fmt.Errorf("redis-server not found on PATH (install it: apt-get install redis-server, or set %s): %w", Env, err)
 		}
 	}
-	s := &Server{dir: dir, bin: bin}
+	s := &Server{dir: dir, bin: bin, extra: extra}
 	var err error
 	for range 5 { // a freed port can be taken again before the server binds it
 		if s.port, err = freePort(); err != nil {
@@ -122,8 +150,9 @@ func (s *Server) launch() error {
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--protected-mode", "yes",
 		"--dir", s.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
 		"--maxmemory-policy", "noeviction", "--daemonize", "no", "--logfile", log,
-		"--databases", "1", "--unixsocket", "",
+		"--databases", "1", "--unixsocket", "", "--repl-diskless-sync-delay", "0",
 	}
+	args = append(args, s.extra...)
 	cmd := exec.Command(s.bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the test
 	if err := cmd.Start(); err != nil {
@@ -149,6 +178,46 @@ func (s *Server) launch() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// command sends one command in RESP and returns its reply's text: a
+// status or error line, or a bulk string's contents.
+func command(addr string, args ...string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(line, "$") {
+		return strings.TrimSpace(line), nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+	if err != nil || n < 0 {
+		return "", err
+	}
+	buf := make([]byte, n+2)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// Command sends one command to the server on a fresh connection and
+// returns its reply's text (a status or error line, or a bulk string).
+func (s *Server) Command(args ...string) (string, error) { return command(s.Addr(), args...) }
 
 // ping sends PING in RESP and reads +PONG (a loading server answers
 // -LOADING, not ready yet).
