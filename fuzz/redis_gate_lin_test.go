@@ -100,7 +100,7 @@ func TestLinRedisGateAdmitReleaseIsLinearizable(t *testing.T) {
 	srv, r := sharedRedis(t)
 	clients := linRedisClients(t, srv.Addr())
 	seen := map[string]int{}
-	for round := range *linRounds {
+	for round := range redisLinRounds() {
 		maxif := linGateMaxifs[round%len(linGateMaxifs)]
 		name := r.Namespace()
 		gs := make([]*redisgate.Gate, len(clients))

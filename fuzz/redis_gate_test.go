@@ -135,7 +135,7 @@ func TestPropRedisGatePerKeyEqualsModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rapid.Check(t, func(t *rapid.T) {
+	checkRedis(t, func(t *rapid.T) {
 		g := openRedisGateRig(t, r)
 		now := redisEdgeInt64().Draw(t, "start")
 		t.Repeat(map[string]func(*rapid.T){

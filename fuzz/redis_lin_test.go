@@ -38,7 +38,7 @@ func TestLinRedisThrottleKeyOpsAreLinearizable(t *testing.T) {
 	srv, r := sharedRedis(t)
 	clients := linRedisClients(t, srv.Addr())
 	seen := map[string]int{}
-	for round := range *linRounds {
+	for round := range redisLinRounds() {
 		ns := r.Namespace()
 		thrs := make([]*ithrottle.Throttle, len(clients))
 		for i, c := range clients {

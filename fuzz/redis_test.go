@@ -1,7 +1,9 @@
 package fuzz
 
 import (
+	"flag"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -53,6 +55,45 @@ func stopRedis() {
 	}
 }
 
+// In make test every Redis op is a round trip to a real server under the
+// race detector, so the Redis checks run fewer cases than impl's: these,
+// unless the command line sets -rapid.checks or -lin.rounds (make test-long
+// does).
+const (
+	redisChecks = 10 // rapid checks per Redis state machine
+	redisRounds = 6  // concurrent histories per Redis linearizability check
+)
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// checkRedis is rapid.Check(t, prop) with redisChecks checks unless the
+// command line chose. The package's tests never run in parallel, so the
+// flag is set and restored around the check alone.
+func checkRedis(t *testing.T, prop func(*rapid.T)) {
+	t.Helper()
+	if !flagSet("rapid.checks") {
+		old := flag.Lookup("rapid.checks").Value.String()
+		_ = flag.Set("rapid.checks", strconv.Itoa(redisChecks))
+		defer func() { _ = flag.Set("rapid.checks", old) }()
+	}
+	rapid.Check(t, prop)
+}
+
+// redisLinRounds is the number of concurrent histories of a Redis
+// linearizability check: -lin.rounds when the command line sets it, else
+// redisRounds.
+func redisLinRounds() int {
+	if flagSet("lin.rounds") {
+		return *linRounds
+	}
+	return redisRounds
+}
+
 // redisGateReady says the Redis gate is in the subject (the vectors of
 // component gate run against it).
 const redisGateReady = true
@@ -73,7 +114,7 @@ func pastRedisLimits(cfg oracle.Config) bool {
 // check of every pool key agrees after each op.
 func TestPropRedisThrottleEqualsModel(t *testing.T) {
 	_, r := sharedRedis(t)
-	rapid.Check(t, machineOn(r, oracle.Throttle))
+	checkRedis(t, machineOn(r, oracle.Throttle))
 }
 
 // TestPropRedisThrottleFaultsEqualsModel checks the property that the
@@ -82,7 +123,7 @@ func TestPropRedisThrottleEqualsModel(t *testing.T) {
 // history with fault rules set and cleared over every store op.
 func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
 	_, r := sharedRedis(t)
-	rapid.Check(t, machineOn(r, oracle.ThrottleFaults))
+	checkRedis(t, machineOn(r, oracle.ThrottleFaults))
 }
 
 // TestVectorsPassRedis runs every throttle, throttle_faults and lim
@@ -125,5 +166,5 @@ func TestVectorsPassRedis(t *testing.T) {
 // refuses the same configs (DIST-2, DIST-8).
 func TestPropRedisGateEqualsModel(t *testing.T) {
 	_, r := sharedRedis(t)
-	rapid.Check(t, machineOn(r, oracle.Gate))
+	checkRedis(t, machineOn(r, oracle.Gate))
 }
