@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/redissubject"
@@ -302,4 +303,37 @@ func TestRedisFailoverLosesAcknowledgedWrites(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("count after the failover = %d, want 3: the model (and the primary) had 5, two acknowledged failures lost", n)
 	}
+}
+
+// TestRedisOutOfMemoryRefusesWritesWhole checks DIST-5's definite case of a
+// full server: under maxmemory (policy noeviction) every write script is
+// refused before it runs (#!lua), so each fails with ErrUnavailable and
+// changes nothing; reads still answer; a gate admit is refused the same way.
+func TestRedisOutOfMemoryRefusesWritesWhole(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites[:5] {
+		r.both(t, w)
+	}
+	if got, err := r.srv.Command("CONFIG", "SET", "maxmemory", "1"); err != nil || got != "+OK" {
+		t.Fatalf("CONFIG SET maxmemory 1 = %q, %v", got, err)
+	}
+	for i, w := range faultWrites[:6] {
+		if err := w(r.redis); !errors.Is(err, redisstore.ErrUnavailable) {
+			t.Fatalf("write %d under OOM = %v, want ErrUnavailable (refused before it ran)", i, err)
+		}
+	}
+	c, err := redissubject.NewClient(r.srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	g := newLinRedisGate(t, c, "oom", 2, time.Minute)
+	if _, err := g.Admit("a", 0); !errors.Is(err, redisgate.ErrUnavailable) {
+		t.Fatalf("Admit under OOM = %v, want ErrUnavailable", err)
+	}
+	r.same(t, "under OOM") // reads answer, nothing changed
+	if got, err := r.srv.Command("CONFIG", "SET", "maxmemory", "0"); err != nil || got != "+OK" {
+		t.Fatalf("CONFIG SET maxmemory 0 = %q, %v", got, err)
+	}
+	r.same(t, "after OOM")
 }
