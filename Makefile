@@ -67,6 +67,7 @@ check-%:
 LINROUNDS ?= 500
 test-long: proptest
 	$(GOTEST) -race -count=1 -run Lin ./fuzz -lin.rounds=$(LINROUNDS)
+	$(GOTEST) -count=1 -run 'PropRedis' ./fuzz -rapid.checks=$(RAPIDCHECKS)
 	@$(call fuzzrun,$(FUZZTIME))
 	$(GOTEST) -count=1 -run '^$$' -bench MutantTimeToFind -benchtime 1x ./cmd/limcheck
 
@@ -137,8 +138,8 @@ mutants:
 # fails when a package is in neither list, in both, or concurrent and not
 # in RACEPKGS. -timeout is a backstop for a hang, far above what a busy
 # machine needs; no test has a tighter one.
-RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/search ./fuzz ./impl/...
-PLAINPKGS := . ./conformance ./conformance/cmd/... ./conformance/internal/... ./internal/... ./model/... ./oracle
+RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/search ./fuzz ./impl/... ./internal/redistest
+PLAINPKGS := . ./conformance ./conformance/cmd/... ./conformance/internal/... ./internal/archcheck ./internal/cmd/... ./internal/implsubject ./internal/purity ./internal/slowdown ./internal/speccheck ./internal/walkthrough ./model/... ./oracle
 gotest:
 	$(GOTEST) -race -count=1 -timeout 30m -parallel 4 $(RACEPKGS)
 	$(GOTEST) -count=1 -timeout 30m -parallel 4 $(PLAINPKGS)

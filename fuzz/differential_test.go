@@ -32,17 +32,24 @@ type differential struct {
 // when impl does not support cfg (ErrUnsupported).
 func openDifferential(t tb, c oracle.Component, cfg oracle.Config) *differential {
 	t.Helper()
+	return openDifferentialOn(t, implsubject.Impl{}, c, cfg)
+}
+
+// openDifferentialOn is openDifferential with another subject in impl's
+// place (the Redis-backed one).
+func openDifferentialOn(t tb, subject oracle.Subject, c oracle.Component, cfg oracle.Config) *differential {
+	t.Helper()
 	d := &differential{trace: oracle.Trace{Component: c, Config: cfg}, gen: oracle.NewOpGen(c, cfg)}
 	m, mclass, err := oracle.Model{}.Open(c, cfg)
 	if err != nil {
 		t.Fatalf("Model{}.Open(%s, config) = %v", c, err)
 	}
-	i, iclass, err := implsubject.Impl{}.Open(c, cfg)
+	i, iclass, err := subject.Open(c, cfg)
 	if errors.Is(err, oracle.ErrUnsupported) {
 		t.Skipf("impl does not support this config: %v", err)
 	}
 	if err != nil {
-		t.Fatalf("Impl{}.Open(%s, config) = %v", c, err)
+		t.Fatalf("%s.Open(%s, config) = %v", subject.Name(), c, err)
 	}
 	if mclass != iclass {
 		div := &oracle.Divergence{Index: -1, Diff: cmp.Diff(mclass, iclass)}

@@ -20,5 +20,7 @@ func TestMain(m *testing.M) {
 			_ = flag.Set("test.skip", mutateSkip)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopRedis() // the package's redis-server, if a test started it
+	os.Exit(code)
 }

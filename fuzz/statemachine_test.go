@@ -3,6 +3,7 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -14,8 +15,13 @@ import (
 // window and ban boundaries), applying it to both and comparing the results;
 // after every action it compares the observable state (checkState).
 func machine(c oracle.Component) func(*rapid.T) {
+	return machineOn(implsubject.Impl{}, c)
+}
+
+// machineOn is machine with subject in impl's place.
+func machineOn(subject oracle.Subject, c oracle.Component) func(*rapid.T) {
 	return func(t *rapid.T) {
-		d := openDifferential(t, c, oracle.GenConfig(c).Draw(t, "config"))
+		d := openDifferentialOn(t, subject, c, oracle.GenConfig(c).Draw(t, "config"))
 		if d == nil {
 			return // both refused the config, the same way
 		}

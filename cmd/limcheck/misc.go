@@ -11,6 +11,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/speccheck"
 	"github.com/limcheck/limcheck/internal/walkthrough"
 	"github.com/limcheck/limcheck/oracle"
@@ -20,22 +21,45 @@ import (
 // stdin and stdout: `limcheck run --port 'limcheck serve'` checks it
 // through a real process.
 func (c cli) serveCmd(args []string) int {
-	fs := c.flags("serve", "[-model]", "Serves the bundled Go implementation (impl/) as a port on stdin and stdout (spec.md PROTO-1..11).", "0 stdin ended, 2 a request line that is not JSON with a seq")
+	fs := c.flags("serve", "[-model | -redis ADDR]", "Serves the bundled Go implementation (impl/) as a port on stdin and stdout (spec.md PROTO-1..11).", "0 stdin ended, 2 a request line that is not JSON with a seq, or a redis-server that does not answer")
 	model := fs.Bool("model", false, "serve the reference model instead of impl/")
+	redis := fs.String("redis", "", "serve the Redis-backed gate and throttle store (impl/redisgate, impl/throttle/redisstore) over the redis-server at `ADDR` (host:port) instead of impl/")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
 	tuneGC()
 	var s oracle.Subject = implsubject.Impl{}
 	h := bundledHello()
-	if *model {
+	switch {
+	case *model && *redis != "":
+		fmt.Fprintln(c.stderr, "limcheck serve: -model and -redis exclude each other")
+		return exitUsage
+	case *model:
 		s, h.Name = oracle.Model{}, "limcheck-model"
+	case *redis != "":
+		r, err := openRedis(*redis)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "limcheck serve: -redis %s: %v\n", *redis, err)
+			return exitUsage
+		}
+		defer r.Close()
+		s, h.Name = r, "limcheck-redis"
 	}
 	if err := protocol.Serve(c.stdin, c.stdout, s, h); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck serve: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// openRedis returns the Redis subject at addr once its server answers.
+func openRedis(addr string) (*redissubject.Redis, error) {
+	r := redissubject.New(addr)
+	if err := r.Ping(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // vectorsCmd is `limcheck vectors export DIR`.

@@ -17,7 +17,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/limcheck/limcheck/conformance"
+	ithrottle "github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -39,9 +41,9 @@ func TestMain(m *testing.M) {
 // The scripts see NCASES and NCORE, the numbers of built-in vectors and of
 // core ones, and NIMPL and NIMPLSKIP, how many of them the bundled Go
 // implementation runs and how many it skips (a config past its limits:
-// more gate ways than implsubject.MaxGateSlots, a threshold over 16384; on
-// branch gate2 every valid gate config, until gatefast brings impl/gate to 2.0),
-// counted from the vectors this binary embeds, so that they
+// more gate ways than implsubject.MaxGateSlots, a threshold over 16384),
+// and NREDIS and NREDISSKIP the same for limcheck serve -redis (a threshold
+// over 16384), counted from the vectors this binary embeds, so that they
 // state exact counts without going stale when a vector is added; and WAIT
 // and LONG, the generous handshake/request and whole-run time limits every
 // run against a port passes (a minute and ten, times
@@ -62,13 +64,18 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	core, implSkips := 0, 0
+	core, implSkips, redisSkips := 0, 0, 0
 	for _, c := range all {
 		if c.Level != conformance.Strict {
 			core++
 		}
 		if tr := c.Trace(); errors.Is(openErr(tr), oracle.ErrUnsupported) {
 			implSkips++
+		}
+		if th := c.Trace().Config.Throttle; th != nil {
+			if n, ok := th.Threshold.Uint64(); ok && n > ithrottle.MaxStampsPerKey {
+				redisSkips++ // the Redis store keeps impl's limit on stamps per key
+			}
 		}
 	}
 	files, err := scriptsFor(raceEnabled)
@@ -86,6 +93,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NCORE", strconv.Itoa(core))
 			env.Setenv("NIMPL", strconv.Itoa(len(all)-implSkips))
 			env.Setenv("NIMPLSKIP", strconv.Itoa(implSkips))
+			env.Setenv("NREDIS", strconv.Itoa(len(all)-redisSkips))
+			env.Setenv("NREDISSKIP", strconv.Itoa(redisSkips))
 			env.Setenv("WAIT", slowdown.Scale(time.Minute).String())
 			env.Setenv("LONG", slowdown.Scale(10*time.Minute).String())
 			env.Setenv("BUDGET", slowdown.Scale(15*time.Second).String())
@@ -104,6 +113,7 @@ func TestScripts(t *testing.T) {
 			"byteclean":  cmdByteClean,
 			"schema":     cmdSchema,
 			"samereport": cmdSameReport,
+			"redis":      cmdRedis,
 		},
 	})
 }
@@ -175,6 +185,26 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // such process), and unless it lists at least one. The
 // processes it waits for were killed, so only a machine too busy to reap
 // them takes that long.
+// cmdRedis is `redis VAR`: it starts a redis-server of the script's own
+// (internal/redistest: a random loopback port, a directory in the script's
+// work dir, killed by its PID when the script ends) and sets VAR to its
+// host:port. It fails the script, never skips it, when none can start.
+func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: redis VAR")
+	}
+	dir := ts.MkAbs("redis-data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	srv, err := redistest.StartDir(dir)
+	if err != nil {
+		ts.Fatalf("redis: %v", err)
+	}
+	ts.Defer(srv.Kill)
+	ts.Setenv(args[0], srv.Addr())
+}
+
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: gone PIDFILE")

@@ -15,6 +15,7 @@ import (
 // immutable: safe for concurrent use, and one gate may back several.
 type Limiter struct {
 	g             *gate.Gate
+	other         Gate // when g is nil: the Gate of NewFor (backend.go)
 	keys          keyer
 	clock         func() int64 // nil: the gate's monotonic clock
 	onReject      func(*http.Request, gate.Decision)
@@ -93,7 +94,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		defer l.caps.release(i)
 	}
 	now := l.now()
-	d := l.g.AdmitBytes(key, now) // the key stays bytes: see AdmitBytes
+	d := l.admit(key, now) // the key stays bytes: see AdmitBytes
 	if d.Verdict != gate.Pass {
 		if d.Verdict == gate.Limited && l.trueRetry {
 			d.RetryAfter = l.stepRetryAfter(key, now)
@@ -101,7 +102,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		l.reject(w, r, d)
 		return
 	}
-	defer l.g.Release(d)
+	defer l.release(d)
 	next.ServeHTTP(w, r)
 }
 
@@ -113,7 +114,7 @@ func (l *Limiter) now() int64 {
 	if l.clock != nil {
 		return l.clock()
 	}
-	return l.g.Now()
+	return l.gateNow()
 }
 
 // reject writes the 503 of d and calls the hook.

@@ -9,6 +9,9 @@
 //	layer                 non-test files may import        _test files may also import
 //	model                 model                            internal, pgregory.net/rapid, github.com/google/go-cmp
 //	impl                  impl                             pgregory.net/rapid, github.com/google/go-cmp
+//	impl/redisgate,       impl, github.com/redis/rueidis   rapid, go-cmp (the tests against a
+//	  impl/throttle/                                       real redis-server are in fuzz)
+//	  redisstore
 //	oracle                oracle, model, rapid, go-cmp,    (nothing more)
 //	                      github.com/anishathalye/porcupine
 //	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)

@@ -14,6 +14,7 @@ const (
 	rapid     = "pgregory.net/rapid"
 	gocmp     = "github.com/google/go-cmp"
 	porcupine = "github.com/anishathalye/porcupine"
+	rueidis   = "github.com/redis/rueidis"
 )
 
 // allowance lists what a file may import beyond the standard library,
@@ -59,6 +60,8 @@ var rules = []layerRule{
 		tests: allowance{module: []string{"impl"}, external: []string{rapid, gocmp}},
 		says:  "impl may import only the standard library and impl/... (its tests also rapid and go-cmp, never the model)",
 	},
+	redisLayer("impl/throttle/redisstore"),
+	redisLayer("impl/redisgate"),
 	{
 		layer: "oracle",
 		code:  oracleAllowance(),
@@ -133,6 +136,18 @@ func helperAllowance() allowance {
 func withSlowdown(a allowance) allowance {
 	a.module = append(slices.Clone(a.module), "internal/slowdown")
 	return a
+}
+
+// redisLayer is the rule for an impl package on Redis: impl's rule plus
+// rueidis. The tests against a real server live in fuzz/, which starts one
+// with internal/redistest.
+func redisLayer(layer string) layerRule {
+	return layerRule{
+		layer: layer,
+		code:  allowance{module: []string{"impl"}, external: []string{rueidis}},
+		tests: allowance{module: []string{"impl"}, external: []string{rueidis, rapid, gocmp}},
+		says:  layer + " may import only the standard library, impl/... and github.com/redis/rueidis (its tests also rapid and go-cmp, never the model)",
+	}
 }
 
 // openLayer is the rule for a layer that may import anything.

@@ -18,6 +18,17 @@ type implThrottle struct {
 }
 
 func openThrottle(cfg oracle.Config, faults bool) (oracle.Instance, oracle.ErrorClass, error) {
+	return OpenThrottle(cfg, faults, func(k uint64) (throttle.Store, error) {
+		return throttle.NewMemStore(throttle.MemConfig{StampsPerKey: k})
+	})
+}
+
+// OpenThrottle opens a throttle instance of cfg over the store newStore
+// returns for k = the threshold stamps per key: component throttle uses the
+// store as it is (its fused paths when it has them), throttle_faults wraps
+// it in a FaultStore (the seven-op path, faults checked before the store is
+// called). The Redis subject opens its store through it.
+func OpenThrottle(cfg oracle.Config, faults bool, newStore func(k uint64) (throttle.Store, error)) (oracle.Instance, oracle.ErrorClass, error) {
 	threshold, window, ban, err := cfg.ThrottleConfig()
 	if err != nil {
 		return nil, "", err
@@ -29,14 +40,13 @@ func openThrottle(cfg oracle.Config, faults bool) (oracle.Instance, oracle.Error
 	if threshold > throttle.MaxStampsPerKey {
 		return nil, "", fmt.Errorf("%w: impl keeps at most %d stamps per key, threshold %d", oracle.ErrUnsupported, throttle.MaxStampsPerKey, threshold)
 	}
-	mem, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: threshold})
+	store, err := newStore(threshold)
 	if err != nil {
 		return nil, "", err
 	}
-	var store throttle.Store = mem
 	it := &implThrottle{}
 	if faults {
-		it.faults = throttle.NewFaultStore(mem)
+		it.faults = throttle.NewFaultStore(store)
 		store = it.faults
 	}
 	if it.t, err = throttle.New(store, tc); errors.Is(err, throttle.ErrConfig) {

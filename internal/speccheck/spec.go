@@ -53,6 +53,7 @@ var implementers = map[string]string{
 	"GATE":  "model",
 	"THR":   "model",
 	"STORE": "model",
+	"DIST":  "impl", // the Redis-backed gate and store (impl/redisgate, impl/throttle/redisstore)
 }
 
 // Implementer returns the slash-separated directory whose non-test .go files

@@ -1,0 +1,339 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/redisgate"
+	"github.com/limcheck/limcheck/impl/throttle"
+	"github.com/limcheck/limcheck/impl/throttle/redisstore"
+	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/slowdown"
+)
+
+// faultRig is a Redis store behind a fault proxy, on its own server, and a
+// MemStore (equal to the model, TestPropImplThrottleEqualsModel) that gets
+// exactly the operations the Redis store acknowledged.
+type faultRig struct {
+	srv   *redistest.Server
+	proxy *redistest.Proxy
+	redis *redisstore.Store
+	mem   *throttle.MemStore
+}
+
+func newFaultRig(t *testing.T) *faultRig {
+	t.Helper()
+	srv := redistest.Start(t)
+	proxy := redistest.NewProxy(t, srv.Addr())
+	c, err := redissubject.NewClient(proxy.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: "faults", StampsPerKey: 4, TTL: time.Hour,
+		Timeout: slowdown.Scale(500 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := throttle.NewMemStore(throttle.MemConfig{StampsPerKey: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &faultRig{srv: srv, proxy: proxy, redis: rs, mem: mem}
+}
+
+// writes is the rig's write workload: each op applied to a store.
+var faultWrites = []func(throttle.Store) error{
+	func(s throttle.Store) error { _, err := s.AddFailure("a", 10, 100); return err },
+	func(s throttle.Store) error { _, err := s.Ban("b", 500); return err },
+	func(s throttle.Store) error { _, err := s.AddFailure("b", 20, 100); return err },
+	func(s throttle.Store) error { return s.ClearFailures("b") },
+	func(s throttle.Store) error { _, err := s.AddFailure("c", 30, 100); return err },
+	func(s throttle.Store) error { return s.Clear("c") },
+	func(s throttle.Store) error { _, err := s.Purge(200, 100); return err },
+}
+
+// both applies w to both stores; Redis must succeed.
+func (r *faultRig) both(t *testing.T, w func(throttle.Store) error) {
+	t.Helper()
+	if err := w(r.redis); err != nil {
+		t.Fatalf("redis store: %v", err)
+	}
+	if err := w(r.mem); err != nil {
+		t.Fatalf("mem store: %v", err)
+	}
+}
+
+// same fails t unless every read of both stores agrees.
+func (r *faultRig) same(t *testing.T, when string) {
+	t.Helper()
+	for _, k := range []string{"a", "b", "c", "d"} {
+		rb, err1 := r.redis.BanUntil(k)
+		mb, _ := r.mem.BanUntil(k)
+		rc, err2 := r.redis.Count(k, 150, 1000)
+		mc, _ := r.mem.Count(k, 150, 1000)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatalf("%s: reads of %q: %v", when, k, err)
+		}
+		if rb != mb || rc != mc {
+			t.Fatalf("%s: key %q: redis ban %d count %d, model (MemStore) ban %d count %d", when, k, rb, rc, mb, mc)
+		}
+	}
+}
+
+// TestRedisStoreDefiniteFaultsLoseNothing checks that while connects are
+// refused or reset, every store operation fails with a *StoreError, has no
+// effect, and everything acknowledged before is intact afterwards (STORE-1,
+// DIST-5).
+func TestRedisStoreDefiniteFaultsLoseNothing(t *testing.T) {
+	r := newFaultRig(t)
+	for _, mode := range []redistest.Mode{redistest.Refuse, redistest.Reset} {
+		r.both(t, faultWrites[0])
+		if err := r.proxy.SetMode(mode); err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range faultWrites {
+			var se *throttle.StoreError
+			if err := w(r.redis); !errors.As(err, &se) {
+				t.Fatalf("mode %d: write %d = %v, want a *throttle.StoreError", mode, i, err)
+			}
+		}
+		if _, err := r.redis.BanUntil("a"); !errors.Is(err, redisstore.ErrUnavailable) {
+			t.Fatalf("mode %d: BanUntil = %v, want ErrUnavailable", mode, err)
+		}
+		// A refused connect is definite. A reset during the connection's
+		// handshake may read as ambiguous (the client cannot tell how far
+		// it got), which is the safe side; either way nothing ran.
+		_, err := r.redis.AddFailure("a", 11, 100)
+		if mode == redistest.Refuse && !errors.Is(err, redisstore.ErrUnavailable) {
+			t.Fatalf("AddFailure on a refused connect = %v, want ErrUnavailable (definite)", err)
+		}
+		if !errors.Is(err, redisstore.ErrUnavailable) && !errors.Is(err, redisstore.ErrIndeterminate) {
+			t.Fatalf("mode %d: AddFailure = %v, want ErrUnavailable or ErrIndeterminate", mode, err)
+		}
+		if err := r.proxy.SetMode(redistest.Pass); err != nil {
+			t.Fatal(err)
+		}
+		r.same(t, "after the fault")
+	}
+	for _, w := range faultWrites {
+		r.both(t, w)
+	}
+	r.same(t, "after the workload")
+}
+
+// TestRedisStoreLostReplyIsIndeterminateAndNotRetried checks DIST-5: a write
+// whose reply is lost after Redis executed it fails with ErrIndeterminate,
+// took effect exactly once (never retried), and that a read whose reply is
+// lost has no effect.
+func TestRedisStoreLostReplyIsIndeterminateAndNotRetried(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites { // connected, every script loaded: the next reply is the op's
+		r.both(t, w)
+	}
+	// Purge reads the tracked set first: a lost reply there is a read's,
+	// with no effect, so the writes here are the single-script ones.
+	for i, w := range faultWrites[:6] {
+		if err := r.proxy.SetMode(redistest.DropReply); err != nil {
+			t.Fatal(err)
+		}
+		before := r.proxy.Drops()
+		err := w(r.redis)
+		if r.proxy.Drops() != before+1 {
+			t.Fatalf("write %d: the proxy dropped %d replies, want 1", i, r.proxy.Drops()-before)
+		}
+		if !errors.Is(err, redisstore.ErrIndeterminate) {
+			t.Fatalf("write %d with its reply lost = %v, want ErrIndeterminate", i, err)
+		}
+		if err := w(r.mem); err != nil { // it ran: the model applies it once
+			t.Fatal(err)
+		}
+		r.same(t, "after a lost reply")
+	}
+}
+
+// TestRedisStoreBlackholeReturnsWithinTimeout checks that a store call to a
+// server that never answers returns an error (ambiguous for a write) within
+// its timeout, not after a hang, and that nothing it sent took effect.
+func TestRedisStoreBlackholeReturnsWithinTimeout(t *testing.T) {
+	r := newFaultRig(t)
+	r.both(t, faultWrites[0])
+	if err := r.proxy.SetMode(redistest.Blackhole); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := r.redis.AddFailure("a", 12, 100)
+	if !errors.Is(err, redisstore.ErrIndeterminate) {
+		t.Fatalf("AddFailure into a black hole = %v, want ErrIndeterminate", err)
+	}
+	if limit := slowdown.Scale(5 * time.Second); time.Since(start) > limit {
+		t.Fatalf("AddFailure into a black hole took %v, more than %v", time.Since(start), limit)
+	}
+	if err := r.proxy.SetMode(redistest.Reset); err != nil { // drop the stuck connection
+		t.Fatal(err)
+	}
+	if err := r.proxy.SetMode(redistest.Pass); err != nil {
+		t.Fatal(err)
+	}
+	r.same(t, "after the black hole") // the proxy forwarded nothing
+}
+
+// TestRedisStoreSurvivesKill9 checks that every operation acknowledged
+// before a kill -9 of redis-server is there after a restart from its
+// append-only file (appendfsync always), that operations while it is down
+// fail, and that the scripts run again after the restart (NOSCRIPT, then
+// EVAL).
+func TestRedisStoreSurvivesKill9(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites[:5] {
+		r.both(t, w)
+	}
+	r.srv.Kill()
+	for i, w := range faultWrites {
+		var se *throttle.StoreError
+		if err := w(r.redis); !errors.As(err, &se) {
+			t.Fatalf("write %d while down = %v, want a *throttle.StoreError", i, err)
+		}
+	}
+	if err := r.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	r.same(t, "after the restart")
+	for _, w := range faultWrites {
+		r.both(t, w)
+	}
+	r.same(t, "after the workload")
+}
+
+// TestRedisKeysAllHaveTTL checks DIST-6: after a workload of every store
+// operation and of gate admits and releases, every key either wrote has a
+// TTL, so nothing outlives its use.
+func TestRedisKeysAllHaveTTL(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites {
+		r.both(t, w)
+	}
+	c, err := redissubject.NewClient(r.srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	g := newLinRedisGate(t, c, "ttl", 2, time.Minute)
+	for _, ip := range []string{"a", "b", "c"} {
+		d, err := g.Admit(ip, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ip == "a" {
+			_ = g.Release(d)
+		}
+	}
+	ctx := context.Background()
+	keys, err := c.Do(ctx, c.B().Keys().Pattern("*").Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) < 4 {
+		t.Fatalf("KEYS * = %q, want the store's and the gate's keys", keys)
+	}
+	for _, k := range keys {
+		ttl, err := c.Do(ctx, c.B().Pttl().Key(k).Build()).AsInt64()
+		if err != nil || ttl <= 0 {
+			t.Errorf("key %q: PTTL %d (%v), want a TTL", k, ttl, err)
+		}
+	}
+}
+
+// TestRedisFailoverLosesAcknowledgedWrites pins DIST-7's limit: replication
+// is asynchronous, so a failover to a replica can lose writes the primary
+// acknowledged. Failures that WAIT saw on the replica survive; two more,
+// acknowledged while the replication link lagged (here: a black-holed
+// proxy between them), are gone after the primary is killed and the replica
+// promoted, so the key's count is lower than the model's.
+func TestRedisFailoverLosesAcknowledgedWrites(t *testing.T) {
+	primary := redistest.Start(t)
+	link := redistest.NewProxy(t, primary.Addr())
+	replica := redistest.StartReplica(t, link.Addr())
+	c, err := redissubject.NewClient(primary.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: "failover", StampsPerKey: 8, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(now uint64, want uint64) {
+		t.Helper()
+		if n, err := s.AddFailure("k", now, 100); err != nil || n != want {
+			t.Fatalf("AddFailure(k, %d) = %d, %v; want %d", now, n, err, want)
+		}
+	}
+	for i := range uint64(3) {
+		add(10+i, i+1)
+	}
+	if got, err := primary.Command("WAIT", "1", "5000"); err != nil || got != ":1" {
+		t.Fatalf("WAIT 1 = %q, %v; want :1 (the replica has the first three)", got, err)
+	}
+	if err := link.SetMode(redistest.Blackhole); err != nil {
+		t.Fatal(err)
+	}
+	add(13, 4) // acknowledged by the primary alone
+	add(14, 5)
+	primary.Kill()
+	if got, err := replica.Command("REPLICAOF", "NO", "ONE"); err != nil || got != "+OK" {
+		t.Fatalf("REPLICAOF NO ONE = %q, %v", got, err)
+	}
+	rc, err := redissubject.NewClient(replica.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	promoted, err := redisstore.New(redisstore.Config{Client: rc, Namespace: "failover", StampsPerKey: 8, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := promoted.Count("k", 14, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Fatalf("count after the failover = %d, want 3: the model (and the primary) had 5, two acknowledged failures lost", n)
+	}
+}
+
+// TestRedisOutOfMemoryRefusesWritesWhole checks DIST-5's definite case of a
+// full server: under maxmemory (policy noeviction) every write script is
+// refused before it runs (#!lua), so each fails with ErrUnavailable and
+// changes nothing; reads still answer; a gate admit is refused the same way.
+func TestRedisOutOfMemoryRefusesWritesWhole(t *testing.T) {
+	r := newFaultRig(t)
+	for _, w := range faultWrites[:5] {
+		r.both(t, w)
+	}
+	if got, err := r.srv.Command("CONFIG", "SET", "maxmemory", "1"); err != nil || got != "+OK" {
+		t.Fatalf("CONFIG SET maxmemory 1 = %q, %v", got, err)
+	}
+	for i, w := range faultWrites[:6] {
+		if err := w(r.redis); !errors.Is(err, redisstore.ErrUnavailable) {
+			t.Fatalf("write %d under OOM = %v, want ErrUnavailable (refused before it ran)", i, err)
+		}
+	}
+	c, err := redissubject.NewClient(r.srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	g := newLinRedisGate(t, c, "oom", 2, time.Minute)
+	if _, err := g.Admit("a", 0); !errors.Is(err, redisgate.ErrUnavailable) {
+		t.Fatalf("Admit under OOM = %v, want ErrUnavailable", err)
+	}
+	r.same(t, "under OOM") // reads answer, nothing changed
+	if got, err := r.srv.Command("CONFIG", "SET", "maxmemory", "0"); err != nil || got != "+OK" {
+		t.Fatalf("CONFIG SET maxmemory 0 = %q, %v", got, err)
+	}
+	r.same(t, "after OOM")
+}

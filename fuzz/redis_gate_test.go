@@ -1,0 +1,160 @@
+package fuzz
+
+// The Redis gate in its production layout against the model, with its own
+// edge-biased draws of configs and times.
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/gate"
+	ilim "github.com/limcheck/limcheck/impl/lim"
+	"github.com/limcheck/limcheck/impl/redisgate"
+	mgate "github.com/limcheck/limcheck/model/gate"
+	mlim "github.com/limcheck/limcheck/model/lim"
+	"github.com/redis/rueidis"
+	"pgregory.net/rapid"
+)
+
+// edgeInt64 draws an int64, half the time from the edges.
+func redisEdgeInt64() *rapid.Generator[int64] {
+	edges := []int64{math.MinInt64, math.MinInt64 + 1, -1 << 53, -3, -2, -1, 0, 1, 2, 3, 7, 1 << 31, 1<<32 + 1, 1<<53 + 1, 1 << 62, math.MaxInt64 - 1, math.MaxInt64}
+	return rapid.OneOf(rapid.SampledFrom(edges), rapid.Int64(), rapid.Int64Range(-1000, 1000))
+}
+
+func redisEdgePositive() *rapid.Generator[int64] {
+	edges := []int64{1, 2, 3, 7, 10, 1<<31 - 1, 1<<32 + 1, 1<<53 + 1, 1 << 62, math.MaxInt64 - 1, math.MaxInt64}
+	return rapid.OneOf(rapid.SampledFrom(edges), rapid.Int64Range(1, math.MaxInt64), rapid.Int64Range(1, 20))
+}
+
+var redisGateIPs = []string{"10.0.0.1", "10.0.0.2", "::1", "192.168.1.1", "2001:db8::1"}
+
+// redisGateRig is a Redis gate and the 2.0 model gate with one set of
+// unbounded ways, opened on one config.
+type redisGateRig struct {
+	r      *redisgate.Gate
+	m      *mgate.Gate
+	passes []redisgate.Decision // outstanding passes, oldest first
+	tick   int64
+	trace  []string
+}
+
+var redisGateSeq int
+
+func openRedisGateRig(t *rapid.T, c rueidis.Client) *redisGateRig {
+	cap, refil, ivl := redisEdgePositive().Draw(t, "cap"), redisEdgePositive().Draw(t, "refil"), redisEdgePositive().Draw(t, "ivl")
+	maxif := rapid.SampledFrom([]int64{1, 2, 3, math.MaxInt64}).Draw(t, "maxif")
+	tick := redisEdgePositive().Draw(t, "tick_nanos")
+	mc := mgate.Config{Lim: mlim.NewConfig(cap, refil, ivl, maxif), Sets: math.MaxInt64, Ways: 1, TickNanos: tick}
+	m, err := mgate.New(mc)
+	if err != nil {
+		t.Skipf("config refused: %v", err)
+	}
+	redisGateSeq++
+	g, err := redisgate.New(redisgate.Config{Client: c, Name: fmt.Sprint("pk", redisGateSeq), Lim: ilim.NewConfig(cap, refil, ivl, maxif),
+		Sets: math.MaxInt64, Ways: 1, TickNanos: tick, LeaseTTL: time.Hour, TTLMargin: time.Hour})
+	if err != nil {
+		t.Fatalf("redisgate.New: %v", err)
+	}
+	return &redisGateRig{r: g, m: m, tick: tick}
+}
+
+func (g *redisGateRig) fail(t *rapid.T, format string, args ...any) {
+	t.Helper()
+	t.Fatalf("%s\nafter:\n%s", fmt.Sprintf(format, args...), redisJoinLines(g.trace))
+}
+
+func redisJoinLines(s []string) string {
+	out := ""
+	for _, l := range s {
+		out += "  " + l + "\n"
+	}
+	return out
+}
+
+func (g *redisGateRig) admit(t *rapid.T, ip string, now int64) {
+	g.trace = append(g.trace, fmt.Sprintf("admit(%q, %d)", ip, now))
+	want := g.m.Admit(ip, now)
+	got, err := g.r.Admit(ip, now)
+	if err != nil {
+		g.fail(t, "Admit: %v", err)
+	}
+	if got.Verdict.String() != string(want.Verdict) || got.Retry != want.Retry || got.RetryAfter != want.RetryAfter ||
+		string(got.AppendResponse(nil)) != want.Response {
+		g.fail(t, "admit(%q, %d) = %+v, model %+v", ip, now, got, want)
+	}
+	if got.Verdict != gate.Shed {
+		mb, ok := g.m.Bucket(ip, now)
+		if !ok || mb.Tks != got.Bucket.Tks || mb.Last != got.Bucket.Last {
+			g.fail(t, "admit(%q, %d) left bucket %+v, model %+v (%v)", ip, now, got.Bucket, mb, ok)
+		}
+	}
+	if got.Verdict == gate.Pass {
+		g.passes = append(g.passes, got)
+	}
+}
+
+func (g *redisGateRig) release(t *rapid.T) {
+	if len(g.passes) == 0 {
+		return
+	}
+	g.trace = append(g.trace, "release()")
+	if err := g.r.Release(g.passes[0]); err != nil {
+		g.fail(t, "Release: %v", err)
+	}
+	g.passes = g.passes[1:]
+	g.m.Release()
+}
+
+func (g *redisGateRig) check(t *rapid.T, now int64) {
+	n, err := g.r.InFlight()
+	if err != nil || n != g.m.InFlight() {
+		g.fail(t, "in-flight %d (%v), model %d", n, err, g.m.InFlight())
+	}
+	for _, ip := range redisGateIPs {
+		b, ok, err := g.r.Bucket(ip, now)
+		mb, mok := g.m.Bucket(ip, now)
+		if err != nil || ok != mok || b.Tks != mb.Tks || b.Last != mb.Last {
+			g.fail(t, "bucket(%q, %d) = %+v %v (%v), model %+v %v", ip, now, b, ok, err, mb, mok)
+		}
+	}
+}
+
+// TestPropRedisGatePerKeyEqualsModel checks the property that the Redis
+// gate in its production layout (sets 2^63-1, ways 1: every key alone in
+// its set, never evicted, DIST-2) gives spec 2.0's model gate of the same
+// config its decisions, responses, in-flight counts and per-key buckets for
+// every sequential history of admits from a few addresses at times that
+// step forward, back and to the int64 edges, releases of outstanding
+// passes, and reads; over lim configs and ticks drawn with edge values.
+func TestPropRedisGatePerKeyEqualsModel(t *testing.T) {
+	_, sr := sharedRedis(t)
+	r, err := sr.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRedis(t, func(t *rapid.T) {
+		g := openRedisGateRig(t, r)
+		now := redisEdgeInt64().Draw(t, "start")
+		t.Repeat(map[string]func(*rapid.T){
+			"admit": func(t *rapid.T) {
+				switch rapid.IntRange(0, 4).Draw(t, "how") {
+				case 0:
+					now = redisEdgeInt64().Draw(t, "now")
+				case 1:
+					now -= rapid.Int64Range(0, 3).Draw(t, "back")
+				default:
+					d := rapid.Int64Range(0, 50).Draw(t, "step")
+					if now <= math.MaxInt64-d {
+						now += d
+					}
+				}
+				g.admit(t, rapid.SampledFrom(redisGateIPs).Draw(t, "ip"), now)
+			},
+			"release": func(t *rapid.T) { g.release(t) },
+			"":        func(t *rapid.T) { g.check(t, now) },
+		})
+	})
+}

@@ -1,0 +1,170 @@
+package fuzz
+
+import (
+	"flag"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/impl/throttle"
+	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/oracle"
+	"pgregory.net/rapid"
+)
+
+// The package's shared redis-server: started by the first test that needs
+// it, killed by TestMain. Tests that kill or fault a server start their own.
+var (
+	redisOnce    sync.Once
+	redisServer  *redistest.Server
+	redisDir     string
+	redisErr     error
+	redisSubject *redissubject.Redis
+)
+
+// sharedRedis returns the package's redis-server and the subject over it;
+// it fails t (never skips) when the server cannot start.
+func sharedRedis(t testing.TB) (*redistest.Server, *redissubject.Redis) {
+	t.Helper()
+	redisOnce.Do(func() {
+		if redisDir, redisErr = os.MkdirTemp("", "limcheck-redis-"); redisErr != nil {
+			return
+		}
+		if redisServer, redisErr = redistest.StartDir(redisDir); redisErr == nil {
+			redisSubject = redissubject.New(redisServer.Addr())
+		}
+	})
+	if redisErr != nil {
+		t.Fatalf("redis-server: %v", redisErr)
+	}
+	return redisServer, redisSubject
+}
+
+func stopRedis() {
+	if redisSubject != nil {
+		redisSubject.Close()
+	}
+	if redisServer != nil {
+		redisServer.Kill()
+	}
+	if redisDir != "" {
+		_ = os.RemoveAll(redisDir)
+	}
+}
+
+// In make test every Redis op is a round trip to a real server under the
+// race detector, so the Redis checks run fewer cases than impl's: these,
+// unless the command line sets -rapid.checks or -lin.rounds (make test-long
+// does).
+const (
+	redisChecks = 10 // rapid checks per Redis state machine
+	redisRounds = 6  // concurrent histories per Redis linearizability check
+)
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// checkRedis is rapid.Check(t, prop) with redisChecks checks unless the
+// command line chose. The package's tests never run in parallel, so the
+// flag is set and restored around the check alone.
+func checkRedis(t *testing.T, prop func(*rapid.T)) {
+	t.Helper()
+	if !flagSet("rapid.checks") {
+		old := flag.Lookup("rapid.checks").Value.String()
+		_ = flag.Set("rapid.checks", strconv.Itoa(redisChecks))
+		defer func() { _ = flag.Set("rapid.checks", old) }()
+	}
+	rapid.Check(t, prop)
+}
+
+// redisLinRounds is the number of concurrent histories of a Redis
+// linearizability check: -lin.rounds when the command line sets it, else
+// redisRounds.
+func redisLinRounds() int {
+	if flagSet("lin.rounds") {
+		return *linRounds
+	}
+	return redisRounds
+}
+
+// redisGateReady says the Redis gate is in the subject (the vectors of
+// component gate run against it).
+const redisGateReady = true
+
+// pastRedisLimits reports whether cfg is past the Redis subject's limits:
+// impl's.
+func pastRedisLimits(cfg oracle.Config) bool {
+	if th := cfg.Throttle; th != nil {
+		n, ok := th.Threshold.Uint64()
+		return ok && n > throttle.MaxStampsPerKey
+	}
+	return false
+}
+
+// TestPropRedisThrottleEqualsModel checks the property that the throttle
+// over the Redis store (its fused paths: one script per check and per
+// failure) gives the model's results for every sequential history, and
+// check of every pool key agrees after each op.
+func TestPropRedisThrottleEqualsModel(t *testing.T) {
+	_, r := sharedRedis(t)
+	checkRedis(t, machineOn(r, oracle.Throttle))
+}
+
+// TestPropRedisThrottleFaultsEqualsModel checks the property that the
+// throttle over FaultStore(Redis store) (the seven-op path, one command or
+// script per store op) gives the model's results for every sequential
+// history with fault rules set and cleared over every store op.
+func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
+	_, r := sharedRedis(t)
+	checkRedis(t, machineOn(r, oracle.ThrottleFaults))
+}
+
+// TestVectorsPassRedis runs every throttle, throttle_faults and lim
+// conformance vector against the Redis subject: each must pass but for
+// those past impl's documented limits (threshold above
+// throttle.MaxStampsPerKey), which it must skip.
+func TestVectorsPassRedis(t *testing.T) {
+	_, r := sharedRedis(t)
+	cases, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		t.Fatalf("conformance.Load(Vectors) error: %v", err)
+	}
+	passed, skipped := 0, 0
+	for _, c := range cases {
+		if c.Trace().Component == oracle.Gate && !redisGateReady {
+			continue
+		}
+		v, d, err := conformance.Check(r, c)
+		switch {
+		case v == conformance.Skip && err == nil && d == nil && pastRedisLimits(c.Trace().Config):
+			skipped++
+		case err != nil:
+			t.Errorf("%s (%s): Check(redis) error: %v", c.ID, c.Description, err)
+		case d != nil:
+			t.Errorf("%s (%s): Check(redis) = %s:\n%s", c.ID, c.Description, v, d.Report(c.Trace(), "expected", "redis"))
+		case v != conformance.Pass:
+			t.Errorf("%s (%s): Check(redis) = %s, want pass", c.ID, c.Description, v)
+		default:
+			passed++
+		}
+	}
+	t.Logf("redis passes %d of %d conformance vectors and skips %d past its limits", passed, len(cases), skipped)
+}
+
+// TestPropRedisGateEqualsModel checks the property that the Redis gate (one
+// script per admit over the set's ways, leases for in-flight places) gives
+// spec 2.0's model gate its decisions (set and way included), responses,
+// in-flight counts and per-key buckets for every sequential history of
+// admits, releases and reads, over every config the generators draw, and
+// refuses the same configs (DIST-2, DIST-8).
+func TestPropRedisGateEqualsModel(t *testing.T) {
+	_, r := sharedRedis(t)
+	checkRedis(t, machineOn(r, oracle.Gate))
+}

@@ -1,0 +1,395 @@
+// Package redisgate is the gate on Redis (>= 7.0), through rueidis: spec
+// 2.0's set-associative table of per-key buckets and one in-flight count,
+// shared by every node that talks to one Redis primary, the in-flight places
+// held as leases (spec DIST-3, DIST-4). With Sets >= 2^32 - 5 (every
+// lim_ip_key is alone in its set) and Ways 1 a key is never evicted and
+// each admit reads one bucket: the layout for production (spec DIST-2).
+//
+// One Admit is one EVALSHA (the EVAL fallback on NOSCRIPT is rueidis's): the
+// in-flight test, the set's ways, the refill, the take and the lease,
+// atomically (spec DIST-8). Release is
+// one ZREM of the decision's lease: releasing twice, or a decision that did
+// not pass, is a no-op.
+//
+// Layout, for gate name NAME (one hash tag: one Redis Cluster slot):
+//
+//	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the Redis clock
+//	{lim:NAME}:s:SET  hash: the set SET (16 hex digits), way (16 hex) -> key
+//	                  (16 hex) and bucket (64 hex: tq, tr, lq, lr)
+//
+// Exactness: the only products and quotients in LIM-8..LIM-12 are by the
+// config constants ivl and refil, so Go divides now by ivl and cap by refil
+// and the script sees (quotient, remainder) pairs: tks = tq*refil + tr, last
+// = lq*ivl + lr. Lua then only adds and compares integers held as 32-bit
+// halves, exact in doubles. Every int64 crosses the boundary as 16 hex
+// digits. The retry of a limited take (cost 1) depends only on the config
+// and is impl/lim's; Retry-After is impl/gate's RetryAfterSeconds.
+//
+// TTLs (spec DIST-6): a bucket carries no information once it is full
+// (GATE-14), so a set's TTL runs to the real time its last-written bucket
+// would be full again, rounded up, plus Config.TTLMargin (which must cover
+// clock skew between nodes and Redis and any step back of now), and only
+// grows; the lease set's TTL runs past its last lease.
+//
+// Who supplies now: the caller, in ticks (spec DIST-1): [Gate.Now] is this
+// node's wall clock since Config.Epoch. Leases expire on the Redis clock.
+//
+// Faults: a definite failure (a Redis error reply, a failed connect) had no
+// effect; an ambiguous one (sent, no reply) may have. Admit retries both
+// with the same lease id and the same now until Config.Timeout: a replayed
+// pass is found by its lease and not taken again, and a limited or shed
+// attempt leaves nothing a second attempt would not leave. When every
+// attempt failed, Admit returns an error wrapping [ErrUnavailable] or
+// [ErrIndeterminate]; an indeterminate pass holds a lease that expires by
+// itself (a release, DIST-2).
+//
+// Imports: the standard library, impl/lim, impl/gate and rueidis.
+package redisgate
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
+	"github.com/redis/rueidis"
+)
+
+// ErrConfig is wrapped by New's error for an invalid Config.
+var ErrConfig = errors.New("redisgate: invalid config")
+
+// ErrUnavailable is wrapped by the error of an operation that failed
+// definitely: it had no effect.
+var ErrUnavailable = errors.New("redisgate: redis unavailable, no effect")
+
+// ErrIndeterminate is wrapped by the error of an Admit whose last attempt
+// was sent and got no reply: it may have passed (its lease then expires by
+// itself).
+var ErrIndeterminate = errors.New("redisgate: no reply to an admit, it may have taken effect")
+
+// Config configures a [Gate].
+type Config struct {
+	Client    rueidis.Client // DisableCache: true. Required.
+	Name      string         // the gate's namespace: non-empty, without '{' or '}'
+	Lim       lim.Config     // must be valid
+	Sets      int64          // >= 1 (spec GATE-13)
+	Ways      int64          // ways per set, >= 1
+	TickNanos int64          // the length of one tick, >= 1
+	// LeaseTTL is how long a pass holds its place without a release (Redis
+	// time), >= 1ms: a node that dies releases its requests this way.
+	LeaseTTL time.Duration
+	// TTLMargin is added to every bucket's TTL (0: 1 minute): it must cover
+	// the skew between the nodes' clocks and Redis's, and any step back of
+	// now, for a key never to expire before it is full.
+	TTLMargin time.Duration
+	// Timeout bounds each call, retries included (0: 2s).
+	Timeout time.Duration
+	// Epoch is tick 0 of Gate.Now (the zero Time: the Unix epoch). The same
+	// on every node.
+	Epoch time.Time
+}
+
+// Decision is the outcome of one Admit.
+type Decision struct {
+	Verdict    gate.Verdict
+	Set        int64      // the set of the request's key
+	Way        int64      // the way that holds the key after the take; -1 on a shed or a replayed pass
+	Retry      int64      // the bucket's retry in ticks; 0 unless Limited
+	RetryAfter int64      // Retry-After in seconds; 0 on Pass
+	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed or a replayed pass)
+	lease      string     // the pass's lease ("" unless Pass)
+	seq        uint64     // the lease's number: lease = leaseOf(seq)
+}
+
+// AppendResponse appends the decision's exact 503 response to dst (spec
+// GATE-8, GATE-9); a Pass appends nothing.
+func (d Decision) AppendResponse(dst []byte) []byte {
+	if d.Verdict == gate.Pass {
+		return dst
+	}
+	return lim.AppendResponse503(dst, d.RetryAfter)
+}
+
+// Gate is a gate on Redis. Safe for concurrent use.
+type Gate struct {
+	c       rueidis.Client
+	cfg     Config
+	tag     string // "{lim:NAME}:"
+	cap     [2]string
+	refil1  string // refil - 1
+	maxif   string
+	ways    string
+	lease   string // lease TTL ms
+	msStep  string // ms per refill step, a double
+	margin  string
+	most    string
+	retry   int64 // the retry of a limited take of cost 1
+	after   int64 // its Retry-After
+	timeout time.Duration
+	id      string
+	seq     atomic.Uint64
+}
+
+// mostTTL is the largest key TTL: 2^45 ms, about 1100 years.
+const mostTTL = int64(1) << 45
+
+var (
+	//go:embed lua/admit.lua
+	admitLua string
+	//go:embed lua/inflight.lua
+	inflightLua    string
+	admitScript    = rueidis.NewLuaScript(admitLua)
+	inflightScript = rueidis.NewLuaScriptReadOnly(inflightLua)
+)
+
+// New returns a gate over cfg.Client. It does not talk to Redis.
+func New(cfg Config) (*Gate, error) {
+	switch {
+	case cfg.Client == nil:
+		return nil, fmt.Errorf("%w: Client is nil", ErrConfig)
+	case cfg.Name == "" || strings.ContainsAny(cfg.Name, "{}"):
+		return nil, fmt.Errorf("%w: Name %q must be non-empty without '{' or '}'", ErrConfig, cfg.Name)
+	case !cfg.Lim.Valid():
+		return nil, fmt.Errorf("%w: lim config is not valid (error code %d)", ErrConfig, cfg.Lim.Err())
+	case cfg.Sets < 1 || cfg.Ways < 1:
+		return nil, fmt.Errorf("%w: Sets %d and Ways %d must be >= 1", ErrConfig, cfg.Sets, cfg.Ways)
+	case cfg.TickNanos < 1:
+		return nil, fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
+	case cfg.LeaseTTL < time.Millisecond:
+		return nil, fmt.Errorf("%w: LeaseTTL %v below 1ms", ErrConfig, cfg.LeaseTTL)
+	case cfg.TTLMargin < 0 || cfg.Timeout < 0:
+		return nil, fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
+	}
+	g := &Gate{c: cfg.Client, cfg: cfg, tag: "{lim:" + cfg.Name + "}:", timeout: cfg.Timeout}
+	if g.timeout == 0 {
+		g.timeout = 2 * time.Second
+	}
+	margin := cfg.TTLMargin
+	if margin == 0 {
+		margin = time.Minute
+	}
+	if cfg.Epoch.IsZero() {
+		g.cfg.Epoch = time.Unix(0, 0)
+	}
+	cq, cr := floorDivMod(cfg.Lim.Cap(), cfg.Lim.Refil())
+	g.cap = [2]string{hex16(cq), hex16(cr)}
+	g.refil1 = hex16(cfg.Lim.Refil() - 1)
+	g.maxif = hex16(cfg.Lim.Maxif())
+	g.ways = hex16(cfg.Ways)
+	// spec DIST-3: "A pass holds a lease, with an expiry on the Redis clock (the gate's lease TTL), and `in_flight` counts the live leases."
+	g.lease = strconv.FormatInt(cfg.LeaseTTL.Milliseconds(), 10)
+	g.msStep = strconv.FormatFloat(float64(cfg.Lim.Ivl())*float64(cfg.TickNanos)/1e6, 'g', -1, 64)
+	g.margin = strconv.FormatInt(margin.Milliseconds(), 10)
+	// spec DIST-6: "A set's TTL runs to at least the real time at which its last-written bucket is full again, plus a margin for clock skew and steps back, and only grows"
+	g.most = strconv.FormatInt(mostTTL, 10)
+	// LIM-12: a limited take of cost 1 finds tks' = 0, so its retry is
+	// ceil(ivl/refil): the config's alone, computed by impl/lim.
+	g.retry = cfg.Lim.Take(lim.MakeBucket(0, 0), 0, 1).Retry
+	g.after = gate.RetryAfterSeconds(g.retry, cfg.TickNanos)
+	id := make([]byte, 8)
+	_, _ = rand.Read(id)
+	g.id = hex.EncodeToString(id)
+	return g, nil
+}
+
+// Config returns the gate's configuration.
+func (g *Gate) Config() Config { return g.cfg }
+
+// Now is this node's tick: the time since Config.Epoch in TickNanos.
+//
+// spec DIST-1: "The caller supplies `now` on every node (the gate's int64 ticks, the throttle's uint64 seconds), as in one process: a node converts its own clock, with one epoch for all nodes."
+func (g *Gate) Now() int64 { return int64(time.Since(g.cfg.Epoch) / time.Duration(g.cfg.TickNanos)) }
+
+func hex16(v int64) string { return fmt.Sprintf("%016x", uint64(v)) }
+
+// floorDivMod returns q, r with a = q*b + r, 0 <= r < b (b >= 1).
+func floorDivMod(a, b int64) (int64, int64) {
+	q, r := a/b, a%b
+	if r < 0 {
+		q--
+		r += b
+	}
+	return q, r
+}
+
+// leaseOf is the lease id of this gate's seq'th admit: unique across nodes.
+func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUint(seq, 16) }
+
+// setOf is the set of key k (spec GATE-13); k >= 0.
+//
+// spec DIST-2: "The Redis gate is the 2.0 gate of its config, `sets` and `ways` included: a set is one hash, and one admit reads and writes that hash alone."
+func (g *Gate) setOf(k int64) int64 { return k % g.cfg.Sets }
+
+func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + hex16(set) }
+func (g *Gate) leases() string         { return g.tag + "if" }
+
+// Admit decides one request from ip at tick now, at a cost of one token.
+func (g *Gate) Admit(ip string, now int64) (Decision, error) {
+	return g.admit(lim.IPKey(ip), now)
+}
+
+// AdmitBytes is Admit for an address held as bytes.
+func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
+	return g.admit(lim.IPKeyBytes(ip), now)
+}
+
+// spec DIST-8: "An admit is one script (the in-flight test, the set's ways, the refill, the take and the lease), a release one command"
+func (g *Gate) admit(k, now int64) (Decision, error) {
+	nq, nr := floorDivMod(now, g.cfg.Lim.Ivl())
+	seq := g.seq.Add(1)
+	lease := g.leaseOf(seq)
+	set := g.setOf(k)
+	keys := []string{g.leases(), g.keyOf(set)}
+	args := []string{hex16(nq), hex16(nr), g.cap[0], g.cap[1], g.refil1, g.maxif, lease, g.lease, g.msStep, g.margin, g.most, hex16(k), g.ways}
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	var err error
+	for attempt := 0; ; attempt++ {
+		var r []rueidis.RedisMessage
+		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
+			d, err := g.decision(r, lease)
+			d.seq, d.Set = seq, set
+			return d, err
+		}
+		if ctx.Err() != nil || attempt == 3 {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
+	}
+	if definite(err) {
+		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return Decision{}, fmt.Errorf("%w: %w", ErrIndeterminate, err)
+}
+
+// definite reports whether err shows the script never ran.
+func definite(err error) bool {
+	if _, ok := rueidis.IsRedisErr(err); ok {
+		return true
+	}
+	var op *net.OpError
+	return (errors.As(err, &op) && op.Op == "dial") || errors.Is(err, rueidis.ErrClosing)
+}
+
+func (g *Gate) decision(r []rueidis.RedisMessage, lease string) (Decision, error) {
+	if len(r) != 3 {
+		return Decision{}, fmt.Errorf("redisgate: bad admit reply (%d elements)", len(r))
+	}
+	v, err1 := r[0].ToString()
+	way, err2 := r[1].ToString()
+	rec, err3 := r[2].ToString()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return Decision{}, fmt.Errorf("redisgate: bad admit reply: %w", err)
+	}
+	d := Decision{Way: -1}
+	if way != "" {
+		w, err := strconv.ParseInt(way, 16, 64)
+		if err != nil {
+			return Decision{}, fmt.Errorf("redisgate: bad way %q: %w", way, err)
+		}
+		d.Way = w
+	}
+	if rec != "" {
+		b, err := g.decode(rec)
+		if err != nil {
+			return Decision{}, err
+		}
+		d.Bucket = b
+	}
+	switch v {
+	case "pass":
+		d.Verdict, d.lease = gate.Pass, lease
+	case "limited":
+		d.Verdict, d.Retry, d.RetryAfter = gate.Limited, g.retry, g.after
+	case "shed":
+		d.Verdict, d.RetryAfter = gate.Shed, 1 // GATE-9
+	default:
+		return Decision{}, fmt.Errorf("redisgate: bad verdict %q", v)
+	}
+	return d, nil
+}
+
+// decode reads a bucket record: tks = tq*refil + tr, last = lq*ivl + lr, in
+// wrapping int64 arithmetic, exact because the true values fit in int64.
+func (g *Gate) decode(rec string) (lim.Bucket, error) {
+	if len(rec) != 64 {
+		return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %q", rec)
+	}
+	var v [4]int64
+	for i := range v {
+		u, err := strconv.ParseUint(rec[16*i:16*i+16], 16, 64)
+		if err != nil {
+			return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %q: %w", rec, err)
+		}
+		v[i] = int64(u)
+	}
+	return lim.MakeBucket(v[0]*g.cfg.Lim.Refil()+v[1], v[2]*g.cfg.Lim.Ivl()+v[3]), nil
+}
+
+// Release gives back the place of a passed decision: one ZREM of its lease.
+// A decision that did not pass, or one released already, is a no-op (spec
+// DIST-3).
+//
+// spec DIST-4: "A release names its pass: releasing one pass twice, a decision that did not pass, or a pass whose lease expired gives back no other request's place"
+func (g *Gate) Release(d Decision) error {
+	if d.lease == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	cmd := g.c.B().Zrem().Key(g.leases()).Member(d.lease).Build().ToRetryable() // idempotent
+	if err := g.c.Do(ctx, cmd).Error(); err != nil {
+		return fmt.Errorf("%w: release: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// InFlight returns the number of live leases.
+func (g *Gate) InFlight() (int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	n, err := inflightScript.Exec(ctx, g.c, []string{g.leases()}, nil).AsInt64()
+	if err != nil {
+		return 0, fmt.Errorf("%w: in-flight: %w", ErrUnavailable, err)
+	}
+	return n, nil
+}
+
+// Bucket returns the stored bucket of ip's key and true, or false when no
+// way holds the key or its bucket is full at now (it then behaves as an
+// empty way, spec GATE-14).
+func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	k := lim.IPKey(ip)
+	ways, err := g.c.Do(ctx, g.c.B().Hgetall().Key(g.keyOf(g.setOf(k))).Build()).AsStrMap()
+	if err != nil {
+		return lim.Bucket{}, false, fmt.Errorf("%w: bucket: %w", ErrUnavailable, err)
+	}
+	var rec string
+	for _, v := range ways {
+		if len(v) == 80 && v[:16] == hex16(k) {
+			rec = v[16:]
+		}
+	}
+	if rec == "" {
+		return lim.Bucket{}, false, nil
+	}
+	b, err := g.decode(rec)
+	if err != nil {
+		return lim.Bucket{}, false, err
+	}
+	if g.cfg.Lim.Take(b, now, g.cfg.Lim.Cap()).OK == 1 { // full at now
+		return lim.Bucket{}, false, nil
+	}
+	return b, true, nil
+}

@@ -1,0 +1,55 @@
+package redisgate
+
+import (
+	"github.com/limcheck/limcheck/impl/gate"
+)
+
+// HTTPGate is a [Gate] as impl/httplimit's Gate interface: the middleware
+// (httplimit.NewFor) admits through it. A passed decision carries its lease
+// number in Slot (a Redis gate has no slots; -1 otherwise), which Release
+// turns back into the lease. When Redis cannot decide, AdmitBytes answers
+// Shed with Retry-After 1 (fail closed) or, with FailOpen, a Pass whose
+// Release does nothing; OnError, when set, is told every error.
+type HTTPGate struct {
+	G        *Gate
+	FailOpen bool
+	OnError  func(error)
+}
+
+// AdmitBytes implements httplimit.Gate.
+func (h *HTTPGate) AdmitBytes(ip []byte, now int64) gate.Decision {
+	d, err := h.G.AdmitBytes(ip, now)
+	if err != nil {
+		if h.OnError != nil {
+			h.OnError(err)
+		}
+		if h.FailOpen {
+			return gate.Decision{Verdict: gate.Pass, Slot: -1}
+		}
+		return gate.Decision{Verdict: gate.Shed, Slot: -1, RetryAfter: 1}
+	}
+	out := gate.Decision{Verdict: d.Verdict, Slot: -1, Retry: d.Retry, RetryAfter: d.RetryAfter}
+	if d.Verdict == gate.Pass {
+		out.Slot = int64(d.seq & (1<<63 - 1))
+	}
+	return out
+}
+
+// Release implements httplimit.Gate: the lease of a pass goes (an error is
+// told to OnError; the lease then expires by itself, spec DIST-2).
+func (h *HTTPGate) Release(d gate.Decision) {
+	if d.Verdict != gate.Pass || d.Slot < 0 {
+		return
+	}
+	if err := h.G.Release(Decision{Verdict: gate.Pass, lease: h.G.leaseOf(uint64(d.Slot))}); err != nil && h.OnError != nil {
+		h.OnError(err)
+	}
+}
+
+// Now implements httplimit.Gate: this node's tick.
+func (h *HTTPGate) Now() int64 { return h.G.Now() }
+
+// Config implements httplimit.Gate: the bucket parameters and the tick.
+func (h *HTTPGate) Config() gate.Config {
+	return gate.Config{Lim: h.G.cfg.Lim, TickNanos: h.G.cfg.TickNanos}
+}

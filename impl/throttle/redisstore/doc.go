@@ -1,0 +1,42 @@
+// Package redisstore is a [throttle.Store] and [throttle.FusedStore] on
+// Redis (>= 7.0), through rueidis: the throttle's state shared by every node
+// that talks to one Redis primary.
+//
+// Each operation is one command or one Lua script (EVALSHA; the EVAL
+// fallback on NOSCRIPT, after a restart or a SCRIPT FLUSH, is rueidis's), so
+// each is atomic, and the fused paths make Check and RecordFailure one round
+// trip each.
+//
+// Layout, for namespace NS and throttle key K (any bytes):
+//
+//	{NS}:z:K  sorted set: K's failure stamps, every score 0, member
+//	          hex16(t) ":" opid, so ZRANGEBYLEX orders stamps by t exactly
+//	          over all of uint64 and equal stamps stay distinct members
+//	{NS}:b:K  string: K's ban-until as 16 hex digits (absent: 0)
+//	{NS}:t    set: the tracked keys (spec STORE-8), for an exact purge count
+//
+// One hash tag per namespace: every key of a store lives in one Redis
+// Cluster slot, so a purge batch is one atomic script.
+//
+// Exactness: no uint64 is ever a Lua number. Times cross the boundary as 16
+// hex digits; the window arithmetic (t + window > now) is done in Go as a
+// lexicographic bound, and Lua compares 16-hex-digit strings by their two
+// 32-bit halves (never with Lua's locale-dependent string order).
+//
+// TTLs: every write gives the key's records and the tracked set the store's
+// TTL again (Config.TTL of Redis time), so an idle key disappears and nothing
+// leaks. An expiry is a purge: with now in Unix seconds and a TTL at least
+// window + ban, a key expires only once its stamps are out of the window and
+// its ban is over, and the tracked set still lists it, so purge's count stays
+// exact. Decisions equal the model's for histories in which no key expires
+// early (spec DIST-6, spec DIST-7).
+//
+// Faults (spec DIST-5): an operation that fails *definitely* had no effect
+// (STORE-1): a Redis error reply (scripts validate before they write and
+// start with #!lua, so an OOM refusal comes before any write), a failed
+// connect, any failed read. A write that was sent and got no reply (a
+// reset, a timeout) failed *ambiguously*: it may have taken effect. Its
+// *throttle.StoreError wraps [ErrIndeterminate]; it is never retried.
+//
+// Imports: the standard library, impl/throttle and rueidis.
+package redisstore

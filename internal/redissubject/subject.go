@@ -1,0 +1,197 @@
+// Package redissubject puts the Redis-backed implementations behind the
+// oracle's vocabulary: [Redis] is an [oracle.Subject] whose throttle runs
+// over impl/throttle/redisstore (and whose gate is impl/redisgate), so the
+// rapid state machines, the vectors, the fuzz targets and limcheck serve
+// --redis drive them exactly as they drive impl/. lim has no state: it is
+// impl's (internal/implsubject).
+//
+// Every Open takes a fresh namespace, so instances never share keys; every
+// key has a TTL (Config.TTL, 10 minutes here), so nothing outlives a run for
+// long.
+//
+// Imports: the standard library, oracle, impl/..., internal/implsubject and
+// rueidis.
+package redissubject
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
+	"github.com/limcheck/limcheck/impl/redisgate"
+	"github.com/limcheck/limcheck/impl/throttle"
+	"github.com/limcheck/limcheck/impl/throttle/redisstore"
+	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/oracle"
+	"github.com/redis/rueidis"
+)
+
+// TTL is the TTL of every key an instance writes: far longer than any run,
+// so no key expires under a history (the condition of exact equality).
+const TTL = 10 * time.Minute
+
+// Redis is the Redis-backed subject at Addr. Build it with [New]; it is safe
+// for concurrent use.
+type Redis struct {
+	addr string
+	run  string // this subject's namespace prefix
+	seq  atomic.Uint64
+
+	once   sync.Once
+	client rueidis.Client
+	err    error
+}
+
+// New returns the subject for the redis-server at addr (host:port). It
+// connects on first use.
+func New(addr string) *Redis {
+	id := make([]byte, 6)
+	_, _ = rand.Read(id)
+	return &Redis{addr: addr, run: "lc:" + hex.EncodeToString(id)}
+}
+
+// NewClient is the client the subject uses: no client-side cache (a cached
+// read would be a stale decision), reads from the primary only.
+func NewClient(addr string) (rueidis.Client, error) {
+	return rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+}
+
+// Client returns the subject's client, connecting on first use.
+func (r *Redis) Client() (rueidis.Client, error) {
+	r.once.Do(func() { r.client, r.err = NewClient(r.addr) })
+	return r.client, r.err
+}
+
+// Ping checks that the server answers (PING), within 5 seconds.
+func (r *Redis) Ping() error {
+	c, err := r.Client()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.Do(ctx, c.B().Ping().Build()).Error()
+}
+
+// Close closes the subject's client.
+func (r *Redis) Close() {
+	if c, err := r.Client(); err == nil {
+		c.Close()
+	}
+}
+
+// Namespace returns a namespace no other instance of this subject uses.
+func (r *Redis) Namespace() string { return fmt.Sprintf("%s:%d", r.run, r.seq.Add(1)) }
+
+// Name implements oracle.Subject.
+func (r *Redis) Name() string { return "redis" }
+
+// Implements implements oracle.Subject: every component.
+func (r *Redis) Implements(oracle.Component) bool { return true }
+
+// Open implements oracle.Subject.
+func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	switch c {
+	case oracle.Lim:
+		return implsubject.Impl{}.Open(c, cfg)
+	case oracle.Throttle, oracle.ThrottleFaults:
+		client, err := r.Client()
+		if err != nil {
+			return nil, "", fmt.Errorf("redis %s: %w", r.addr, err)
+		}
+		return implsubject.OpenThrottle(cfg, c == oracle.ThrottleFaults, func(k uint64) (throttle.Store, error) {
+			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), StampsPerKey: k, TTL: TTL})
+		})
+	case oracle.Gate:
+		return r.openGate(cfg)
+	}
+	return nil, "", fmt.Errorf("%w: %q", oracle.ErrUnsupported, c)
+}
+
+// openGate opens a Redis gate on cfg: every config the model opens (the
+// Redis gate is the 2.0 table, sets and ways included).
+func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	client, err := r.Client()
+	if err != nil {
+		return nil, "", fmt.Errorf("redis %s: %w", r.addr, err)
+	}
+	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: TTL, TTLMargin: TTL})
+	if errors.Is(err, redisgate.ErrConfig) {
+		return nil, oracle.ErrConfig, nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return &redisGate{g: g}, "", nil
+}
+
+// redisGate is a Redis gate; passes are its outstanding passes, oldest
+// first: an anonymous release gives back the oldest (any pass's place is
+// the same in-flight count, GATE-11), and with none it does nothing.
+type redisGate struct {
+	g      *redisgate.Gate
+	passes []redisgate.Decision
+}
+
+func (m *redisGate) Do(op oracle.Op) (oracle.Result, error) {
+	a, err := op.Gate()
+	if err != nil {
+		return oracle.Result{}, err
+	}
+	switch op.Kind {
+	case oracle.Admit:
+		d, err := m.g.Admit(a.IP, a.Now)
+		if err != nil {
+			return oracle.Result{}, err
+		}
+		if d.Verdict == gate.Pass {
+			m.passes = append(m.passes, d)
+		}
+		return decision(d), nil
+	case oracle.Release:
+		if len(m.passes) > 0 {
+			if err := m.g.Release(m.passes[0]); err != nil {
+				return oracle.Result{}, err
+			}
+			m.passes = m.passes[1:]
+		}
+		return oracle.Result{}, nil
+	case oracle.InFlight:
+		n, err := m.g.InFlight()
+		if err != nil {
+			return oracle.Result{}, err
+		}
+		return oracle.Result{N: oracle.I(n)}, nil
+	}
+	b, ok, err := m.g.Bucket(a.IP, a.Now)
+	if err != nil {
+		return oracle.Result{}, err
+	}
+	return oracle.BucketResult(ok, b.Tks, b.Last), nil
+}
+
+// decision is the Result of a Redis gate decision, as oracle.GateDecision
+// renders the model's.
+func decision(d redisgate.Decision) oracle.Result {
+	r := oracle.Result{Verdict: d.Verdict.String(), Set: oracle.I(d.Set), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
+	if d.Verdict != gate.Shed {
+		r.Way = oracle.I(d.Way)
+	}
+	if d.Verdict != gate.Pass {
+		resp := oracle.Bytes(d.AppendResponse(nil))
+		r.Response = &resp
+	}
+	return r
+}
