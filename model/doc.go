@@ -6,7 +6,8 @@
 //   - [github.com/limcheck/limcheck/model/lim]: seed 000's pure functions
 //     (lim_cfg, lim_take, lim_acq, lim_rel, lim_ip_key, lim_resp_503, ...).
 //   - [github.com/limcheck/limcheck/model/gate]: the composition layer over lim:
-//     a fixed table of bucket slots, the in-flight gate and the 503 decision.
+//     a bounded set-associative table of per-key buckets, the in-flight gate
+//     and the 503 decision.
 //   - [github.com/limcheck/limcheck/model/throttle]: seed 003's sliding-window
 //     failure counter with bans, its Store interface, an exact store and a
 //     fault-injecting store.

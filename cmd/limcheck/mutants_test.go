@@ -1,6 +1,6 @@
 // The mutant matrix runs without the race detector, in make test's cli
 // check: it measures the strength of the vectors and of the search over
-// 96 planted bugs in two ports (192 cells), and under -race limcheck's
+// 104 planted bugs in two ports (208 cells), and under -race limcheck's
 // own generation and shrinking took 250 s of the suite's time against
 // about a quarter of it without. The race detector watches limcheck's
 // concurrency in the protocol and search packages' tests and in the CLI

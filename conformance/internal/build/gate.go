@@ -1,13 +1,6 @@
 package build
 
-import (
-	"github.com/limcheck/limcheck/model/lim"
-	"github.com/limcheck/limcheck/oracle"
-)
-
-// setOf is the set of ip in a gate of sets sets (GATE-13): an input the
-// cases' descriptions need, computed, not an expectation.
-func setOf(ip string, sets int64) int64 { return lim.IPKey(ip) % sets }
+import "github.com/limcheck/limcheck/oracle"
 
 // tenth is a tick of 10^8 ns, a tenth of a second, as in the worked example.
 const tenth = 100_000_000
