@@ -76,7 +76,7 @@ func fakeportMain() {
 	case "no-hello":
 		time.Sleep(time.Hour)
 	case "pid-then-hang": // fakeport pid-then-hang FILE: hello, its pid in FILE, then silence
-		fmt.Println(`{"protocol": "limcheck-port/1", "name": "fakeport-hang", "version": "1", "components": ["lim"]}`)
+		fmt.Println(`{"protocol": "limcheck-port/2", "name": "fakeport-hang", "version": "1", "components": ["lim"]}`)
 		if len(os.Args) < 3 || os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())), 0o644) != nil {
 			os.Exit(2)
 		}

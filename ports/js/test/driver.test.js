@@ -14,7 +14,7 @@ const DRIVER = path.join(__dirname, '..', 'driver.js');
 const ROOT = path.join(__dirname, '..', '..', '..');
 const VECTORS = path.join(ROOT, 'conformance', 'vectors');
 const MUTANTS = JSON.parse(fs.readFileSync(path.join(ROOT, 'ports', 'mutants.json'), 'utf8')).map((m) => m.name);
-const HELLO = { protocol: 'limcheck-port/1', name: 'limcheck-js', version: require('../index').VERSION, components: ['lim', 'gate', 'throttle', 'throttle_faults'] };
+const HELLO = { protocol: 'limcheck-port/2', name: 'limcheck-js', version: require('../index').VERSION, components: ['lim', 'gate', 'throttle', 'throttle_faults'] };
 
 // Time limits are a generous base times LIMCHECK_TEST_SLOWDOWN, the knob the
 // Go tests read too: a healthy driver on a busy machine never counts as hung.
