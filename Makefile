@@ -138,7 +138,7 @@ mutants:
 # fails when a package is in neither list, in both, or concurrent and not
 # in RACEPKGS. -timeout is a backstop for a hang, far above what a busy
 # machine needs; no test has a tighter one.
-RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/search ./fuzz ./impl/... ./internal/redistest
+RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/search ./fuzz ./impl/... ./internal/redissubject ./internal/redistest
 PLAINPKGS := . ./conformance ./conformance/cmd/... ./conformance/internal/... ./internal/archcheck ./internal/cmd/... ./internal/implsubject ./internal/purity ./internal/slowdown ./internal/speccheck ./internal/walkthrough ./model/... ./oracle
 gotest:
 	$(GOTEST) -race -count=1 -timeout 30m -parallel 4 $(RACEPKGS)
