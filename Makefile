@@ -56,9 +56,11 @@ test:
 	fi; \
 	echo "make test: $(words $(CHECKS)) checks passed in $${took}s"
 
-# check-NAME runs check NAME for make test, recording it when it fails.
+# check-NAME runs check NAME for make test, recording it when it fails, and
+# says how long it took.
 check-%:
-	@$(MAKE) --no-print-directory $* || { echo $* >>$(FAILED); exit 1; }
+	@start=$$(date +%s); $(MAKE) --no-print-directory $* || { echo $* >>$(FAILED); echo "check $*: FAILED after $$(( $$(date +%s) - start ))s"; exit 1; }; \
+	echo "check $*: passed in $$(( $$(date +%s) - start ))s"
 
 # The longer searches, outside make test: the rapid properties at
 # RAPIDCHECKS checks, LINROUNDS concurrent histories per linearizability

@@ -60,7 +60,7 @@ func stopRedis() {
 // unless the command line sets -rapid.checks or -lin.rounds (make test-long
 // does).
 const (
-	redisChecks = 10 // rapid checks per Redis state machine
+	redisChecks = 5 // rapid checks per Redis state machine
 	redisRounds = 6  // concurrent histories per Redis linearizability check
 )
 

@@ -125,7 +125,9 @@ func TestEveryMutantIsCaughtByRunAndFoundByFuzz(t *testing.T) {
 func mutantCell(t *testing.T, bin, driver string, m mutant) string {
 	mutant := m.Name
 	cmd := portCommand(t, bin, driver, mutant)
-	status, out, errOut := cliCheck("run", "-q", "-strict", "-alone", "0", "-port", cmd)
+	// --fail-fast: the first failing case is the proof; the cases after it
+	// would only be run to be counted.
+	status, out, errOut := cliCheck("run", "-q", "-strict", "-alone", "0", "-fail-fast", "-port", cmd)
 	if status != exitFailed {
 		t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, mutant, out, errOut)
 	}
@@ -138,7 +140,7 @@ func mutantCell(t *testing.T, bin, driver string, m mutant) string {
 	if res.Found.ShrinkRuns >= mutantShrinkRuns {
 		t.Errorf("shrinking used its whole budget of %d runs: it may have stopped short of the minimum\n%s%s", mutantShrinkRuns, out, errOut)
 	}
-	t.Logf("%-26s run: %2d cases fail; fuzz: found after %5d ops; shrunk %2d -> %d ops in %3d runs",
+	t.Logf("%-26s run: fails (%d case, --fail-fast); fuzz: found after %5d ops; shrunk %2d -> %d ops in %3d runs",
 		mutant, failed, res.Ops, res.Found.Original, len(res.Found.Case.Ops), res.Found.ShrinkRuns)
 	if res.Found.Confirmation != "confirmed" {
 		t.Errorf("the shrunk counterexample, run alone in a fresh port process, is %q, want \"confirmed\" (it fails there too)\n%s", res.Found.Confirmation, out)
