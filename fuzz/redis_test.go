@@ -61,7 +61,7 @@ func stopRedis() {
 // does).
 const (
 	redisChecks = 5 // rapid checks per Redis state machine
-	redisRounds = 6  // concurrent histories per Redis linearizability check
+	redisRounds = 6 // concurrent histories per Redis linearizability check
 )
 
 // flagSet reports whether the command line set the flag name.
