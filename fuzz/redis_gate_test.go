@@ -1,3 +1,5 @@
+//go:build !fuzzsmoke
+
 package fuzz
 
 // The Redis gate in its production layout against the model, with its own

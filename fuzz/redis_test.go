@@ -1,3 +1,5 @@
+//go:build !fuzzsmoke
+
 package fuzz
 
 import (
