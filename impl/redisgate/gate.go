@@ -53,13 +53,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/internal/redisfault"
 	"github.com/limcheck/limcheck/impl/lim"
 	"github.com/redis/rueidis"
 )
@@ -265,19 +265,10 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 		}
 		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 	}
-	if definite(err) {
+	if redisfault.Definite(err) {
 		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return Decision{}, fmt.Errorf("%w: %w", ErrIndeterminate, err)
-}
-
-// definite reports whether err shows the script never ran.
-func definite(err error) bool {
-	if _, ok := rueidis.IsRedisErr(err); ok {
-		return true
-	}
-	var op *net.OpError
-	return (errors.As(err, &op) && op.Op == "dial") || errors.Is(err, rueidis.ErrClosing)
 }
 
 func (g *Gate) decision(r []rueidis.RedisMessage, lease string) (Decision, error) {

@@ -11,7 +11,9 @@
 //	impl                  impl                             pgregory.net/rapid, github.com/google/go-cmp
 //	impl/redisgate,       impl, github.com/redis/rueidis   rapid, go-cmp (the tests against a
 //	  impl/throttle/                                       real redis-server are in fuzz)
-//	  redisstore
+//	  redisstore,
+//	  impl/internal/
+//	  redisfault
 //	oracle                oracle, model, rapid, go-cmp,    (nothing more)
 //	                      github.com/anishathalye/porcupine
 //	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)

@@ -62,6 +62,7 @@ var rules = []layerRule{
 	},
 	redisLayer("impl/throttle/redisstore"),
 	redisLayer("impl/redisgate"),
+	redisLayer("impl/internal/redisfault"),
 	{
 		layer: "oracle",
 		code:  oracleAllowance(),

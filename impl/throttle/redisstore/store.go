@@ -7,12 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/limcheck/limcheck/impl/internal/redisfault"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/redis/rueidis"
 )
@@ -148,20 +148,10 @@ func fail(op throttle.Op, key string, err error, write bool) error {
 
 // spec DIST-5: "A failure is *definite* when the operation cannot have run (a refused connect, a Redis error reply: every script validates before its first write and starts with `#!lua`, so an out-of-memory refusal comes before it runs): it has no effect (STORE-1). It is *ambiguous* when a write was sent and no reply came (a reset, a timeout): it may have taken effect"
 func classify(err error, write bool) error {
-	if _, ok := rueidis.IsRedisErr(err); ok || !write || definite(err) {
+	if !write || redisfault.Definite(err) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return fmt.Errorf("%w: %w", ErrIndeterminate, err)
-}
-
-// definite reports whether err shows the command was never sent: a failed
-// dial (refused, reset during the handshake) or a closed client.
-func definite(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	return errors.Is(err, rueidis.ErrClosing)
 }
 
 // BanUntil implements throttle.Store: GET.
