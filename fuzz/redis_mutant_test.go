@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/impl/gate"
 	ilim "github.com/limcheck/limcheck/impl/lim"
@@ -83,6 +84,8 @@ var luaMutants = []luaMutant{
 	{"store: purge keeps a ban that ends at now (ban end off by one, STORE-9)", purgeLua,
 		"if ban and not u64lt(ARGV[1], ban) then", "if ban and u64lt(ban, ARGV[1]) then"},
 	{"store: purge compares ban-untils as doubles", purgeLua, u64ltHead, u64ltDouble},
+	{"store: purge ignores keys tracked between its scan and its script", purgeLua,
+		"if ARGV[3] == '1' and redis.call('SCARD', KEYS[1]) > listed then return -1 end\n", ""},
 	{"store: clear_failures untracks a banned key (STORE-6)", clearFsLua,
 		"if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SREM', KEYS[3], ARGV[1]) end", "redis.call('SREM', KEYS[3], ARGV[1])"},
 }
@@ -104,8 +107,10 @@ type mutantKill string
 // planted bug of luaMutants, run by the server in place of its script
 // (redistest.Swap) under the unchanged Go code, is caught by the
 // conformance vectors of the components it touches (the check limcheck run
-// makes), by the DIST-6 audit that every key has a TTL, or, for the gate,
-// by the DIST-3 check that an expired lease is a release. The original
+// makes), by the DIST-6 audit that every key has a TTL, for the gate by
+// the DIST-3 check that an expired lease is a release, and for the store
+// by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
+// purge, checked by porcupine). The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
@@ -130,7 +135,7 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 		mutated := map[string]string{src: strings.Replace(src, m.old, m.new, 1)}
 		kill := runMutant(t, srv, mutated, m.script == admitLua, m.script != admitLua)
 		if kill == "" {
-			t.Errorf("mutant %q of %s survives the vectors, the TTL audit and the lease check", m.name, m.script)
+			t.Errorf("mutant %q of %s survives every check", m.name, m.script)
 			continue
 		}
 		t.Logf("killed: %s: %s", m.name, kill)
@@ -155,6 +160,9 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	}
 	if kill == "" && gateChecks {
 		kill = mutantLeaseCheck(t, r)
+	}
+	if kill == "" && throttleChecks {
+		kill = mutantPurgeRace(t, r)
 	}
 	if sw.Swaps() == 0 || sw.Err() != nil {
 		t.Fatalf("the swapped scripts ran %d times (%v): the checks did not run them", sw.Swaps(), sw.Err())
@@ -209,6 +217,22 @@ func mutantTTLAudit(t *testing.T, srv *redistest.Server) mutantKill {
 		if ttl, err := c.Do(ctx, c.B().Pttl().Key(k).Build()).AsInt64(); err != nil || ttl <= 0 {
 			return mutantKill(fmt.Sprintf("key %q has PTTL %d (%v), want a TTL", k, ttl, err))
 		}
+	}
+	return ""
+}
+
+// mutantPurgeRace is TestLinRedisPurgeSeesKeysTrackedSinceItsScan: a
+// purge with a key tracked between its scan and its script must be
+// linearizable.
+func mutantPurgeRace(t *testing.T, r *redissubject.Redis) mutantKill {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, h := linPurgeRace(t, c, r.Namespace())
+	if res, _ := linCheck(linThrModelWhole(), h); res != porcupine.Ok {
+		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) = count %d (failed %v): history %s", out.Count, out.Failed, res))
 	}
 	return ""
 }
