@@ -14,13 +14,14 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 300x
 FUZZMINTIME ?= 100x
 
-.PHONY: FORCE test test-long cli mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test test-long cli mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzz-redis fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs, TESTJOBS checks at a time: $(CHECKS);"
 	@echo "                it ends with 'make test: N checks passed' or the checks that failed"
 	@echo "make test-long  the longer searches: rapid at $(RAPIDCHECKS) checks, $(LINROUNDS) porcupine rounds,"
-	@echo "                each fuzz target for $(FUZZTIME), the mutants' wall-clock time to find"
+	@echo "                each fuzz target for $(FUZZTIME) (the Redis ones too), the mutants' wall-clock time to find"
+	@echo "make fuzz-redis each Redis fuzz target (fuzz/redis_fuzz_test.go) for FUZZTIME=$(FUZZTIME), a redis-server per worker"
 	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix, the README's commands"
 	@echo "                and the scripts not run under -race (make mutants: the matrix alone)"
 	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
@@ -70,7 +71,8 @@ LINROUNDS ?= 500
 test-long: proptest
 	$(GOTEST) -race -count=1 -run Lin ./fuzz -lin.rounds=$(LINROUNDS)
 	$(GOTEST) -count=1 -run 'PropRedis' ./fuzz -rapid.checks=$(RAPIDCHECKS)
-	@$(call fuzzrun,$(FUZZTIME))
+	@$(call fuzzrun,$(FUZZTIME),$(FUZZFILES),-tags fuzzsmoke,bin/fuzz.test)
+	@$(call fuzzrun,$(FUZZTIME),$(REDISFUZZFILES),,bin/fuzz-redis.test)
 	$(GOTEST) -count=1 -run '^$$' -bench MutantTimeToFind -benchtime 1x ./cmd/limcheck
 
 fmtcheck:
@@ -161,10 +163,14 @@ fmt:
 # Every go test -fuzz target of ./fuzz (each "func FuzzX(f *testing.F)" of its
 # test files), in turn, $(1) each, from one fuzz-instrumented test binary
 # (go test -c -fuzz): go test -fuzz per target would relink it each time.
-# The fuzzsmoke tag leaves the Redis tests (fuzz/redis_*_test.go) out of it:
-# no target needs them, and they would bring rueidis into the instrumented
-# build (about 90 CPU-seconds of a cold run). gotest runs them.
-# The binary gets what go test -fuzz passes it (the package directory as
+# fuzzrun's $(2) are the test files whose targets it runs, $(3) the build
+# flags and $(4) the binary. make fuzz and fuzzsmoke run the targets of
+# FUZZFILES (every file but the Redis ones) from a binary built with the
+# fuzzsmoke tag, which leaves the Redis tests (fuzz/redis_*_test.go) out:
+# none of those targets needs them, and they would bring rueidis into the
+# instrumented build (about 90 CPU-seconds of a cold run). make fuzz-redis
+# runs the Redis targets (REDISFUZZFILES) from a binary built without it;
+# gotest runs their seeds. The binary gets what go test -fuzz passes it (the package directory as
 # its working directory, the fuzz cache under GOCACHE). Each target: the model against impl on decoded byte inputs. A new
 # interesting input is minimized for at most FUZZMINTIME (go's default, a
 # minute, can take a whole run's time). Both are counts of executions (Nx)
@@ -172,22 +178,33 @@ fmt:
 # spurious "context deadline exceeded" failure when a duration runs out while
 # a starved worker is mid-input (golang/go#75804, fixed in go 1.27), and a
 # count has no deadline to race.
-fuzzrun = targets=$$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*/\1/p' fuzz/*_test.go) && [ -n "$$targets" ] || { echo "fuzz: no Fuzz targets in fuzz/*_test.go"; exit 1; }; \
-	mkdir -p bin && $(GOTEST) -c -fuzz . -tags fuzzsmoke -o bin/fuzz.test ./fuzz || exit 1; \
+FUZZFILES      := $(filter-out fuzz/redis_%,$(wildcard fuzz/*_test.go))
+REDISFUZZFILES := $(wildcard fuzz/redis_*_test.go)
+fuzzrun = targets=$$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*/\1/p' $(2)) && [ -n "$$targets" ] || { echo "fuzz: no Fuzz targets in the files given"; exit 1; }; \
+	mkdir -p bin && $(GOTEST) -c -fuzz . $(3) -o $(4) ./fuzz || exit 1; \
 	cache="$$($(GO) env GOCACHE)/fuzz/github.com/limcheck/limcheck/fuzz"; \
 	for t in $$targets; do \
 		echo "fuzz $$t ($(1))"; \
-		(cd fuzz && ../bin/fuzz.test -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(1) \
+		(cd fuzz && ../$(4) -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(1) \
 			-test.fuzzminimizetime $(FUZZMINTIME) -test.fuzzcachedir "$$cache" -test.paniconexit0 -test.timeout 30m) || exit 1; \
 	done
 
 fuzz:
-	@$(call fuzzrun,$(FUZZTIME))
+	@$(call fuzzrun,$(FUZZTIME),$(FUZZFILES),-tags fuzzsmoke,bin/fuzz.test)
+
+# Each Redis fuzz target (fuzz/redis_fuzz_test.go: the gate and the
+# throttle on Redis against the model) for FUZZTIME, against a redis-server
+# that each fuzz worker process starts for itself (and that dies with it).
+# A Redis input takes milliseconds, so on a machine loaded far past its
+# cores a duration can end on a starved worker and hit go 1.26's spurious
+# "context deadline exceeded" (above); a count (FUZZTIME=20000x) cannot.
+fuzz-redis:
+	@$(call fuzzrun,$(FUZZTIME),$(REDISFUZZFILES),,bin/fuzz-redis.test)
 
 # Each fuzz target briefly, in make test: the seed corpus and FUZZSMOKE
 # mutated inputs.
 fuzzsmoke:
-	@$(call fuzzrun,$(FUZZSMOKE))
+	@$(call fuzzrun,$(FUZZSMOKE),$(FUZZFILES),-tags fuzzsmoke,bin/fuzz.test)
 
 # The conformance vectors (spec.md VEC-1..VEC-14): vectors rewrites the
 # committed folder; vectorcheck regenerates a copy and fails on any

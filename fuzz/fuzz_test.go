@@ -3,6 +3,7 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -16,12 +17,23 @@ import (
 // the model and impl op by op, comparing every result and, after every op,
 // the observable state.
 func fuzzTrace(t *testing.T, c oracle.Component, data []byte) {
+	fuzzTraceOn(t, implsubject.Impl{}, c, data, maxOps)
+}
+
+// fuzzTraceOn is fuzzTrace with subject in impl's place, applying at most
+// most ops of the trace (the Redis targets keep each input's round trips
+// few).
+func fuzzTraceOn(t *testing.T, subject oracle.Subject, c oracle.Component, data []byte, most int) {
 	dec := newDecoder(c, data)
-	d := openDifferential(t, c, dec.config())
+	d := openDifferentialOn(t, subject, c, dec.config())
 	if d == nil {
 		return // both refused the config, the same way
 	}
-	for op, ok := dec.next(); ok; op, ok = dec.next() {
+	for n := 0; n < most; n++ {
+		op, ok := dec.next()
+		if !ok {
+			return
+		}
 		dec.observe(op, d.step(t, op))
 		d.checkState(t)
 	}

@@ -222,7 +222,8 @@
 // Account lockout. The account key bans an account from every address:
 // anyone who knows a user's name can lock them out, threshold guesses per
 // ban (TestAccountLockout shows it). [LoginConfig].Accounts is the usual
-// alternative: a gate (impl/gate, ticks of one second) of per-account token
+// alternative: a gate ([AccountGate]: impl/gate, or impl/redisgate's
+// HTTPGate for one across nodes; ticks of one second) of per-account token
 // buckets replaces the account key: each attempt on an account takes a
 // token, an attempt without one is refused as [LoginLimited] (429, Retry-After
 // the true wait to the next token), and no account is ever banned. Guessing

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/throttle"
 )
 
@@ -31,8 +32,9 @@ type LoginConfig struct {
 	// banned (see "Account lockout" in the package documentation). Its tick
 	// must be one second (TickNanos 1e9), the guard's unit; its maxif must
 	// exceed the logins in flight at once (the guard gives each place back
-	// at once). The gate's keys are "acct:"+name.
-	Accounts *gate.Gate
+	// at once). The gate's keys are "acct:"+name. A nil *gate.Gate is no
+	// gate.
+	Accounts AccountGate
 	// MaxPending bounds the pending entries held at once, in 1..2^62; 0
 	// means DefaultMaxPending. When it is reached, attempts are refused as
 	// [LoginFull] (fail closed) and OnAlarm is told.
@@ -42,6 +44,32 @@ type LoginConfig struct {
 	// concurrent use and fast (count, log, page someone).
 	OnAlarm func(Alarm)
 }
+
+// AccountGate is what [LoginConfig].Accounts limits accounts with: a
+// [*gate.Gate] (in-process), or another gate with the same methods, such as
+// the Redis-backed gate's adapter (impl/redisgate's HTTPGate), for one
+// bucket per account across several nodes.
+//
+//   - Admit decides one attempt on key at tick now. A gate that cannot
+//     decide (its store is down) answers as it is configured to, as for
+//     the middleware ([Gate]): a Shed (fail closed: the attempt is refused
+//     as [LoginLimited], Retry-After 1) or a Pass whose Release does
+//     nothing (fail open: the attempt goes ahead, still limited by its ip
+//     key).
+//   - Release gives back the place of a passed decision, once per pass.
+//   - Bucket returns key's bucket at now and true, or false when the gate
+//     holds none for it (or cannot read it: the wait is then 1 second).
+//   - Config gives the bucket parameters (Lim) and TickNanos.
+//
+// Implementations must be safe for concurrent use.
+type AccountGate interface {
+	Admit(key string, now int64) gate.Decision
+	Release(d gate.Decision)
+	Bucket(key string, now int64) (lim.Bucket, bool)
+	Config() gate.Config
+}
+
+var _ AccountGate = (*gate.Gate)(nil)
 
 // AlarmKind names what an [Alarm] reports.
 type AlarmKind string
@@ -101,7 +129,7 @@ type LoginGuard struct {
 	threshold uint64
 	window    uint64
 	now       func() uint64
-	accounts  *gate.Gate
+	accounts  AccountGate
 	acctIvl   int64
 	pend      *pendTable
 	onAlarm   func(Alarm)
@@ -112,6 +140,9 @@ type LoginGuard struct {
 // NewLoginGuard returns a guard over t, or an error wrapping [ErrConfig]
 // when t is nil or cfg is out of range.
 func NewLoginGuard(t *throttle.Throttle, cfg LoginConfig) (*LoginGuard, error) {
+	if g, ok := cfg.Accounts.(*gate.Gate); ok && g == nil {
+		cfg.Accounts = nil
+	}
 	switch {
 	case t == nil:
 		return nil, fmt.Errorf("%w: login guard: nil throttle", ErrConfig)

@@ -2,14 +2,17 @@ package redisgate
 
 import (
 	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
 )
 
-// HTTPGate is a [Gate] as impl/httplimit's Gate interface: the middleware
-// (httplimit.NewFor) admits through it. A passed decision carries its lease
-// number in Slot (a Redis gate has no slots; -1 otherwise), which Release
-// turns back into the lease. When Redis cannot decide, AdmitBytes answers
-// Shed with Retry-After 1 (fail closed) or, with FailOpen, a Pass whose
-// Release does nothing; OnError, when set, is told every error.
+// HTTPGate is a [Gate] as impl/httplimit's Gate interface (the middleware,
+// httplimit.NewFor, admits through it) and its AccountGate interface (a
+// LoginGuard's per-account buckets, httplimit.LoginConfig.Accounts). A
+// passed decision carries its lease number in Slot (a Redis gate has no
+// slots; -1 otherwise), which Release turns back into the lease. When Redis
+// cannot decide (spec DIST-5: a definite or an ambiguous failure alike), an
+// admit answers Shed with Retry-After 1 (fail closed) or, with FailOpen, a
+// Pass whose Release does nothing; OnError, when set, is told every error.
 type HTTPGate struct {
 	G        *Gate
 	FailOpen bool
@@ -18,11 +21,18 @@ type HTTPGate struct {
 
 // AdmitBytes implements httplimit.Gate.
 func (h *HTTPGate) AdmitBytes(ip []byte, now int64) gate.Decision {
-	d, err := h.G.AdmitBytes(ip, now)
+	return h.decision(h.G.AdmitBytes(ip, now))
+}
+
+// Admit implements httplimit.AccountGate: AdmitBytes of a string key.
+func (h *HTTPGate) Admit(key string, now int64) gate.Decision {
+	return h.decision(h.G.Admit(key, now))
+}
+
+// decision is the httplimit decision of an admit's outcome.
+func (h *HTTPGate) decision(d Decision, err error) gate.Decision {
 	if err != nil {
-		if h.OnError != nil {
-			h.OnError(err)
-		}
+		h.tell(err)
 		if h.FailOpen {
 			return gate.Decision{Verdict: gate.Pass, Slot: -1}
 		}
@@ -35,21 +45,41 @@ func (h *HTTPGate) AdmitBytes(ip []byte, now int64) gate.Decision {
 	return out
 }
 
-// Release implements httplimit.Gate: the lease of a pass goes (an error is
-// told to OnError; the lease then expires by itself, spec DIST-2).
+func (h *HTTPGate) tell(err error) {
+	if h.OnError != nil {
+		h.OnError(err)
+	}
+}
+
+// Bucket implements httplimit.AccountGate: the key's bucket, or false when
+// no way holds it, it is full at now, or Redis cannot be read (the error is
+// told to OnError).
+func (h *HTTPGate) Bucket(key string, now int64) (lim.Bucket, bool) {
+	b, ok, err := h.G.Bucket(key, now)
+	if err != nil {
+		h.tell(err)
+		return lim.Bucket{}, false
+	}
+	return b, ok
+}
+
+// Release implements httplimit.Gate and httplimit.AccountGate: the lease
+// of a pass goes (an error is told to OnError; the lease then expires by
+// itself, spec DIST-3).
 func (h *HTTPGate) Release(d gate.Decision) {
 	if d.Verdict != gate.Pass || d.Slot < 0 {
 		return
 	}
-	if err := h.G.Release(Decision{Verdict: gate.Pass, lease: h.G.leaseOf(uint64(d.Slot))}); err != nil && h.OnError != nil {
-		h.OnError(err)
+	if err := h.G.Release(Decision{Verdict: gate.Pass, lease: h.G.leaseOf(uint64(d.Slot))}); err != nil {
+		h.tell(err)
 	}
 }
 
 // Now implements httplimit.Gate: this node's tick.
 func (h *HTTPGate) Now() int64 { return h.G.Now() }
 
-// Config implements httplimit.Gate: the bucket parameters and the tick.
+// Config implements httplimit.Gate and httplimit.AccountGate: the bucket
+// parameters and the tick.
 func (h *HTTPGate) Config() gate.Config {
 	return gate.Config{Lim: h.G.cfg.Lim, TickNanos: h.G.cfg.TickNanos}
 }

@@ -56,3 +56,38 @@ func TestProxyModesFailAsNamed(t *testing.T) {
 		t.Fatalf("GET = %q, %v, want 1", got, err)
 	}
 }
+
+// TestSwapRunsTheReplacementOfASwappedScriptOnly: through a Swap, EVALSHA
+// and EVALSHA_RO of a swapped script's SHA-1 run its replacement; any
+// other command, an EVALSHA of another SHA included, reaches the server as
+// sent.
+func TestSwapRunsTheReplacementOfASwappedScriptOnly(t *testing.T) {
+	s := Start(t)
+	const orig = "#!lua flags=no-writes\nreturn 1"
+	sw := NewSwap(t, s.Addr(), map[string]string{orig: "#!lua flags=no-writes\nreturn 2"})
+	sha, err := command(s.Addr(), "SCRIPT", "LOAD", orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eval := range []string{"EVALSHA", "evalsha_ro"} {
+		if got, err := command(sw.Addr(), eval, sha, "0"); err != nil || got != ":2" {
+			t.Errorf("%s(orig) through the swap = %q, %v; want :2 (the replacement)", eval, got, err)
+		}
+	}
+	if got, err := command(s.Addr(), "EVALSHA", sha, "0"); err != nil || got != ":1" {
+		t.Errorf("EVALSHA(orig) direct = %q, %v; want :1", got, err)
+	}
+	other, err := command(s.Addr(), "SCRIPT", "LOAD", "return 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := command(sw.Addr(), "EVALSHA", other, "0"); err != nil || got != ":3" {
+		t.Errorf("EVALSHA(another script) through the swap = %q, %v; want :3", got, err)
+	}
+	if got, err := command(sw.Addr(), "SET", "k", "v"); err != nil || got != "+OK" {
+		t.Errorf("SET through the swap = %q, %v", got, err)
+	}
+	if sw.Swaps() != 2 || sw.Err() != nil {
+		t.Errorf("Swaps() = %d, Err() = %v; want 2, nil", sw.Swaps(), sw.Err())
+	}
+}

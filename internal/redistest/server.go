@@ -1,6 +1,7 @@
 // Package redistest starts the redis-server the Redis-backed gate and
-// throttle store are tested against, and a TCP fault proxy to put between
-// them.
+// throttle store are tested against, a TCP fault proxy to put between
+// them ([Proxy]), and a proxy that makes the server run other Lua than the
+// client asked for ([Swap]: the Lua mutants of fuzz/redis_mutant_test.go).
 //
 // [Start] runs its own redis-server: a random loopback port, a temporary
 // directory, the append-only file with appendfsync always, noeviction, no

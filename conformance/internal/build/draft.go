@@ -42,7 +42,7 @@ func builders() []func() []Draft {
 		throttleKeys, throttlePurge, throttleFindings,
 		faultRules, faultCheck, faultRecord, faultOthers, faultAny,
 		isolation,
-		limKeyExtremes, gateExtremes, throttleExtremes,
+		limKeyExtremes, gateExtremes, throttleExtremes, wideCases,
 		reviewCases,
 	}
 }

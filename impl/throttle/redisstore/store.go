@@ -280,14 +280,34 @@ func (s *Store) Clear(key string) error {
 // purgeBatch is how many tracked keys one purge script handles.
 const purgeBatch = 100
 
+// purgeRescans is how many times Purge scans again when keys were tracked
+// between its scan and its script, before it settles for atomic batches.
+const purgeRescans = 8
+
 // Purge implements throttle.Store: SSCAN over the tracked set, one script
-// per batch of keys (atomic per batch, as MemStore is per shard; spec
-// PROP-14 holds per key).
+// per batch of keys. When one batch is the whole set (fewer tracked keys
+// than purgeBatch), the purge is one atomic step over every tracked key, as
+// the model's is: the script refuses, before any write, when a key was
+// tracked since the scan, and Purge scans again (up to purgeRescans times;
+// then, and for larger sets, it is atomic per batch, as MemStore is per
+// shard; spec PROP-14 holds per key).
 func (s *Store) Purge(now, window uint64) (uint64, error) {
 	bound := "" // nothing is out of the window when now < window
 	if now >= window {
 		bound = "(" + hex16(now-window+1)
 	}
+	for range purgeRescans {
+		if n, stale, err := s.purge(now, bound, true); !stale {
+			return n, err
+		}
+	}
+	n, _, err := s.purge(now, bound, false)
+	return n, err
+}
+
+// purge is one pass of Purge; with whole, a single-batch pass whose script
+// finds a key it was not given reports stale (nothing was written).
+func (s *Store) purge(now uint64, bound string, whole bool) (uint64, bool, error) {
 	var n uint64
 	ran := false // a batch script ran: a later failure is not "no effect"
 	cursor := uint64(0)
@@ -296,13 +316,17 @@ func (s *Store) Purge(now, window uint64) (uint64, error) {
 		e, err := s.c.Do(ctx, s.c.B().Sscan().Key(s.tracked()).Cursor(cursor).Count(purgeBatch).Build()).AsScanEntry()
 		if err != nil {
 			cancel()
-			return 0, fail(throttle.OpPurge, "", err, ran)
+			return 0, false, fail(throttle.OpPurge, "", err, ran)
+		}
+		all := "0"
+		if whole && cursor == 0 && e.Cursor == 0 {
+			all = "1"
 		}
 		if len(e.Elements) > 0 {
 			keys := make([]string, 0, 1+2*len(e.Elements))
 			keys = append(keys, s.tracked())
-			args := make([]string, 0, 2+len(e.Elements))
-			args = append(args, hex16(now), bound)
+			args := make([]string, 0, 3+len(e.Elements))
+			args = append(args, hex16(now), bound, all)
 			for _, k := range e.Elements {
 				keys = append(keys, s.z(k), s.b(k))
 				args = append(args, k)
@@ -310,14 +334,18 @@ func (s *Store) Purge(now, window uint64) (uint64, error) {
 			m, err := purgeScript.Exec(ctx, s.c, keys, args).AsInt64()
 			if err != nil {
 				cancel()
-				return 0, fail(throttle.OpPurge, "", err, true)
+				return 0, false, fail(throttle.OpPurge, "", err, true)
+			}
+			if m < 0 {
+				cancel()
+				return 0, true, nil
 			}
 			ran = true
 			n += uint64(m)
 		}
 		cancel()
 		if cursor = e.Cursor; cursor == 0 {
-			return n, nil
+			return n, false, nil
 		}
 	}
 }

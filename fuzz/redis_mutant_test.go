@@ -1,0 +1,268 @@
+//go:build !fuzzsmoke
+
+package fuzz
+
+// Planted bugs in the Lua scripts of the Redis gate and store, run under the
+// unchanged Go code through a redistest.Swap: the checks against a real
+// server must catch every one. gremlins (make mutate) mutates Go, never the
+// Lua, so without this nothing would show that those checks can fail.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/impl/gate"
+	ilim "github.com/limcheck/limcheck/impl/lim"
+	"github.com/limcheck/limcheck/impl/redisgate"
+	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// luaMutant is one planted bug: in script (a path from the module root),
+// the one occurrence of old becomes new.
+type luaMutant struct {
+	name     string // the bug, as a reviewer would name it
+	script   string
+	old, new string
+}
+
+const (
+	admitLua   = "impl/redisgate/lua/admit.lua"
+	addLua     = "impl/throttle/redisstore/lua/add.lua"
+	banLua     = "impl/throttle/redisstore/lua/ban.lua"
+	purgeLua   = "impl/throttle/redisstore/lua/purge.lua"
+	clearFsLua = "impl/throttle/redisstore/lua/clearfailures.lua"
+)
+
+// The u64lt of the throttle scripts through Lua numbers (doubles): the
+// ecosystem's commonest bug, exact only below 2^53.
+const (
+	u64ltHead   = "local function u64lt(a, b)\n"
+	u64ltDouble = u64ltHead + "  do return tonumber(a, 16) < tonumber(b, 16) end\n"
+)
+
+// luaMutants are the planted bugs. Equivalent ones are left out: now >
+// last for now >= last at the refill (steps are 0 when equal), and the
+// refill without its clamp at cap (a bucket at or past cap is full, and a
+// full way's key is born again at cap, GATE-15, while eviction only ranks
+// ways that are not full).
+var luaMutants = []luaMutant{
+	{"gate: shed only past maxif (< for <=, GATE-4)", admitLua,
+		"if not lt(nh, n - nh * B, mh, ml) then return {'shed'", "if lt(mh, ml, nh, n - nh * B) then return {'shed'"},
+	{"gate: refill steps without the borrow of now_r < last_r (LIM-9)", admitLua,
+		"    if lt(now[3], now[4], last[3], last[4]) then sh, sl = sub(sh, sl, 0, 1) end\n", ""},
+	{"gate: an addition loses its carry", admitLua,
+		"if l >= B then return ah + bh + 1, l - B end", "if l >= B then return ah + bh, l - B end"},
+	{"gate: a step back of now refills by negative steps (LIM-8)", admitLua,
+		"if not ltqr(now, last) then -- steps", "if true then -- steps"},
+	{"gate: eviction takes the emptiest way, not the fullest (GATE-16)", admitLua,
+		"ltqr(most, tks) or", "ltqr(tks, most) or"},
+	{"gate: an expired lease still counts in flight (DIST-3)", admitLua,
+		"redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "redis.call('ZCARD', KEYS[1]) -- live leases"},
+	{"gate: a set is written without a TTL (DIST-6)", admitLua,
+		"if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl)) end", ""},
+	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
+		"c >= threshold", "c > threshold"},
+	{"store: the trim keeps k-1 stamps (PROP-17)", addLua,
+		"ZREMRANGEBYRANK', KEYS[1], 0, -k - 1)", "ZREMRANGEBYRANK', KEYS[1], 0, -k)"},
+	{"store: the fused ban overwrites a later ban-until (no max, STORE-5)", addLua,
+		" and u64lt(ban, ARGV[6])", ""},
+	{"store: the fused path compares ban-untils as doubles", addLua, u64ltHead, u64ltDouble},
+	{"store: the stamps are written without a TTL (DIST-6)", addLua,
+		"redis.call('PEXPIRE', KEYS[1], ttl)\n", ""},
+	{"store: ban overwrites a later ban-until (no max, STORE-5)", banLua,
+		"if u64lt(ban, ARGV[1]) then", "if ban ~= ARGV[1] then"},
+	{"store: purge keeps a ban that ends at now (ban end off by one, STORE-9)", purgeLua,
+		"if ban and not u64lt(ARGV[1], ban) then", "if ban and u64lt(ban, ARGV[1]) then"},
+	{"store: purge compares ban-untils as doubles", purgeLua, u64ltHead, u64ltDouble},
+	{"store: purge ignores keys tracked between its scan and its script", purgeLua,
+		"if ARGV[3] == '1' and redis.call('SCARD', KEYS[1]) > listed then return -1 end\n", ""},
+	{"store: clear_failures untracks a banned key (STORE-6)", clearFsLua,
+		"if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SREM', KEYS[3], ARGV[1]) end", "redis.call('SREM', KEYS[3], ARGV[1])"},
+}
+
+// readScript reads a script of the module (the tests run in fuzz/).
+func readScript(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", path))
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return string(b)
+}
+
+// mutantKill is what caught a mutant: "" when nothing did.
+type mutantKill string
+
+// TestEveryLuaMutantIsKilled checks that the Redis checks can fail: each
+// planted bug of luaMutants, run by the server in place of its script
+// (redistest.Swap) under the unchanged Go code, is caught by the
+// conformance vectors of the components it touches (the check limcheck run
+// makes), by the DIST-6 audit that every key has a TTL, for the gate by
+// the DIST-3 check that an expired lease is a release, and for the store
+// by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
+// purge, checked by porcupine). The original
+// scripts, swapped for themselves, pass all three (so a kill is the bug's,
+// not the proxy's), and every mutant's script must really have run.
+func TestEveryLuaMutantIsKilled(t *testing.T) {
+	srv := redistest.Start(t)
+	orig := map[string]string{}
+	for _, m := range luaMutants {
+		orig[m.script] = readScript(t, m.script)
+	}
+	same := map[string]string{}
+	for _, src := range orig {
+		same[src] = src
+	}
+	if kill := runMutant(t, srv, same, true, true); kill != "" {
+		t.Fatalf("the original scripts through the swap fail a check: %s", kill)
+	}
+	for _, m := range luaMutants {
+		src := orig[m.script]
+		if n := strings.Count(src, m.old); n != 1 {
+			t.Errorf("mutant %q: %q occurs %d times in %s, want once", m.name, m.old, n, m.script)
+			continue
+		}
+		mutated := map[string]string{src: strings.Replace(src, m.old, m.new, 1)}
+		kill := runMutant(t, srv, mutated, m.script == admitLua, m.script != admitLua)
+		if kill == "" {
+			t.Errorf("mutant %q of %s survives every check", m.name, m.script)
+			continue
+		}
+		t.Logf("killed: %s: %s", m.name, kill)
+	}
+}
+
+// runMutant runs the checks with scripts swapped on a fresh database of
+// srv, gate's or the throttle's, and returns what failed first ("" when
+// all passed). It fails t if a swapped script never ran.
+func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, gateChecks, throttleChecks bool) mutantKill {
+	t.Helper()
+	if _, err := srv.Command("FLUSHALL"); err != nil {
+		t.Fatal(err)
+	}
+	sw := redistest.NewSwap(t, srv.Addr(), scripts)
+	defer sw.Close()
+	r := redissubject.New(sw.Addr())
+	defer r.Close()
+	kill := mutantVectors(t, r, gateChecks, throttleChecks)
+	if kill == "" {
+		kill = mutantTTLAudit(t, srv)
+	}
+	if kill == "" && gateChecks {
+		kill = mutantLeaseCheck(t, r)
+	}
+	if kill == "" && throttleChecks {
+		kill = mutantPurgeRace(t, r)
+	}
+	if sw.Swaps() == 0 || sw.Err() != nil {
+		t.Fatalf("the swapped scripts ran %d times (%v): the checks did not run them", sw.Swaps(), sw.Err())
+	}
+	return kill
+}
+
+// mutantVectors runs the conformance vectors of the chosen components
+// against r, as TestVectorsPassRedis does, and names the first that fails.
+func mutantVectors(t *testing.T, r *redissubject.Redis, gateChecks, throttleChecks bool) mutantKill {
+	t.Helper()
+	cases, err := conformance.Load(conformance.Vectors)
+	if err != nil {
+		t.Fatalf("conformance.Load(Vectors) error: %v", err)
+	}
+	for _, c := range cases {
+		switch comp := c.Trace().Component; {
+		case comp == oracle.Gate && !gateChecks, comp == oracle.Lim,
+			comp != oracle.Gate && !throttleChecks:
+			continue
+		}
+		v, d, err := conformance.Check(r, c)
+		switch {
+		case v == conformance.Skip && pastRedisLimits(c.Trace().Config):
+		case err != nil:
+			return mutantKill(fmt.Sprintf("vector %s errs: %v", c.ID, err))
+		case v != conformance.Pass:
+			op := -1
+			if d != nil {
+				op = d.Index
+			}
+			return mutantKill(fmt.Sprintf("vector %s (%s) %s at op %d", c.ID, c.Description, v, op))
+		}
+	}
+	return ""
+}
+
+// mutantTTLAudit is DIST-6's audit: every key in the database has a TTL.
+func mutantTTLAudit(t *testing.T, srv *redistest.Server) mutantKill {
+	t.Helper()
+	c, err := redissubject.NewClient(srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	keys, err := c.Do(ctx, c.B().Keys().Pattern("*").Build()).AsStrSlice()
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("KEYS * = %q, %v: want the checks' keys", keys, err)
+	}
+	for _, k := range keys {
+		if ttl, err := c.Do(ctx, c.B().Pttl().Key(k).Build()).AsInt64(); err != nil || ttl <= 0 {
+			return mutantKill(fmt.Sprintf("key %q has PTTL %d (%v), want a TTL", k, ttl, err))
+		}
+	}
+	return ""
+}
+
+// mutantPurgeRace is TestLinRedisPurgeSeesKeysTrackedSinceItsScan: a
+// purge with a key tracked between its scan and its script must be
+// linearizable.
+func mutantPurgeRace(t *testing.T, r *redissubject.Redis) mutantKill {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, h := linPurgeRace(t, c, r.Namespace())
+	if res, _ := linCheck(linThrModelWhole(), h); res != porcupine.Ok {
+		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) = count %d (failed %v): history %s", out.Count, out.Failed, res))
+	}
+	return ""
+}
+
+// mutantLeaseCheck is DIST-3 at maxif 1: a pass never released holds the
+// only place until its lease (100 ms) expires; then in_flight is 0 and the
+// next admit passes.
+func mutantLeaseCheck(t *testing.T, r *redissubject.Redis) mutantKill {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := redisgate.New(redisgate.Config{Client: c, Name: r.Namespace(), Lim: ilim.NewConfig(10, 1, 1, 1),
+		Sets: ilim.KeyPrime, Ways: 1, TickNanos: 1, LeaseTTL: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := g.Admit("a", 0); err != nil || d.Verdict != gate.Pass {
+		return mutantKill(fmt.Sprintf("lease check: Admit(a, 0) = %v, %v; want pass", d.Verdict, err))
+	}
+	deadline := time.Now().Add(slowdown.Scale(10 * time.Second))
+	for n, _ := g.InFlight(); n != 0; n, _ = g.InFlight() {
+		if time.Now().After(deadline) {
+			t.Fatalf("lease check: the lease of a pass never released did not expire")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d, err := g.Admit("b", 0); err != nil || d.Verdict != gate.Pass {
+		return mutantKill(fmt.Sprintf("lease check: Admit(b, 0) after the only lease expired = %v, %v; want pass", d.Verdict, err))
+	}
+	return ""
+}
