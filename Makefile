@@ -51,17 +51,22 @@ FAILED   := bin/make-test-failed
 test:
 	@mkdir -p bin && rm -f $(FAILED) && start=$$(date +%s) && \
 	$(MAKE) --no-print-directory -k -j$(TESTJOBS) --output-sync=target $(CHECKS:%=check-%); \
-	took=$$(( $$(date +%s) - start )); \
+	took=$$(( $$(date +%s) - start )); times >bin/times-test; cpu=$$($(CPUSECS) bin/times-test); \
 	if [ -s $(FAILED) ]; then \
-		echo "make test: FAILED: $$(paste -sd' ' $(FAILED)) ($$(wc -l <$(FAILED)) of $(words $(CHECKS)) checks failed; their output is above) in $${took}s"; exit 1; \
+		echo "make test: FAILED: $$(paste -sd' ' $(FAILED)) ($$(wc -l <$(FAILED)) of $(words $(CHECKS)) checks failed; their output is above) in $${took}s, $${cpu} CPU-s"; exit 1; \
 	fi; \
-	echo "make test: $(words $(CHECKS)) checks passed in $${took}s"
+	echo "make test: $(words $(CHECKS)) checks passed in $${took}s, $${cpu} CPU-s"
 
 # check-NAME runs check NAME for make test, recording it when it fails, and
 # says how long it took.
 check-%:
-	@start=$$(date +%s); $(MAKE) --no-print-directory $* || { echo $* >>$(FAILED); echo "check $*: FAILED after $$(( $$(date +%s) - start ))s"; exit 1; }; \
-	echo "check $*: passed in $$(( $$(date +%s) - start ))s"
+	@mkdir -p bin; start=$$(date +%s); $(MAKE) --no-print-directory $* || { echo $* >>$(FAILED); echo "check $*: FAILED after $$(( $$(date +%s) - start ))s"; exit 1; }; \
+	times >bin/times-$*; echo "check $*: passed in $$(( $$(date +%s) - start ))s, $$($(CPUSECS) bin/times-$*) CPU-s"
+
+# The CPU seconds (user and system) of the shell's children, from the
+# shell's times builtin (written to a file: in a subshell or a pipe it
+# would count the subshell's children): where a check's time goes.
+CPUSECS = awk 'NR == 2 { split($$1, u, "m"); split($$2, s, "m"); printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
 
 # The longer searches, outside make test: the rapid properties at
 # RAPIDCHECKS checks, LINROUNDS concurrent histories per linearizability
