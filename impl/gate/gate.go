@@ -230,10 +230,14 @@ func (g *Gate) admit(key, now int64) Decision {
 	set := g.setOf(key)
 	base := set * g.t.n
 	k1 := uint64(key) + 1
-	w0 := g.t.lock(base)
+	lw := &g.t.ways[base].kt
+	w0, ok := tryLock(lw) // g.t.lock(base), its uncontended case inlined
+	if !ok {
+		w0 = lockSlow(lw)
+	}
 	i, r, drop := g.place(base, w0, k1, now)
 	switch {
-	case r.OK == 1 && g.inflight.tryAcquire(sh):
+	case r.OK == 1 && (sh.acquireFast() || g.inflight.tryAcquireLoop(sh)): // tryAcquire, its fast path inlined
 		g.t.putUnlock(base, i, drop, k1, r.Bucket()) // spec GATE-6
 		return Decision{Verdict: Pass, shard: uint8(si), Slot: base + int64(i), Set: set, Way: int64(i)}
 	case r.OK == 0 && g.inflight.hasFree(sh):

@@ -48,6 +48,20 @@ func newTable(sets, ways, cap int64) table {
 // stays so until the holder's unlock.
 func (t *table) lock(base int64) uint64 {
 	w := &t.ways[base].kt
+	if v, ok := tryLock(w); ok {
+		return v
+	}
+	return lockSlow(w)
+}
+
+// tryLock makes one attempt at the lock word w: one CAS if the lock is free.
+func tryLock(w *uint64) (uint64, bool) {
+	v := atomic.LoadUint64(w)
+	return v, v&lockBit == 0 && atomic.CompareAndSwapUint64(w, v, v|lockBit)
+}
+
+// lockSlow is lock's loop: it spins until it holds the lock word w.
+func lockSlow(w *uint64) uint64 {
 	for spins := 1; ; spins++ {
 		if v := atomic.LoadUint64(w); v&lockBit == 0 && atomic.CompareAndSwapUint64(w, v, v|lockBit) {
 			return v
