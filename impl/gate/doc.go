@@ -15,7 +15,10 @@
 // no way of the set is empty or full, the way whose refilled bucket holds
 // the most tokens is evicted, ties to the lowest way. So another key's
 // requests never move a key's bucket: eviction only drops a key, which
-// returns born full.
+// returns born full. The full test needs no take when at least
+// ceil(cap/refil) whole steps have passed since a bucket's last (from 0
+// tokens that many refill to cap; New precomputes the ticks); a take decides
+// every other case, so the shortcut changes the cost, never the answer.
 //
 // Locking. Each set has a lock, bit 31 of its way 0's key word (no memory of
 // its own). An Admit holds its set for the whole decision: it finds or

@@ -79,15 +79,16 @@ func (d Decision) AppendResponse(dst []byte) []byte {
 // Gate is the set-associative table of per-key buckets and the in-flight
 // counter. Build one with [New]; it is safe for concurrent use.
 type Gate struct {
-	lim       lim.Config
-	maxif     int64
-	cap       int64
-	sets      int64
 	t         table
 	mod       modulus
+	inflight  *semaphore
+	fillAfter uint64 // a bucket is certainly full once now - last > fillAfter (see surelyFull)
+	cap       int64
+	lim       lim.Config
+	maxif     int64
+	sets      int64
 	tickNanos int64
 	epoch     time.Time // AdmitNow's tick 0
-	inflight  *semaphore
 }
 
 // New returns a gate with every way empty and nothing in flight, or an
@@ -109,8 +110,22 @@ func New(cfg Config) (*Gate, error) {
 	return &Gate{
 		lim: cfg.Lim, maxif: cfg.Lim.Maxif(), cap: cfg.Lim.Cap(), sets: cfg.Sets,
 		t: newTable(cfg.Sets, cfg.Ways, cfg.Lim.Cap()), mod: newModulus(uint64(cfg.Sets)),
+		fillAfter: fillAfter(cfg.Lim),
 		tickNanos: cfg.TickNanos, epoch: time.Now(), inflight: newSemaphore(cfg.Lim.Maxif()),
 	}, nil
+}
+
+// fillAfter returns the ticks a bucket of c takes to refill from 0 tokens
+// to cap, minus one: ceil(cap / refil) steps of ivl ticks, saturated at
+// 2^64 - 1 (then no tick difference exceeds it, and the cheap test never
+// decides).
+func fillAfter(c lim.Config) uint64 {
+	steps := (uint64(c.Cap()) + uint64(c.Refil()) - 1) / uint64(c.Refil()) // cap, refil >= 1: no overflow below 2^64
+	hi, lo := bits.Mul64(steps, uint64(c.Ivl()))
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return lo - 1 // lo >= 1
 }
 
 // Config returns the config g was built with. Safe for concurrent use.
@@ -131,10 +146,9 @@ func (g *Gate) WayOf(ip string) (set, way int64, ok bool) {
 	key := lim.IPKey(ip)
 	set = g.setOf(key)
 	base := set * g.t.n
-	g.t.lock(base)
-	i := g.t.find(base, uint64(key)+1)
+	i := g.t.find(base, g.t.lock(base), uint64(key)+1)
 	g.t.unlock(base)
-	return set, i - base, i >= 0
+	return set, int64(i), i >= 0
 }
 
 // InFlight returns the exact number of passed requests not yet released. It
@@ -157,13 +171,13 @@ func (g *Gate) BucketBytes(ip []byte, now int64) (lim.Bucket, bool) {
 
 func (g *Gate) bucket(key, now int64) (lim.Bucket, bool) {
 	base := g.setOf(key) * g.t.n
-	g.t.lock(base)
+	w0 := g.t.lock(base)
 	defer g.t.unlock(base)
-	i := g.t.find(base, uint64(key)+1)
+	i := g.t.find(base, w0, uint64(key)+1)
 	if i < 0 {
 		return lim.Bucket{}, false
 	}
-	if _, b := g.t.get(base, i); !g.full(b, now) {
+	if b := g.t.bucket(base, i, g.t.kt(base, w0, i)); !g.full(b, now) {
 		return b, true
 	}
 	return lim.Bucket{}, false
@@ -171,8 +185,19 @@ func (g *Gate) bucket(key, now int64) (lim.Bucket, bool) {
 
 // full reports whether b is full at now: its refill reaches cap (spec GATE-14).
 func (g *Gate) full(b lim.Bucket, now int64) bool {
+	if g.surelyFull(b, now) {
+		return true
+	}
 	r := g.lim.Take(b, now, 1)
 	return r.OK == 1 && r.Tks == g.cap-1 // refilled - 1 = cap - 1
+}
+
+// surelyFull reports that b, a stored bucket (tks >= 0), is full at now
+// because at least ceil(cap / refil) whole steps have passed since its last:
+// from 0 tokens that many steps refill to cap (LIM-9, LIM-10). It is the
+// test without a division; false means only that a take must decide.
+func (g *Gate) surelyFull(b lim.Bucket, now int64) bool {
+	return now >= b.Last && uint64(now)-uint64(b.Last) > g.fillAfter
 }
 
 // Now returns the gate's monotonic clock in ticks since New, for AdmitNow.
@@ -205,17 +230,19 @@ func (g *Gate) admit(key, now int64) Decision {
 	set := g.setOf(key)
 	base := set * g.t.n
 	k1 := uint64(key) + 1
-	g.t.lock(base)
-	i, r, drop := g.place(base, k1, now)
+	lw := &g.t.ways[base].kt
+	w0, ok := tryLock(lw) // g.t.lock(base), its uncontended case inlined
+	if !ok {
+		w0 = lockSlow(lw)
+	}
+	i, r, drop := g.place(base, w0, k1, now)
 	switch {
-	case r.OK == 1 && g.inflight.tryAcquire(sh):
-		g.t.clear(drop)
-		g.t.putUnlock(base, i, k1, r.Bucket()) // spec GATE-6
-		return Decision{Verdict: Pass, shard: uint8(si), Slot: i, Set: set, Way: i - base}
+	case r.OK == 1 && (sh.acquireFast() || g.inflight.tryAcquireLoop(sh)): // tryAcquire, its fast path inlined
+		g.t.putUnlock(base, i, drop, k1, r.Bucket()) // spec GATE-6
+		return Decision{Verdict: Pass, shard: uint8(si), Slot: base + int64(i), Set: set, Way: int64(i)}
 	case r.OK == 0 && g.inflight.hasFree(sh):
-		g.t.clear(drop)
-		g.t.putUnlock(base, i, k1, r.Bucket())
-		return Decision{Verdict: Limited, Slot: i, Set: set, Way: i - base,
+		g.t.putUnlock(base, i, drop, k1, r.Bucket())
+		return Decision{Verdict: Limited, Slot: base + int64(i), Set: set, Way: int64(i),
 			Retry: r.Retry, RetryAfter: RetryAfterSeconds(r.Retry, g.tickNanos)}
 	}
 	g.t.unlock(base)                                                                 // spec GATE-4: a shed writes no way
@@ -224,27 +251,31 @@ func (g *Gate) admit(key, now int64) Decision {
 
 // place returns the way of set base that key+1 k1 uses at now, the result
 // of its take of one token, and a way to empty (another way that held the
-// key, or -1); nothing is written. Lock held.
-func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult, int64) {
+// key, or -1); nothing is written. Lock held; w0 is way 0's word.
+func (g *Gate) place(base int64, w0, k1 uint64, now int64) (int, lim.TakeResult, int) {
 	// spec GATE-10: a key that no way holds, or whose bucket is full at now,
 	// takes from lim_bkt_new(cap, now): one token of cap, last = now.
 	born := lim.TakeResult{OK: 1, Tks: g.cap - 1, Last: now}
-	old := g.t.find(base, k1)
+	old := g.t.find(base, w0, k1)
 	if old >= 0 {
-		_, b := g.t.get(base, old)
 		// spec GATE-15 (a): the way that holds the key, if its bucket is not
 		// full at now (the take of a full bucket passes with cap - 1 left).
-		if r := g.lim.Take(b, now, 1); r.OK == 0 || r.Tks != g.cap-1 {
-			return old, r, -1
+		if b := g.t.bucket(base, old, g.t.kt(base, w0, old)); !g.surelyFull(b, now) {
+			if r := g.lim.Take(b, now, 1); r.OK == 0 || r.Tks != g.cap-1 {
+				return old, r, -1
+			}
 		}
 	}
-	victim, most := base, int64(-1)
-	for i := base; i < base+g.t.n; i++ {
-		r := born // an empty way, or the key's own full way: no take to test
-		if k, b := g.t.get(base, i); k != 0 && i != old {
-			r = g.lim.Take(b, now, 1)
+	victim, most := 0, int64(-1)
+	for i := range int(g.t.n) {
+		tks := g.cap // an empty way, or the key's own full way: no take to test
+		if kt := g.t.kt(base, w0, i); i != old && kt>>32 != 0 {
+			if b := g.t.bucket(base, i, kt); !g.surelyFull(b, now) {
+				r := g.lim.Take(b, now, 1)
+				tks = r.Tks + r.OK // tks' of LIM-10: the take's tks plus the token it took
+			}
 		}
-		if r.OK == 1 && r.Tks == g.cap-1 {
+		if tks == g.cap {
 			// spec GATE-15 (b): the lowest way that is empty or full at now
 			// (the key's own full way is one, no lower for holding it); any
 			// other way that held the key is emptied.
@@ -254,9 +285,8 @@ func (g *Gate) place(base int64, k1 uint64, now int64) (int64, lim.TakeResult, i
 			return i, born, old
 		}
 		// spec GATE-16: evict the way whose refilled bucket holds the most
-		// tokens (tks' = the take's tks plus the token it took), ties to the
-		// lowest way.
-		if tks := r.Tks + r.OK; tks > most {
+		// tokens, ties to the lowest way.
+		if tks > most {
 			victim, most = i, tks
 		}
 	}

@@ -81,6 +81,19 @@ func (s *semaphore) localShard() int {
 // tryAcquire takes one place if in_flight < maxif (lim_acq's test) and
 // reports whether it did.
 func (s *semaphore) tryAcquire(sh *shard) bool {
+	return sh.acquireFast() || s.tryAcquireLoop(sh)
+}
+
+// acquireFast moves a free place of sh into flight with one CAS when the
+// word has no flag, used < fieldMax (w below fieldMax<<31 says both) and a
+// free place; it reports whether it did. Small enough to inline.
+func (sh *shard) acquireFast() bool {
+	w := sh.word.Load()
+	return w < fieldMax<<31 && w&fieldMax != 0 && sh.word.CompareAndSwap(w, w-1+oneUsed)
+}
+
+// tryAcquireLoop is tryAcquire past a failed fast path.
+func (s *semaphore) tryAcquireLoop(sh *shard) bool {
 	for {
 		w := sh.word.Load()
 		switch {
@@ -109,6 +122,21 @@ func (s *semaphore) hasFree(sh *shard) bool {
 // release gives one place back, preferably to sh (lim_rel: with nothing in
 // flight it does nothing).
 func (s *semaphore) release(sh *shard) {
+	if !sh.releaseFast() {
+		s.releaseLoop(sh)
+	}
+}
+
+// releaseFast moves a used place of sh back to free with one CAS when the
+// word has no flag (w below full), a used place (w at least oneUsed) and
+// room for one more free; it reports whether it did.
+func (sh *shard) releaseFast() bool {
+	w := sh.word.Load()
+	return w < full && w >= oneUsed && w&fieldMax != fieldMax && sh.word.CompareAndSwap(w, w+1-oneUsed)
+}
+
+// releaseLoop is release past a failed fast path.
+func (s *semaphore) releaseLoop(sh *shard) {
 	for {
 		w := sh.word.Load()
 		if w&(frozen|full) != 0 || used(w) == 0 || free(w) == fieldMax {

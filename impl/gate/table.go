@@ -43,12 +43,28 @@ func newTable(sets, ways, cap int64) table {
 	return t
 }
 
-// lock spins until it holds set base's lock (base is the set's first way).
-func (t *table) lock(base int64) {
+// lock spins until it holds set base's lock (base is the set's first way)
+// and returns way 0's word as it found it (the lock bit clear); the word
+// stays so until the holder's unlock.
+func (t *table) lock(base int64) uint64 {
 	w := &t.ways[base].kt
+	if v, ok := tryLock(w); ok {
+		return v
+	}
+	return lockSlow(w)
+}
+
+// tryLock makes one attempt at the lock word w: one CAS if the lock is free.
+func tryLock(w *uint64) (uint64, bool) {
+	v := atomic.LoadUint64(w)
+	return v, v&lockBit == 0 && atomic.CompareAndSwapUint64(w, v, v|lockBit)
+}
+
+// lockSlow is lock's loop: it spins until it holds the lock word w.
+func lockSlow(w *uint64) uint64 {
 	for spins := 1; ; spins++ {
 		if v := atomic.LoadUint64(w); v&lockBit == 0 && atomic.CompareAndSwapUint64(w, v, v|lockBit) {
-			return
+			return v
 		}
 		if spins&63 == 0 {
 			runtime.Gosched() // the holder may have been preempted
@@ -63,58 +79,62 @@ func (t *table) unlock(base int64) {
 	storeRelease(w, atomic.LoadUint64(w)&^lockBit)
 }
 
-// get returns the key+1 (0: empty) and the bucket of way i; lock held.
-func (t *table) get(base, i int64) (uint64, lim.Bucket) {
-	w := &t.ways[i]
-	var kt uint64
-	if i == base {
-		kt = atomic.LoadUint64(&w.kt) // the lock word: others CAS it
-	} else {
-		kt = w.kt
+// find returns the way of set base that holds key+1 k1, or -1; w0 is way
+// 0's word (the lock word, read once by its holder); lock held.
+func (t *table) find(base int64, w0, k1 uint64) int {
+	if w0>>32 == k1 {
+		return 0
 	}
-	tks := int64(kt & tksMask)
-	if t.wide != nil {
-		tks = t.wide[i]
+	ws := t.ways[base : base+t.n]
+	for i := 1; i < len(ws); i++ {
+		if ws[i].kt>>32 == k1 {
+			return i
+		}
 	}
-	return kt >> 32, lim.Bucket{Tks: tks, Last: w.last}
+	return -1
 }
 
-// putUnlock stores key+1 k1 and bucket b in way i and gives back the lock
-// of set base: for way 0 the word's one release store does both.
-func (t *table) putUnlock(base, i int64, k1 uint64, b lim.Bucket) {
-	w := &t.ways[i]
+// kt returns the key-and-tokens word of way i of set base, w0 for way 0;
+// lock held.
+func (t *table) kt(base int64, w0 uint64, i int) uint64 {
+	if i == 0 {
+		return w0
+	}
+	return t.ways[base+int64(i)].kt
+}
+
+// bucket returns the bucket of way i of set base, whose word is kt; lock
+// held.
+func (t *table) bucket(base int64, i int, kt uint64) lim.Bucket {
+	j := base + int64(i)
+	tks := int64(kt & tksMask)
+	if t.wide != nil {
+		tks = t.wide[j]
+	}
+	return lim.Bucket{Tks: tks, Last: t.ways[j].last}
+}
+
+// putUnlock stores key+1 k1 and bucket b in way i of set base, empties way
+// drop if drop > 0 (GATE-15 (b) empties a way above the one it fills, never
+// way 0), and gives back the lock: for way 0 the word's one release store
+// does both.
+func (t *table) putUnlock(base int64, i, drop int, k1 uint64, b lim.Bucket) {
+	if drop > 0 {
+		t.ways[base+int64(drop)] = way{}
+	}
+	j := base + int64(i)
+	w := &t.ways[j]
 	kt := k1 << 32
 	if t.wide != nil {
-		t.wide[i] = b.Tks
+		t.wide[j] = b.Tks
 	} else {
 		kt |= uint64(b.Tks)
 	}
 	w.last = b.Last
-	if i == base {
+	if i == 0 {
 		storeRelease(&w.kt, kt)
 		return
 	}
 	w.kt = kt
 	t.unlock(base)
-}
-
-// clear empties way i, if i >= 0, of a locked set; i is never the set's way
-// 0 (GATE-15 (b) empties a way above the one it fills).
-func (t *table) clear(i int64) {
-	if i >= 0 {
-		t.ways[i] = way{}
-	}
-}
-
-// find returns the way of set base that holds key+1 k1, or -1; lock held.
-func (t *table) find(base int64, k1 uint64) int64 {
-	if atomic.LoadUint64(&t.ways[base].kt)>>32 == k1 {
-		return base
-	}
-	for i := base + 1; i < base+t.n; i++ {
-		if t.ways[i].kt>>32 == k1 {
-			return i
-		}
-	}
-	return -1
 }
