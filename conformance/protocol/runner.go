@@ -24,6 +24,21 @@ type Runner interface {
 	RunTraces(ts []oracle.Trace, each func(i int, run TraceRun)) error
 }
 
+// Streamer is a Runner that also runs traces as they come, as [Port]
+// does: RunStream runs the traces of every slice next returns, in order,
+// until next returns an empty one, as one pipelined conversation, and
+// calls each(i, run) for trace i of the stream (counted from its first
+// trace, over every slice), in order, as its run completes. It calls next
+// once it has sent the last slice's traces, while they may still be
+// running, so that the implementation is not idle between slices; next
+// and each are called on RunStream's goroutine, never at once. Its errors
+// are RunTraces', a BrokenError's or DeadlineError's Trace an index in the
+// stream; the trace in flight and those after it get no call.
+type Streamer interface {
+	Runner
+	RunStream(next func() []oracle.Trace, each func(i int, run TraceRun)) error
+}
+
 // TraceRun is what an implementation did with one trace.
 type TraceRun struct {
 	// Outcome is the outcome of open and the results of the ops that
