@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -444,4 +446,53 @@ func BenchmarkFuzzPort(b *testing.B) {
 		ops += rep.Ops
 	}
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// lateMutant is the lim model until it has run after ops (over all its
+// instances), then wrong on every take: its first failing trace is far
+// into a run, whatever ran in between, and every trace with a take fails
+// from then on.
+func lateMutant(after int64) mutant {
+	var ran atomic.Int64
+	return mutant{name: "lim wrong after " + strconv.FormatInt(after, 10) + " ops", comp: oracle.Lim,
+		do: func(op oracle.Op, r oracle.Result) (oracle.Result, error) {
+			if ran.Add(1) > after && op.Kind == oracle.LimTake {
+				r.OK = oracle.I(1 - num(r.OK))
+			}
+			return r, nil
+		}}
+}
+
+// Through a port, the chunks go as one stream (protocol.Streamer), later
+// traces in flight while earlier ones are checked; the run is still the
+// same as in process, one call a chunk: the first failing trace in index
+// order is the one found, with the same counts before it and the same
+// shrunk counterexample, for every batch size.
+func TestFuzzThroughAStreamFindsWhatOneCallAChunkFinds(t *testing.T) {
+	hello := protocol.Hello{Protocol: protocol.Protocol, Name: "mutant", Version: "0", Components: []oracle.Component{oracle.Lim}}
+	opt := search.FuzzOptions{Seed: 99, Ops: 1 << 20, ShrinkRuns: 2_000, ShrinkTime: slowdown.Scale(time.Hour)}
+	for _, batch := range []int{1, 5, 64} {
+		opt.Batch = batch
+		want, err := search.Fuzz(protocol.SubjectRunner{S: lateMutant(5000)}, opt)
+		if err != nil || want.Found == nil {
+			t.Fatalf("Fuzz(in process, batch %d) = %+v, %v", batch, want, err)
+		}
+		p, err := protocol.ServePipe(lateMutant(5000), hello, waits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := search.Fuzz(p, opt)
+		p.Close() //nolint:errcheck // in process
+		if err != nil || got.Found == nil {
+			t.Fatalf("Fuzz(port, batch %d) = %+v, %v", batch, got, err)
+		}
+		if got.Found.Index < 2*batch {
+			t.Errorf("batch %d: found trace %d, want one past the second chunk, found with later chunks in flight", batch, got.Found.Index)
+		}
+		want.Elapsed, got.Elapsed = 0, 0
+		if got.FuzzStatus != want.FuzzStatus || got.Found.Index != want.Found.Index || !reflect.DeepEqual(got.Found.Trace, want.Found.Trace) {
+			t.Errorf("batch %d: through a port %+v found trace %d, shrunk to %v; in process %+v, trace %d, %v",
+				batch, got.FuzzStatus, got.Found.Index, got.Found.Trace.Ops, want.FuzzStatus, want.Found.Index, want.Found.Trace.Ops)
+		}
+	}
 }
