@@ -68,7 +68,7 @@ var ErrBroken = errors.New("port broke the protocol")
 // diagnosis, the trace and op in flight, and the port's recent stderr.
 type BrokenError struct {
 	What   string // the diagnosis, one line: "no reply within 10s (hung?)"
-	Trace  int    // the index of the trace in flight in its RunTraces call, or -1 (handshake, shutdown)
+	Trace  int    // the index of the trace in flight in its RunTraces call (RunStream: in its stream), or -1 (handshake, shutdown)
 	Op     int    // the op in flight within that trace, -1 for open, -2 for none known
 	Stderr string // the port's stderr while the trace ran, or its last bytes
 }
@@ -90,7 +90,7 @@ var ErrDeadline = errors.New("protocol: the deadline passed")
 type DeadlineError struct {
 	Deadline time.Time
 	During   string // what was waiting: "the handshake", "the conversation", "the port's exit"
-	Trace    int    // the index of the trace in flight in its RunTraces call, or -1
+	Trace    int    // the index of the trace in flight in its RunTraces call (RunStream: in its stream), or -1
 	Op       int    // the op in flight within that trace, -1 for open, -2 for none known
 }
 
