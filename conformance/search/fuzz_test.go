@@ -496,3 +496,52 @@ func TestFuzzThroughAStreamFindsWhatOneCallAChunkFinds(t *testing.T) {
 		}
 	}
 }
+
+// breaksInStream is a Streamer that runs a subject, taking each slice
+// before it runs the last one's traces, as a port does, and breaks at
+// trace at of the stream.
+type breaksInStream struct {
+	protocol.SubjectRunner
+	at int
+}
+
+func (b breaksInStream) RunStream(next func() []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	i := 0
+	for cur := next(); len(cur) > 0; {
+		ahead := next()
+		for j := range cur {
+			if i == b.at {
+				return &protocol.BrokenError{What: "no reply within 10s (hung?)", Trace: i, Op: -1}
+			}
+			b.SubjectRunner.RunTraces(cur[j:j+1], func(_ int, run protocol.TraceRun) { each(i, run) }) //nolint:errcheck // a SubjectRunner never breaks
+			i++
+		}
+		cur = ahead
+	}
+	return nil
+}
+
+// A Streamer that breaks on a trace of a later chunk, after the first
+// failing one, loses nothing: the failing trace is found (the one found
+// in process, one call a chunk), not shrunk (the runner broke in the
+// stream that found it), and the run's error is nil.
+func TestFuzzStreamKeepsTheFailingTraceWhenTheRunnerThenBreaks(t *testing.T) {
+	opt := search.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: 2, ShrinkRuns: 100}
+	want, err := search.Fuzz(protocol.SubjectRunner{S: lateMutant(5000)}, opt)
+	if err != nil || want.Found == nil {
+		t.Fatalf("Fuzz(in process) = %+v, %v", want, err)
+	}
+	r := breaksInStream{protocol.SubjectRunner{S: lateMutant(5000)}, 0}
+	for _, after := range []int{1, 2} { // in the chunk after the failing trace's, taken before that one was done
+		r.at = want.Found.Index + after
+		got, err := search.Fuzz(r, opt)
+		if err != nil || got.Found == nil {
+			t.Fatalf("Fuzz(a runner that breaks %d traces after the failing one) = %+v, %v; want the failing trace found, no error", after, got, err)
+		}
+		if got.Found.Index != want.Found.Index || got.Found.ShrinkStop != search.ShrinkBroken || got.Found.ShrinkRuns != 0 || !errors.Is(got.Found.ShrinkErr, protocol.ErrBroken) {
+			t.Errorf("break %d after: found trace %d, shrinking stopped %v after %d runs (%v); want trace %d, not shrunk: the runner broke in the stream that found it",
+				after, got.Found.Index, got.Found.ShrinkStop, got.Found.ShrinkRuns, got.Found.ShrinkErr, want.Found.Index)
+		}
+		r.SubjectRunner.S = lateMutant(5000)
+	}
+}
