@@ -166,35 +166,83 @@ func slotSharers(ip string, slots int64, n int) []string {
 }
 
 // searchSharers is slotSharers without the cache: the first n quads
-// 10.0.x.y (i = x<<8|y from 1 up, ip excepted) whose set is ip's. The key
-// of a quad is its prefix's key carried on by the last digits (LIM-16 is a
-// left fold), so the search costs a few steps a candidate, not a string
-// and a hash: it ran up to 65,535 times a slot count, the fuzzer's hottest
-// path before the cache fills.
+// 10.0.x.y (i = x<<8|y from 1 up, ip excepted) whose set is ip's. It reads
+// the candidates' keys from quadKeys, computed once, so a slot count costs
+// no hashing: a scan of the keys up to the n-th sharer, or, where that is
+// longer, a lookup of each key that is ip's set (want, want+slots, ...,
+// below KeyPrime: one for a slot count past every key). Either way the
+// result is the same; the scan ran up to 65,535 times a slot count, the
+// fuzzer's hottest path, when slot counts are drawn from the whole domain
+// and a run meets many.
 func searchSharers(ip string, slots int64, n int) []string {
+	q := quadKeys()
 	want := lim.IPKey(ip) % slots
+	sets := (lim.KeyPrime-1-want)/slots + 1 // keys in ip's set: want + k*slots < KeyPrime
+	scan := int64(len(q.keys))              // the candidates a scan reads: to the n+1-th sharer (ip may be one), about slots apart
+	if slots < scan {
+		scan = min(scan, slots*int64(n+1))
+	}
+	var idx []int
+	if sets*16 >= scan { // a lookup costs about 16 steps of a scan
+		for i := 1; i < len(q.keys) && len(idx) <= n; i++ {
+			if int64(q.keys[i])%slots == want {
+				idx = append(idx, i)
+			}
+		}
+	} else {
+		for k := want; k < lim.KeyPrime; k += slots {
+			idx = q.lookup(uint32(k), idx)
+			if k > lim.KeyPrime-slots {
+				break // the next k overflows or passes KeyPrime
+			}
+		}
+		slices.Sort(idx)
+	}
 	var out []string
-	buf := make([]byte, 0, 16) // room for a quad: AppendInt at buf[len(buf):] must not allocate
-	for x := 0; x < 256 && len(out) < n; x++ {
-		buf = append(strconv.AppendInt(append(buf[:0], "10.0."...), int64(x), 10), '.')
-		hx := lim.IPKey(string(buf))
-		for y := 0; y < 256 && len(out) < n; y++ {
-			if x == 0 && y == 0 {
-				continue
-			}
-			h := hx
-			for _, c := range strconv.AppendInt(buf[len(buf):], int64(y), 10) {
-				h = (h*lim.KeyMul + int64(c)) % lim.KeyPrime
-			}
-			if h%slots != want {
-				continue
-			}
-			if cand := string(strconv.AppendInt(buf, int64(y), 10)); cand != ip {
-				out = append(out, cand)
-			}
+	for _, i := range idx {
+		if cand := quad(i); cand != ip && len(out) < n {
+			out = append(out, cand)
 		}
 	}
 	return out
+}
+
+// quadTable is the LIM-16 key of every quad 10.0.x.y (keys[i], i =
+// x<<8|y; keys[0] unused), and the same indexed by key: byKey holds key<<16
+// | i for every i >= 1, in order.
+type quadTable struct {
+	keys  []uint32
+	byKey []uint64
+}
+
+var quadOnce = sync.OnceValue(newQuadTable)
+
+// quadKeys returns the table, computing it on first use (65,535 keys).
+func quadKeys() *quadTable { return quadOnce() }
+
+func newQuadTable() *quadTable {
+	q := &quadTable{keys: make([]uint32, 1<<16), byKey: make([]uint64, 0, 1<<16-1)}
+	for i := 1; i < 1<<16; i++ {
+		k := lim.IPKey(quad(i)) // < KeyPrime < 2^32
+		q.keys[i] = uint32(k)
+		q.byKey = append(q.byKey, uint64(k)<<16|uint64(i))
+	}
+	slices.Sort(q.byKey)
+	return q
+}
+
+// lookup appends the index of every quad whose key is k to idx.
+func (q *quadTable) lookup(k uint32, idx []int) []int {
+	j, _ := slices.BinarySearch(q.byKey, uint64(k)<<16)
+	for ; j < len(q.byKey) && uint32(q.byKey[j]>>16) == k; j++ {
+		idx = append(idx, int(q.byKey[j]&0xffff))
+	}
+	return idx
+}
+
+// quad returns the dotted quad 10.0.x.y of i = x<<8|y.
+func quad(i int) string {
+	return "10.0." + strconv.Itoa(i>>8) + "." + strconv.Itoa(i&255)
 }
 
 // observe records an admit's time and the address it touched.

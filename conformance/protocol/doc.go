@@ -8,7 +8,8 @@
 //
 //   - [Runner] runs traces on an implementation, a [TraceRun] per trace: a
 //     [Port] over the protocol, or a [SubjectRunner] running an
-//     oracle.Subject in process.
+//     oracle.Subject in process. A [Streamer] (a Port) also runs traces
+//     as they come, the window running on from one slice into the next.
 //   - [StartPort] starts a port process (sh -c, its own process group) and
 //     [ServePipe] an in-process [Serve] behind a [Port]; [PortOptions]
 //     bound the conversation. [Port.Hello] is the port's handshake

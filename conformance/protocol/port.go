@@ -687,22 +687,48 @@ type traceState struct {
 }
 
 // RunTraces implements Runner: it pipelines every trace's open, ops and
-// close (PROTO-7) and checks every reply's seq (PROTO-9).
+// close (PROTO-7) and checks every reply's seq (PROTO-9). It is RunStream
+// of ts alone.
 func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
+	return p.RunStream(once(ts), each)
+}
+
+// once returns a stream's next that yields ts, then nothing.
+func once(ts []oracle.Trace) func() []oracle.Trace {
+	return func() []oracle.Trace {
+		t := ts
+		ts = nil
+		return t
+	}
+}
+
+// inFlight is a trace of a stream sent and not yet done.
+type inFlight struct {
+	t  *oracle.Trace
+	st traceState
+}
+
+// RunStream implements Streamer: the window runs on from one slice of
+// traces into the next, so the port is never idle between them.
+func (p *Port) RunStream(next func() []oracle.Trace, each func(int, TraceRun)) error {
 	if p.failed != nil {
 		return p.failed
 	}
 	if p.closed {
-		return errors.New("protocol: RunTraces on a closed port")
+		return errors.New("protocol: RunStream on a closed port")
 	}
 	var (
-		queue  []pending
-		states = newTraceStates(ts)
-		ti, oi = 0, -1 // the next request to send: trace ti, op oi
-		side   = 0     // on the first instance (0) or, in a twin trace, the second (1)
-		buf    []byte
-		timer  = time.NewTimer(p.opt.RequestTimeout)
-		done   = 0
+		queue   []pending
+		running []inFlight // traces base.. of the stream, sent and not done, in order
+		base    = 0
+		cur     []oracle.Trace // the slice being sent: traces curAt.. of the stream
+		curAt   = 0
+		results []oracle.Result // where the next traces' results are carved from (carve)
+		ended   = false         // next returned no trace
+		ti, oi  = 0, -1         // the next request to send: trace ti of the stream, op oi
+		side    = 0             // on the first instance (0) or, in a twin trace, the second (1)
+		buf     []byte
+		timer   = time.NewTimer(p.opt.RequestTimeout)
 		// The request timeout counts from progress: the last reply, or the
 		// send that found nothing in flight. The timer is not reset on
 		// every reply (two timer operations an op, on the fuzzer's hot
@@ -721,16 +747,32 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	if p.exit != nil {
 		exited = nil
 	}
-	for done < len(ts) {
+	trace := func(i int) *oracle.Trace { return running[i-base].t }
+	for {
 		idle := len(queue) == 0
 		// Top the window up only once half of it is answered: the requests
 		// go in chunks, so the writer and the port wake once a chunk, not
 		// once an op.
-		for topUp := len(queue) <= p.opt.Window/2; topUp && len(queue) < p.opt.Window && ti < len(ts); {
-			t := &ts[ti]
+		for topUp := len(queue) <= p.opt.Window/2; topUp && len(queue) < p.opt.Window; {
+			if ti-curAt == len(cur) {
+				if ended {
+					break
+				}
+				if cur, curAt = next(), ti; len(cur) == 0 {
+					ended = true
+					break
+				}
+				results = carve(cur)
+				if !idle { // the time next took is not the port's
+					progress = time.Now()
+				}
+			}
+			t := &cur[ti-curAt]
 			if oi == -1 && side == 0 {
-				states[ti].stderr = p.stderr.total()
-				states[ti].inst = p.inst + 1
+				running = append(running, inFlight{t: t, st: traceState{stderr: p.stderr.total(), inst: p.inst + 1}})
+				if k := len(t.Ops); k > 0 { // none stays nil, as before
+					running[len(running)-1].st.results, results = results[:0:k], results[k:]
+				}
 			}
 			if buf == nil {
 				select {
@@ -738,7 +780,7 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 				default:
 				}
 			}
-			buf = p.appendRequest(buf, t, states[ti].inst+int64(side), oi)
+			buf = p.appendRequest(buf, t, running[ti-base].st.inst+int64(side), oi)
 			queue = append(queue, pending{ti, oi, side})
 			// spec VEC-15: "open both, then each op on the first instance and at once on the second"
 			if t.Twin && side == 0 {
@@ -754,6 +796,9 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 				progress = time.Now()
 			}
 		}
+		if len(queue) == 0 { // every trace sent is done, and next has no more
+			return nil
+		}
 		in := queue[0]
 		ev, ok := p.popEvent()
 		if !ok {
@@ -765,38 +810,40 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 					timer.Reset(left) // there was progress since it was set
 					continue
 				}
-				return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(ts[in.trace], in.op), p.opt.RequestTimeout))
+				return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(*trace(in.trace), in.op), p.opt.RequestTimeout))
 			case x := <-exited:
 				// Replies written before the exit may still be on their way:
 				// read on for a moment before calling the exit early.
 				p.exit, exited, grace = &x, nil, time.After(500*time.Millisecond)
 				continue
 			case <-grace:
-				return p.exitedEarly(*p.exit, in, ts)
+				return p.exitedEarly(*p.exit, in, trace(in.trace))
 			case <-deadline:
 				return p.deadlinePassed(in.trace, in.op, "the conversation")
 			}
 		}
 		if ev.err != nil {
-			return p.streamEnded(ev, in, ts)
+			return p.streamEnded(ev, in, trace(in.trace))
 		}
 		if ev.rep.seq != p.nextIn {
-			return p.breaks(in.trace, in.op, p.seqProblem(ev.rep.seq, ts[in.trace], in))
+			return p.breaks(in.trace, in.op, p.seqProblem(ev.rep.seq, *trace(in.trace), in))
 		}
 		p.nextIn++
 		queue = queue[1:]
 		progress = time.Now()
-		st := &states[in.trace]
-		if in.op == len(ts[in.trace].Ops) { // the close: the trace is done
+		lt := &running[in.trace-base]
+		st := &lt.st
+		if in.op == len(lt.t.Ops) { // the close: the trace is done
 			if why := closeProblem(ev.rep); (in.side == 0 && st.open || in.side == 1 && st.twin) && why != "" {
 				return p.breaks(in.trace, in.op, why)
 			}
-			if in.side == 0 && ts[in.trace].Twin {
+			if in.side == 0 && lt.t.Twin {
 				continue // the twin's close comes next
 			}
 			st.run.Stderr = p.stderr.since(st.stderr, 4<<10)
-			each(in.trace, st.run)
-			done++
+			run := st.run
+			running[0], running, base = inFlight{}, running[1:], base+1 // traces end in order: this is running[0]
+			each(in.trace, run)
 			continue
 		}
 		switch {
@@ -807,24 +854,16 @@ func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 			st.take(in.op, ev.rep)
 		}
 	}
-	return nil
 }
 
-// newTraceStates returns the states of ts, their results carved from one
-// array (an append per op, on the fuzzer's hot path, no longer allocates).
-func newTraceStates(ts []oracle.Trace) []traceState {
-	states := make([]traceState, len(ts))
+// carve returns one array for the results of every trace of ts (an append
+// per op, on the fuzzer's hot path, no longer allocates).
+func carve(ts []oracle.Trace) []oracle.Result {
 	n := 0
 	for i := range ts {
 		n += len(ts[i].Ops)
 	}
-	results := make([]oracle.Result, n)
-	for i := range ts {
-		if k := len(ts[i].Ops); k > 0 { // none stays nil, as before
-			states[i].results, results = results[:0:k], results[k:]
-		}
-	}
-	return states
+	return make([]oracle.Result, n)
 }
 
 // take records the reply to op of the trace (-1: open).
@@ -934,7 +973,7 @@ func (p *Port) seqWhich(seq int64) string {
 }
 
 // streamEnded diagnoses the end of stdout or a bad line.
-func (p *Port) streamEnded(ev event, in pending, ts []oracle.Trace) error {
+func (p *Port) streamEnded(ev event, in pending, t *oracle.Trace) error {
 	if !errors.Is(ev.err, io.EOF) {
 		return p.breaks(in.trace, in.op, ev.err.Error())
 	}
@@ -950,14 +989,14 @@ func (p *Port) streamEnded(ev event, in pending, ts []oracle.Trace) error {
 	if p.exit != nil {
 		how = " and exited (" + p.exit.how + ")"
 	}
-	return p.breaks(in.trace, in.op, fmt.Sprintf("closed its stdout%s before replying to %s", how, describe(ts[in.trace], in.op)))
+	return p.breaks(in.trace, in.op, fmt.Sprintf("closed its stdout%s before replying to %s", how, describe(*t, in.op)))
 }
 
 // exitedEarly diagnoses a port that exited with requests unanswered; the
 // replies it wrote before exiting are not lost, they were read, so what
 // remains is truly unanswered.
-func (p *Port) exitedEarly(x exitInfo, in pending, ts []oracle.Trace) error {
-	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, describe(ts[in.trace], in.op)))
+func (p *Port) exitedEarly(x exitInfo, in pending, t *oracle.Trace) error {
+	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, describe(*t, in.op)))
 }
 
 // appendRequest appends the request for op of t (-1 open, len(ops) close)

@@ -24,6 +24,21 @@ type Runner interface {
 	RunTraces(ts []oracle.Trace, each func(i int, run TraceRun)) error
 }
 
+// Streamer is a Runner that also runs traces as they come, as [Port]
+// does: RunStream runs the traces of every slice next returns, in order,
+// until next returns an empty one, as one pipelined conversation, and
+// calls each(i, run) for trace i of the stream (counted from its first
+// trace, over every slice), in order, as its run completes. It calls next
+// once it has sent the last slice's traces, while they may still be
+// running, so that the implementation is not idle between slices; next
+// and each are called on RunStream's goroutine, never at once. Its errors
+// are RunTraces', a BrokenError's or DeadlineError's Trace an index in the
+// stream; the trace in flight and those after it get no call.
+type Streamer interface {
+	Runner
+	RunStream(next func() []oracle.Trace, each func(i int, run TraceRun)) error
+}
+
 // TraceRun is what an implementation did with one trace.
 type TraceRun struct {
 	// Outcome is the outcome of open and the results of the ops that
@@ -53,7 +68,7 @@ var ErrBroken = errors.New("port broke the protocol")
 // diagnosis, the trace and op in flight, and the port's recent stderr.
 type BrokenError struct {
 	What   string // the diagnosis, one line: "no reply within 10s (hung?)"
-	Trace  int    // the index of the trace in flight in its RunTraces call, or -1 (handshake, shutdown)
+	Trace  int    // the index of the trace in flight in its RunTraces call (RunStream: in its stream), or -1 (handshake, shutdown)
 	Op     int    // the op in flight within that trace, -1 for open, -2 for none known
 	Stderr string // the port's stderr while the trace ran, or its last bytes
 }
@@ -75,7 +90,7 @@ var ErrDeadline = errors.New("protocol: the deadline passed")
 type DeadlineError struct {
 	Deadline time.Time
 	During   string // what was waiting: "the handshake", "the conversation", "the port's exit"
-	Trace    int    // the index of the trace in flight in its RunTraces call, or -1
+	Trace    int    // the index of the trace in flight in its RunTraces call (RunStream: in its stream), or -1
 	Op       int    // the op in flight within that trace, -1 for open, -2 for none known
 }
 

@@ -9,8 +9,10 @@
 //     or time, a deadline, the components, a way to start a fresh
 //     runner), reporting progress as a [FuzzStatus] (ops run and ops
 //     skipped apart; [FuzzStatus.Checked]) and its end as a [FuzzReport].
-//     Under a time bound it sizes each call of the runner to the time
-//     left, so a slow port cannot run a whole batch past it.
+//     Under a time bound it sizes each chunk of traces it hands the
+//     runner to the time left, so a slow port cannot run a whole batch
+//     past it; a port (a protocol.Streamer) gets the chunks as one
+//     stream, never idle between them.
 //     [GenFuzzTrace] is trace i of a seed: a run depends on nothing else,
 //     so it is reproducible.
 //   - [Shrink] shrinks a failing trace within [ShrinkLimits], re-running

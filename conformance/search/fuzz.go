@@ -43,11 +43,14 @@ type FuzzOptions struct {
 	// traces and their order do not change; a twin trace counts its ops
 	// once for Ops. 0 means none.
 	Isolation int
-	// Batch is the most traces per RunTraces call; 0 means 64. Under a
-	// time bound a call carries fewer: as many as fit half the time left,
-	// at the time per trace measured so far.
+	// Batch is the most traces of a chunk, the traces handed to the
+	// runner at once (a RunTraces call, or a slice of a
+	// protocol.Streamer's stream); 0 means 64. Under a time bound a chunk
+	// carries fewer: as many as fit half the time left, at the time per
+	// trace measured so far.
 	Batch int
-	// Progress, if non-nil, is called after each call of the runner.
+	// Progress, if non-nil, is called as each chunk is done, and when
+	// the run stops.
 	Progress func(FuzzStatus)
 	// ShrinkTime bounds shrinking a counterexample; 0 means 30s.
 	ShrinkTime time.Duration
@@ -98,7 +101,7 @@ type FuzzReport struct {
 
 // Fuzz runs random traces through r and compares every outcome with the
 // model's (oracle.Model): trace i is GenFuzzTrace(comps[i%len(comps)],
-// opt.Seed, i), sent in calls of at most opt.Batch traces. A trace the
+// opt.Seed, i), sent in chunks of at most opt.Batch traces. A trace the
 // runner skips is counted apart, not failed; a divergence or a fault is a
 // failure. The first failing trace, in index order, is shrunk (Shrink,
 // re-running candidates through r, within opt.ShrinkTime, opt.ShrinkRuns
@@ -106,7 +109,10 @@ type FuzzReport struct {
 // reported in Found; the run stops there.
 //
 // Generation runs ahead of the runner, on parallel workers, and each
-// trace's expected outcome is computed where it is generated. Trace i
+// trace's expected outcome is computed where it is generated. A runner
+// that is a protocol.Streamer (a port) gets the chunks as one stream,
+// the next sent while the last is still being answered and checked, as
+// long as the pacer allows whole chunks; it never waits between them. Trace i
 // depends only on the seed and i, so the traces an ops bound runs, and the
 // counterexample found, do not depend on the batch size, the time bound
 // or the machine.
@@ -129,50 +135,35 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	start := time.Now()
 	g := startGenerator(comps, opt.Seed, batch, max(opt.Isolation, 0), opt.Ops)
 	defer g.stop()
-	pace := pacer{max: batch, end: opt.timeEnd(start)}
-
-	var rep FuzzReport
-	var b *genBatch
-	from := 0
+	f := &fuzzRun{r: r, opt: opt, g: g, start: start, pace: pacer{max: batch, end: opt.timeEnd(start)}}
 	for {
-		now := time.Now()
-		switch {
-		case opt.Ops > 0 && rep.Ops+rep.SkippedOps >= opt.Ops,
-			opt.Duration > 0 && now.Sub(start) >= opt.Duration:
-			return rep, nil
-		case opt.pastDeadline(now):
-			rep.TimedOut = true
-			return rep, nil
+		if stop, timedOut := f.over(time.Now()); stop {
+			f.rep.TimedOut = timedOut
+			return f.rep, nil
 		}
-		if b == nil || from == len(b.sent) {
-			if b, from = g.next(), 0; b.err != nil {
-				return rep, b.err
-			}
+		inFlight, err := f.stream()
+		if len(f.chunks) > 0 || err != nil || f.genErr != nil { // the stream stopped in a chunk: each did not tell it
+			f.rep.Elapsed = time.Since(start)
+			f.progress()
 		}
-		n := b.cut(from, min(pace.size(now), len(b.sent)-from), opt.Ops-rep.Ops-rep.SkippedOps)
-		fail, failRun, err := runBatch(r, b, from, n, &rep)
-		pace.ran(n, time.Since(now))
-		rep.Elapsed = time.Since(start)
-		if opt.Progress != nil {
-			opt.Progress(rep.FuzzStatus)
-		}
-		if fail >= 0 {
+		if ft := f.fail; ft != nil {
 			g.stop() // shrinking needs the CPUs more
-			i := from + fail
-			rep.Found, err = counterexample(r, opt, foundTrace{b.start + i, b.traces[i], b.sent[i], failRun, start, err})
-			rep.Elapsed = time.Since(start)
-			return rep, err
+			ft.start, ft.err = start, err
+			f.rep.Found, err = counterexample(r, opt, *ft)
+			f.rep.Elapsed = time.Since(start)
+			return f.rep, err
 		}
 		switch {
+		case f.genErr != nil:
+			return f.rep, f.genErr
 		case errors.Is(err, protocol.ErrDeadline) || err != nil && opt.pastDeadline(time.Now()):
 			// the port's own deadline, or a runner that does not tell its
 			// deadline from a break, stopped by the run's
-			rep.TimedOut = true
-			return rep, nil
+			f.rep.TimedOut = true
+			return f.rep, nil
 		case err != nil:
-			return rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), b.start+from+brokenTrace(err), err)
+			return f.rep, fmt.Errorf("search: fuzz %s: trace %d: %w", r.Name(), f.traceAt(inFlight), err)
 		}
-		from += n
 	}
 }
 
@@ -191,20 +182,22 @@ func (o FuzzOptions) pastDeadline(now time.Time) bool {
 	return !o.Deadline.IsZero() && !now.Before(o.Deadline)
 }
 
-// pacer sizes the runner's calls under a time bound: a call may carry as
-// many traces as fit half the time left, at the mean time per trace so
-// far, and at most twice the last call's; the first carries one. A call
-// cannot be stopped once made, so this is what keeps a slow runner (half
-// a second a trace) from running a whole batch of 64 past its end.
+// pacer sizes the chunks under a time bound: a chunk may carry as many
+// traces as fit half the time left, at the mean time per trace so far,
+// and at most twice the last chunk's; the first carries one. A chunk
+// cannot be stopped once sent, so this is what keeps a slow runner (half
+// a second a trace) from running a whole batch of 64 past its end; and a
+// stream takes a further chunk only while the pacer allows a whole one,
+// so what is in flight is bounded alike.
 type pacer struct {
 	max   int           // the most traces a call carries
 	end   time.Time     // the time bound; zero: none, every call carries max
-	last  int           // traces in the last call
-	spent time.Duration // time in the calls so far
-	timed int           // traces those calls carried
+	last  int           // traces in the last chunk done
+	spent time.Duration // time in the chunks so far
+	timed int           // traces those chunks carried
 }
 
-// size returns the number of traces the next call, made at now, carries.
+// size returns the number of traces the next chunk, sent at now, carries.
 func (p *pacer) size(now time.Time) int {
 	if p.end.IsZero() {
 		return p.max
@@ -217,7 +210,7 @@ func (p *pacer) size(now time.Time) int {
 	return max(1, int(min(fit, time.Duration(p.max), time.Duration(2*p.last))))
 }
 
-// ran records that a call of n traces took d.
+// ran records that a chunk of n traces took d.
 func (p *pacer) ran(n int, d time.Duration) {
 	p.last, p.spent, p.timed = n, p.spent+d, p.timed+n
 }
@@ -254,52 +247,6 @@ func fuzzComponents(r protocol.Runner, opt FuzzOptions) ([]oracle.Component, err
 		}
 	}
 	return slices.Clone(opt.Components), nil
-}
-
-// brokenTrace returns the index within its call of the trace a
-// *protocol.BrokenError names (0 when it names none).
-func brokenTrace(err error) int {
-	var be *protocol.BrokenError
-	if errors.As(err, &be) && be.Trace >= 0 {
-		return be.Trace
-	}
-	return 0
-}
-
-// runBatch runs the n traces of b from from through r, counting them in
-// rep up to the first failing one, and returns that one (-1 for none, else
-// its index from from) with its run, cut to MaxText. A failing trace is
-// returned even when r broke after it.
-func runBatch(r protocol.Runner, b *genBatch, from, n int, rep *FuzzReport) (int, protocol.TraceRun, error) {
-	fail, calls := -1, 0
-	var failRun protocol.TraceRun
-	err := r.RunTraces(b.sent[from:from+n], func(i int, run protocol.TraceRun) {
-		if i != calls || i >= n {
-			return // a runner breaking its contract; caught below
-		}
-		if calls++; fail >= 0 {
-			return // not checked: the run ends at its first failing trace
-		}
-		rep.Traces++
-		ops := len(b.want[from+i].Results)
-		switch {
-		case run.Skipped != "":
-			rep.Skipped++
-			rep.SkippedOps += ops
-			if rep.FirstSkip == "" {
-				rep.FirstSkip = protocol.CutText(run.Skipped, MaxText)
-			}
-		case fails(b.sent[from+i], b.want[from+i], run):
-			rep.Ops += ops
-			fail, failRun = i, cutRun(run)
-		default:
-			rep.Ops += ops
-		}
-	})
-	if err == nil && calls != n {
-		err = fmt.Errorf("search: %s ran %d of %d traces without an error", r.Name(), calls, n)
-	}
-	return fail, failRun, err
 }
 
 // fails reports whether run, not skipped, faulted or differs from want (on

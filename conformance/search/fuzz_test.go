@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -444,4 +446,102 @@ func BenchmarkFuzzPort(b *testing.B) {
 		ops += rep.Ops
 	}
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// lateMutant is the lim model until it has run after ops (over all its
+// instances), then wrong on every take: its first failing trace is far
+// into a run, whatever ran in between, and every trace with a take fails
+// from then on.
+func lateMutant(after int64) mutant {
+	var ran atomic.Int64
+	return mutant{name: "lim wrong after " + strconv.FormatInt(after, 10) + " ops", comp: oracle.Lim,
+		do: func(op oracle.Op, r oracle.Result) (oracle.Result, error) {
+			if ran.Add(1) > after && op.Kind == oracle.LimTake {
+				r.OK = oracle.I(1 - num(r.OK))
+			}
+			return r, nil
+		}}
+}
+
+// Through a port, the chunks go as one stream (protocol.Streamer), later
+// traces in flight while earlier ones are checked; the run is still the
+// same as in process, one call a chunk: the first failing trace in index
+// order is the one found, with the same counts before it and the same
+// shrunk counterexample, for every batch size.
+func TestFuzzThroughAStreamFindsWhatOneCallAChunkFinds(t *testing.T) {
+	hello := protocol.Hello{Protocol: protocol.Protocol, Name: "mutant", Version: "0", Components: []oracle.Component{oracle.Lim}}
+	opt := search.FuzzOptions{Seed: 99, Ops: 1 << 20, ShrinkRuns: 2_000, ShrinkTime: slowdown.Scale(time.Hour)}
+	for _, batch := range []int{1, 5, 64} {
+		opt.Batch = batch
+		want, err := search.Fuzz(protocol.SubjectRunner{S: lateMutant(5000)}, opt)
+		if err != nil || want.Found == nil {
+			t.Fatalf("Fuzz(in process, batch %d) = %+v, %v", batch, want, err)
+		}
+		p, err := protocol.ServePipe(lateMutant(5000), hello, waits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := search.Fuzz(p, opt)
+		p.Close() //nolint:errcheck // in process
+		if err != nil || got.Found == nil {
+			t.Fatalf("Fuzz(port, batch %d) = %+v, %v", batch, got, err)
+		}
+		if got.Found.Index < 2*batch {
+			t.Errorf("batch %d: found trace %d, want one past the second chunk, found with later chunks in flight", batch, got.Found.Index)
+		}
+		want.Elapsed, got.Elapsed = 0, 0
+		if got.FuzzStatus != want.FuzzStatus || got.Found.Index != want.Found.Index || !reflect.DeepEqual(got.Found.Trace, want.Found.Trace) {
+			t.Errorf("batch %d: through a port %+v found trace %d, shrunk to %v; in process %+v, trace %d, %v",
+				batch, got.FuzzStatus, got.Found.Index, got.Found.Trace.Ops, want.FuzzStatus, want.Found.Index, want.Found.Trace.Ops)
+		}
+	}
+}
+
+// breaksInStream is a Streamer that runs a subject, taking each slice
+// before it runs the last one's traces, as a port does, and breaks at
+// trace at of the stream.
+type breaksInStream struct {
+	protocol.SubjectRunner
+	at int
+}
+
+func (b breaksInStream) RunStream(next func() []oracle.Trace, each func(int, protocol.TraceRun)) error {
+	i := 0
+	for cur := next(); len(cur) > 0; {
+		ahead := next()
+		for j := range cur {
+			if i == b.at {
+				return &protocol.BrokenError{What: "no reply within 10s (hung?)", Trace: i, Op: -1}
+			}
+			b.SubjectRunner.RunTraces(cur[j:j+1], func(_ int, run protocol.TraceRun) { each(i, run) }) //nolint:errcheck // a SubjectRunner never breaks
+			i++
+		}
+		cur = ahead
+	}
+	return nil
+}
+
+// A Streamer that breaks on a trace of a later chunk, after the first
+// failing one, loses nothing: the failing trace is found (the one found
+// in process, one call a chunk), not shrunk (the runner broke in the
+// stream that found it), and the run's error is nil.
+func TestFuzzStreamKeepsTheFailingTraceWhenTheRunnerThenBreaks(t *testing.T) {
+	opt := search.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: 2, ShrinkRuns: 100}
+	want, err := search.Fuzz(protocol.SubjectRunner{S: lateMutant(5000)}, opt)
+	if err != nil || want.Found == nil {
+		t.Fatalf("Fuzz(in process) = %+v, %v", want, err)
+	}
+	r := breaksInStream{protocol.SubjectRunner{S: lateMutant(5000)}, 0}
+	for _, after := range []int{1, 2} { // in the chunk after the failing trace's, taken before that one was done
+		r.at = want.Found.Index + after
+		got, err := search.Fuzz(r, opt)
+		if err != nil || got.Found == nil {
+			t.Fatalf("Fuzz(a runner that breaks %d traces after the failing one) = %+v, %v; want the failing trace found, no error", after, got, err)
+		}
+		if got.Found.Index != want.Found.Index || got.Found.ShrinkStop != search.ShrinkBroken || got.Found.ShrinkRuns != 0 || !errors.Is(got.Found.ShrinkErr, protocol.ErrBroken) {
+			t.Errorf("break %d after: found trace %d, shrinking stopped %v after %d runs (%v); want trace %d, not shrunk: the runner broke in the stream that found it",
+				after, got.Found.Index, got.Found.ShrinkStop, got.Found.ShrinkRuns, got.Found.ShrinkErr, want.Found.Index)
+		}
+		r.SubjectRunner.S = lateMutant(5000)
+	}
 }

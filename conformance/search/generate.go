@@ -172,6 +172,11 @@ func (b *genBatch) generate(comps []oracle.Component, seed uint64, size, isolati
 	for i := b.start; i < b.start+size; i++ {
 		c := comps[i%len(comps)]
 		t, want := genFuzzTrace(c, seed, i) // want: the model's outcome, computed generating t
+		// Let a waiting goroutine have the P: with a worker on every P,
+		// the protocol's goroutines (a reply read, the next requests
+		// written) would otherwise wait for a preemption, up to 10ms,
+		// while the port idles. A trace is tens of µs; a yield ~100ns.
+		runtime.Gosched()
 		sent := t
 		if want.Open != "" {
 			sent.Ops = []oracle.Op{} // a refused config runs no op (VEC-11)
