@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -127,7 +128,11 @@ func mutantCell(t *testing.T, bin, driver string, m mutant) string {
 	cmd := portCommand(t, bin, driver, mutant)
 	// --fail-fast: the first failing case is the proof; the cases after it
 	// would only be run to be counted.
-	status, out, errOut := cliCheck("run", "-q", "-strict", "-alone", "0", "-fail-fast", "-port", cmd)
+	args := []string{"-q", "-strict", "-alone", "0", "-fail-fast"}
+	for _, c := range mutantComponents(m) {
+		args = append(args, "-component", c)
+	}
+	status, out, errOut := cliCheck("run", append(args, "-port", cmd)...)
 	if status != exitFailed {
 		t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, mutant, out, errOut)
 	}
@@ -146,6 +151,30 @@ func mutantCell(t *testing.T, bin, driver string, m mutant) string {
 		t.Errorf("the shrunk counterexample, run alone in a fresh port process, is %q, want \"confirmed\" (it fails there too)\n%s", res.Found.Confirmation, out)
 	}
 	return file
+}
+
+// mutantComponents are the components whose vectors the matrix runs on m:
+// those its clauses belong to (LIM-n: lim; GATE-n: gate; THR-n and STORE-n:
+// throttle and throttle_faults; every one when none).
+func mutantComponents(m mutant) []string {
+	var comps []string
+	for _, id := range m.Clauses {
+		var add []string
+		switch prefix, _, _ := strings.Cut(id, "-"); prefix {
+		case "LIM":
+			add = []string{"lim"}
+		case "GATE":
+			add = []string{"gate"}
+		case "THR", "STORE":
+			add = []string{"throttle", "throttle_faults"}
+		}
+		for _, c := range add {
+			if !slices.Contains(comps, c) {
+				comps = append(comps, c)
+			}
+		}
+	}
+	return comps
 }
 
 // keepCounterexample copies the counterexample file into the vectors
