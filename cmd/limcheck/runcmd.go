@@ -163,7 +163,10 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 	closeErr := port.Close()
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	if lv.held { // a port that wrote no stderr has none to attribute
+	// A port that wrote no stderr has none to attribute. Only now, after
+	// Close, is all it wrote counted: decided while the run went on, it
+	// would depend on how soon the stderr reader ran.
+	if lv.held && port.WroteStderr() {
 		stderrAloneFor(pf, rep, selected, alone)
 	}
 	lv.held = false

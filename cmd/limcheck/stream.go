@@ -33,8 +33,7 @@ type live struct {
 	alone    int  // run --alone: the first failing cases that wait for a re-run alone
 	failed   int  // the failing cases so far
 	ended    bool // emit is printing the report, or has: no signal prints another
-	held     bool // a case waits for its re-run alone: the text waits too
-	stderr   bool // the port wrote stderr in some case's window so far
+	held     bool // a case may wait for its re-run alone: the text waits too
 	stop     bool // --fail-fast saw a failure: no further batch runs
 	failFast bool
 	onStop   func(*report) // prints the report a signal stops, instead of emit
@@ -71,11 +70,14 @@ func (lv *live) add(r protocol.CaseResult) {
 	defer lv.mu.Unlock()
 	lv.rep.add([]protocol.CaseResult{r})
 	cr := &lv.rep.Cases[len(lv.rep.Cases)-1]
-	lv.stderr = lv.stderr || r.Stderr != ""
 	if failing(cr.Verdict) {
 		lv.failed++
 		lv.stop = lv.failFast
-		if cr.Verdict == vFail && lv.failed <= lv.alone && lv.stderr {
+		// Whether the port wrote stderr for this case may not be known
+		// yet (its stderr is read apart from its replies, and can come
+		// after them), so the text waits from the first case that may be
+		// re-run; the end of the run decides (checkPort).
+		if cr.Verdict == vFail && lv.failed <= lv.alone {
 			lv.held = true
 		}
 	}

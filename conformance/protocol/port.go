@@ -232,6 +232,19 @@ func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.he
 // lastStderr returns the last bytes the port wrote on stderr.
 func (p *Port) lastStderr() string { return p.stderr.last(stderrKeep) }
 
+// WroteStderr reports whether the port has written anything on its stderr.
+// After Close it counts all of it: Close kills the port, and this waits (a
+// moment, as for a break's stderr) for the stderr stream to end, which it
+// does at once unless a process outside the port's group holds it. Before
+// Close, stderr is read as it comes, so lines the port wrote may not be
+// counted yet.
+func (p *Port) WroteStderr() bool {
+	if p.closed && p.drained != nil {
+		p.waitStderr()
+	}
+	return p.stderr != nil && p.stderr.total() > 0
+}
+
 // handshake reads and checks the hello. A command that cannot run (sh
 // exits 127 or 126 before any output) is a *StartError.
 //
