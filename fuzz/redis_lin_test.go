@@ -46,14 +46,7 @@ func TestLinRedisThrottleKeyOpsAreLinearizable(t *testing.T) {
 	seen := map[string]int{}
 	for round := range redisLinRounds() {
 		ns := r.Namespace()
-		thrs := make([]*ithrottle.Throttle, len(clients))
-		for i, c := range clients {
-			s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: redissubject.TTL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			thrs[i] = newLinImplThrottle(t, s)
-		}
+		thrs := redisLinThrottles(t, clients, ns)
 		clock := new(linClock)
 		h := linRun(linClients, linSeed(t.Name(), round), func(c *linClient, rng *rand.Rand) {
 			linThrClient(thrs[c.id], clock, linThrMix{}, linOpsPerClient)(c, rng)
@@ -62,6 +55,21 @@ func TestLinRedisThrottleKeyOpsAreLinearizable(t *testing.T) {
 		linTally(seen, h, linThrVerdict)
 	}
 	linRequireSeen(t, seen, string(mthrottle.Allow), string(mthrottle.Banned))
+}
+
+// redisLinThrottles returns a throttle for each client, each over its own
+// redisstore in namespace ns: one node each.
+func redisLinThrottles(t *testing.T, clients []rueidis.Client, ns string) []*ithrottle.Throttle {
+	t.Helper()
+	thrs := make([]*ithrottle.Throttle, len(clients))
+	for i, c := range clients {
+		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: redissubject.TTL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		thrs[i] = newLinImplThrottle(t, s)
+	}
+	return thrs
 }
 
 // TestLinRedisThrottlePurgeIsLinearizable checks that concurrent histories
@@ -78,14 +86,7 @@ func TestLinRedisThrottlePurgeIsLinearizable(t *testing.T) {
 	purged := 0
 	for round := range redisLinRounds() {
 		ns := r.Namespace()
-		thrs := make([]*ithrottle.Throttle, len(clients))
-		for i, c := range clients {
-			s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: redissubject.TTL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			thrs[i] = newLinImplThrottle(t, s)
-		}
+		thrs := redisLinThrottles(t, clients, ns)
 		clock := new(linClock)
 		h := linRun(linClients, linSeed(t.Name(), round), func(c *linClient, rng *rand.Rand) {
 			linThrClient(thrs[c.id], clock, linThrMix{purge: true}, linOpsPerClient)(c, rng)
