@@ -97,13 +97,19 @@ func (m modelGate) Do(op Op) (Result, error) {
 
 // GateDecision is the Result of a model gate decision.
 func GateDecision(d gate.Decision) Result {
-	r := Result{Verdict: string(d.Verdict), Set: I(d.Set), Retry: I(d.Retry), RetryAfter: I(d.RetryAfter)}
-	if d.Verdict != gate.Shed {
-		r.Way = I(d.Way)
+	return GateResult(string(d.Verdict), d.Set, d.Way, d.Retry, d.RetryAfter, Bytes(d.Response))
+}
+
+// GateResult is the Result of a gate decision given by its parts, for any
+// implementation's decision: verdict is "pass", "shed" or "limited"; the
+// way is kept unless the request was shed, the response unless it passed.
+func GateResult(verdict string, set, way, retry, retryAfter int64, response Bytes) Result {
+	r := Result{Verdict: verdict, Set: I(set), Retry: I(retry), RetryAfter: I(retryAfter)}
+	if verdict != string(gate.Shed) {
+		r.Way = I(way)
 	}
-	if d.Verdict != gate.Pass {
-		resp := Bytes(d.Response)
-		r.Response = &resp
+	if verdict != string(gate.Pass) {
+		r.Response = &response
 	}
 	return r
 }

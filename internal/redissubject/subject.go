@@ -185,13 +185,5 @@ func (m *redisGate) Do(op oracle.Op) (oracle.Result, error) {
 // decision is the Result of a Redis gate decision, as oracle.GateDecision
 // renders the model's.
 func decision(d redisgate.Decision) oracle.Result {
-	r := oracle.Result{Verdict: d.Verdict.String(), Set: oracle.I(d.Set), Retry: oracle.I(d.Retry), RetryAfter: oracle.I(d.RetryAfter)}
-	if d.Verdict != gate.Shed {
-		r.Way = oracle.I(d.Way)
-	}
-	if d.Verdict != gate.Pass {
-		resp := oracle.Bytes(d.AppendResponse(nil))
-		r.Response = &resp
-	}
-	return r
+	return oracle.GateResult(d.Verdict.String(), d.Set, d.Way, d.Retry, d.RetryAfter, oracle.Bytes(d.AppendResponse(nil)))
 }
