@@ -63,7 +63,7 @@ func tryLock(w *uint64) (uint64, bool) {
 // lockSlow is lock's loop: it spins until it holds the lock word w.
 func lockSlow(w *uint64) uint64 {
 	for spins := 1; ; spins++ {
-		if v := atomic.LoadUint64(w); v&lockBit == 0 && atomic.CompareAndSwapUint64(w, v, v|lockBit) {
+		if v, ok := tryLock(w); ok {
 			return v
 		}
 		if spins&63 == 0 {
