@@ -233,16 +233,20 @@ func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.he
 func (p *Port) lastStderr() string { return p.stderr.last(stderrKeep) }
 
 // WroteStderr reports whether the port has written anything on its stderr.
-// After Close it counts all of it: Close kills the port, and this waits (a
-// moment, as for a break's stderr) for the stderr stream to end, which it
-// does at once unless a process outside the port's group holds it. Before
+// After Close it counts all of it: Close kills the port's group, so its
+// stderr ends as soon as the reader has read what is left, and when
+// nothing was counted yet this waits for that end (at most ExitTimeout,
+// for a process outside the group that holds the stream open). Before
 // Close, stderr is read as it comes, so lines the port wrote may not be
 // counted yet.
 func (p *Port) WroteStderr() bool {
-	if p.closed && p.drained != nil {
-		p.waitStderr()
+	if p.stderr.total() == 0 && p.closed {
+		select {
+		case <-p.drained:
+		case <-time.After(p.opt.ExitTimeout):
+		}
 	}
-	return p.stderr != nil && p.stderr.total() > 0
+	return p.stderr.total() > 0
 }
 
 // handshake reads and checks the hello. A command that cannot run (sh
