@@ -2,7 +2,7 @@ package throttle
 
 import (
 	"math"
-	"math/big"
+	"math/bits"
 )
 
 // InWindow reports whether a failure stamped t counts at now: t + window > now,
@@ -10,8 +10,9 @@ import (
 // stepped back) counts.
 func InWindow(t, window, now uint64) bool {
 	// spec THR-4: "A failure stamped t counts at now iff t + window > now (exact); a stamp later than now counts."
-	sum := new(big.Int).Add(u(t), u(window))
-	return sum.Cmp(u(now)) > 0
+	// The sum in 65 bits: carry is its top bit, so a carry is above any now.
+	sum, carry := bits.Add64(t, window, 0)
+	return carry == 1 || sum > now
 }
 
 // IsBanned reports whether a stored ban-until bans at now: now < until. An
@@ -24,11 +25,9 @@ func IsBanned(until, now uint64) bool {
 // BanUntil returns now + banSecs, saturated at MaxUint64.
 func BanUntil(now, banSecs uint64) uint64 {
 	// spec THR-3: "now + ban_secs is computed exactly and saturates at MaxUint64."
-	sum := new(big.Int).Add(u(now), u(banSecs))
-	if !sum.IsUint64() {
+	sum, carry := bits.Add64(now, banSecs, 0)
+	if carry == 1 { // the exact sum is past MaxUint64
 		return math.MaxUint64
 	}
-	return sum.Uint64()
+	return sum
 }
-
-func u(x uint64) *big.Int { return new(big.Int).SetUint64(x) }
