@@ -44,8 +44,8 @@ type PortOptions struct {
 	// requests and the wait for the port's exit. Reaching it is a
 	// *DeadlineError, not a break.
 	Deadline time.Time
-	// Window is the most requests in flight; 0 (or more than 256,
-	// PROTO-7's bound) means 256.
+	// Window is the most requests in flight; 0 (or more than 1024,
+	// PROTO-7's bound) means 1024.
 	Window int
 	// ExitTimeout bounds the wait, once the port's stdin is closed, for
 	// the port to exit and its stdout to end; 0 means 5s.
@@ -55,10 +55,10 @@ type PortOptions struct {
 // The protocol's limits.
 //
 // spec PROTO-1: "at most 1 MiB"
-// spec PROTO-7: "it may send up to 256 requests before it reads a reply"
+// spec PROTO-7: "it may send up to 1024 requests before it reads a reply"
 const (
 	maxLine    = 1 << 20
-	maxWindow  = 256
+	maxWindow  = 1024
 	stderrKeep = 64 << 10
 )
 
