@@ -171,7 +171,7 @@ func (g *LoginGuard) fail(r reservation, now uint64) (throttle.Decision, error) 
 	defer func() { g.alarmLater(later) }()
 	sh := g.pend.lock(r.key)
 	defer sh.mu.Unlock()
-	es := g.pend.live(sh, r.key, now, g.window)
+	es := g.pend.live(sh, r.key, now)
 	d, err := g.t.RecordFailure(r.key, now)
 	if err == nil {
 		es, _ = g.pend.remove(es, r.id)
@@ -180,7 +180,7 @@ func (g *LoginGuard) fail(r reservation, now uint64) (throttle.Decision, error) 
 	}
 	if i := indexOf(es, r.id); i >= 0 {
 		es[i] = pending{t: now, kept: true} // the reservation becomes the kept failure
-	} else if g.pend.take() {
+	} else if g.pend.take(sh, now) {
 		es = append(es, pending{t: now, kept: true}) // it had expired
 	} else {
 		later = &Alarm{Kind: AlarmPendingFull, Key: r.key, Err: err}

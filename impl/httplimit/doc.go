@@ -208,8 +208,19 @@
 // [LoginStats].Kept): the key gets at most threshold failed verifications a
 // window (no ban: the store cannot hold one), then [LoginBusy], a 429. The
 // same holds for a store that fails (a fault). The guard's own table holds
-// at most MaxPending entries ([DefaultMaxPending]); when it is full, Begin
-// fails closed with [LoginFull] (a 503) and [AlarmPendingFull]. Why not
+// at most MaxPending entries ([DefaultMaxPending]). An entry leaves when it
+// is settled, when its key is next touched after it left the window, or
+// when the table is full: before it reports full, a full table sweeps out
+// every entry out of the window at now (spec THR-4), so it is full only of
+// entries that count, and an outage that filled it locks nobody out once
+// the window has passed since. A sweep visits every entry (O(MaxPending),
+// each shard under its lock in turn) and runs only on a full table, one
+// goroutine at a time (another that finds the table full meanwhile is
+// refused at once) and at most once per second of the clock (entries only
+// expire as it advances; a clock set back by more than the window sweeps
+// again): between sweeps a full table refuses in O(1). When it is full of
+// entries that count, Begin fails closed with [LoginFull] (a 503) and
+// [AlarmPendingFull]. Why not
 // refuse every new key at once when the store is full: an attacker who
 // fills the store with live keys would then lock every new user out of
 // login; keeping the failures in a bounded table keeps the per-key bound and

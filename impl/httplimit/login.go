@@ -36,8 +36,9 @@ type LoginConfig struct {
 	// gate.
 	Accounts AccountGate
 	// MaxPending bounds the pending entries held at once, in 1..2^62; 0
-	// means DefaultMaxPending. When it is reached, attempts are refused as
-	// [LoginFull] (fail closed) and OnAlarm is told.
+	// means DefaultMaxPending. When it is reached, the entries out of the
+	// window are swept out first; when every entry still counts, attempts
+	// are refused as [LoginFull] (fail closed) and OnAlarm is told.
 	MaxPending int64
 	// OnAlarm, when not nil, is called for every [Alarm], on the request's
 	// goroutine, with no lock of the guard held: it must be safe for
@@ -127,7 +128,6 @@ type LoginStats struct {
 type LoginGuard struct {
 	t         *throttle.Throttle
 	threshold uint64
-	window    uint64
 	now       func() uint64
 	accounts  AccountGate
 	acctIvl   int64
@@ -156,8 +156,8 @@ func NewLoginGuard(t *throttle.Throttle, cfg LoginConfig) (*LoginGuard, error) {
 	}
 	tc := t.Config()
 	g := &LoginGuard{
-		t: t, threshold: tc.Threshold, window: tc.WindowSecs, now: cfg.Now,
-		accounts: cfg.Accounts, pend: newPendTable(cfg.MaxPending), onAlarm: cfg.OnAlarm,
+		t: t, threshold: tc.Threshold, now: cfg.Now,
+		accounts: cfg.Accounts, pend: newPendTable(cfg.MaxPending, tc.WindowSecs), onAlarm: cfg.OnAlarm,
 	}
 	if g.now == nil {
 		g.now = wallSeconds
@@ -286,7 +286,7 @@ func (g *LoginGuard) reserve(key string, now uint64) (uint64, LoginVerdict) {
 	defer func() { g.alarmLater(later) }() // after the unlock: no hook runs under a lock
 	sh := g.pend.lock(key)
 	defer sh.mu.Unlock()
-	es := g.pend.live(sh, key, now, g.window)
+	es := g.pend.live(sh, key, now)
 	var c uint64
 	switch d := g.t.Check(key, now); d.Verdict {
 	case throttle.Banned:
@@ -299,7 +299,7 @@ func (g *LoginGuard) reserve(key string, now uint64) (uint64, LoginVerdict) {
 	if p := uint64(len(es)); p > 0 && (c >= g.threshold || p >= g.threshold-c) {
 		return 0, LoginBusy
 	}
-	if !g.pend.take() {
+	if !g.pend.take(sh, now) {
 		later = &Alarm{Kind: AlarmPendingFull, Key: key}
 		return 0, LoginFull
 	}
