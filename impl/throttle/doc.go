@@ -17,6 +17,16 @@
 //   - [InWindow], [IsBanned], [BanUntil]: the exact time arithmetic.
 //   - [Store], the seven operations ([Op]); [FusedStore], the optional
 //     one-lock Check and RecordFailure paths; [StoreError].
+//   - [ReserveStore] ([Reserved], [OpReserve], [OpCancelReserved]): the
+//     optional reservations, an extension of this package and not a
+//     spec.md operation; [Throttle.Reserves], [Throttle.Reserve]
+//     ([Reservation]), [Throttle.FailReserved], [Throttle.CancelReserved].
+//     A reservation is an attempt in flight that counts as a failure until
+//     it is settled, held in the store and made in the atomic step that
+//     checks the key, so that it bounds the attempts of every process that
+//     shares the store (impl/httplimit's LoginGuard uses it). MemStore
+//     holds them (and [MemStore.Reservations] counts them), as does
+//     impl/throttle/redisstore; a [FaultStore] does not.
 //   - [MemStore] ([NewMemStore], [MemConfig]): the in-memory store. Per key it
 //     keeps only the k largest stamps in a fixed sorted array and the
 //     ban-until, in one record (64 bytes, one cache line, at k = 5); keys are
@@ -40,11 +50,18 @@
 // and operations on tracked keys keep working; purge_expired, reset and
 // record_success free room. [MemStore.Reclaimed] counts reclaimed keys.
 //
+// Reservations of a MemStore are kept beside its records, at most MaxKeys
+// in all (a reservation does not track its key); a full set of them
+// reclaims as a full store does, then fails with ErrFull. Those never
+// settled stop counting at the end of their window and are dropped by the
+// key's next reservation or any purge or sweep.
+//
 // Concurrency: everything is safe for concurrent use ([FaultStore] when its
 // inner store is). Over a MemStore, Check and RecordFailure are each one
 // atomic operation, which also closes the seed's window in which a reset
 // between add_failure and ban is lost; over other stores they are the model's
-// two operations.
+// two operations. Reserve and FailReserved are one atomic operation each
+// over any [ReserveStore].
 //
 // Time is uint64 seconds, injected as now; arithmetic is exact (no
 // wrap-around): t + window > now and now + ban_secs saturated at MaxUint64.

@@ -29,7 +29,8 @@ func (f Fault) matches(op Op, key string) bool {
 // failed operation does not reach the inner store and returns a [*StoreError]
 // wrapping [ErrFault] (spec STORE-1, STORE-10). It never uses a [FusedStore]
 // path, so a [Throttle] over it makes the seven operations in the model's
-// order. Build one with [NewFaultStore]. Safe for concurrent use when the
+// order, and it holds no reservations (it is not a [ReserveStore], whatever
+// its inner store). Build one with [NewFaultStore]. Safe for concurrent use when the
 // inner store is; a rule change is atomic, but an operation reads the rules
 // and then runs, so one racing a SetFaults may be ordered on either side of
 // it (fuzz/TestLinFaultStoreRuleChangeIsNotAtomicWithOps pins a case). It is

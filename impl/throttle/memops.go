@@ -48,6 +48,13 @@ func (s *MemStore) AddFailure(key string, now, window uint64) (uint64, error) {
 // untracked key on a store still full after reclaiming (see [MemStore]),
 // and then has no effect.
 func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) (count, banUntil uint64, err error) {
+	return s.FailReserved(key, "", now, window, threshold, until)
+}
+
+// FailReserved implements [ReserveStore]: FailAndBan, and the end of
+// reservation id (none when id is ""), under one lock. It fails as
+// FailAndBan does, and then has no effect.
+func (s *MemStore) FailReserved(key, id string, now, window, threshold, until uint64) (count, banUntil uint64, err error) {
 	sh, tag, h, _ := s.locate(key)
 	if h == nil {
 		h, err = s.addSlow(sh, key, tag, OpAddFailure, &sweepTime{now, window})
@@ -61,6 +68,9 @@ func (s *MemStore) FailAndBan(key string, now, window, threshold, until uint64) 
 			h.ban = max(h.ban, until)
 		}
 		banUntil = h.ban
+		if id != "" {
+			s.dropHold(sh, key, id)
+		}
 	}
 	sh.mu.Unlock()
 	return count, banUntil, err
@@ -109,7 +119,8 @@ func (s *MemStore) Clear(key string) error {
 }
 
 // Purge implements [Store] (spec STORE-9): it locks and sweeps one shard at
-// a time. It never fails.
+// a time. It also drops the reservations ([ReserveStore]) out of the window
+// at now, which no count includes. It never fails.
 func (s *MemStore) Purge(now, window uint64) (uint64, error) {
 	var gone uint64
 	for i := range s.shards {
@@ -132,6 +143,9 @@ func (s *MemStore) purgeShard(sh *shard, now, window uint64) uint64 {
 			continue // the next entry may have shifted back into slot i
 		}
 		i++
+	}
+	for key := range sh.held {
+		s.liveHolds(sh, key, now, window)
 	}
 	return gone
 }

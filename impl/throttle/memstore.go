@@ -28,8 +28,9 @@ type MemConfig struct {
 	Shards int
 }
 
-// MemStore is the production in-memory [Store] and [FusedStore]. Safe for
-// concurrent use; every operation on a key is atomic.
+// MemStore is the production in-memory [Store], [FusedStore] and
+// [ReserveStore]. Safe for concurrent use; every operation on a key is
+// atomic.
 //
 // Per key it keeps only the k = StampsPerKey largest failure stamps (sorted by
 // value, so clock steps back stay exact; ties kept as a multiset) and the
@@ -86,6 +87,10 @@ type MemConfig struct {
 //
 // Purge locks one shard at a time: it is atomic per key, not a snapshot of the
 // whole store.
+//
+// It is a [ReserveStore] too: see [MemStore.Reserve] for where its
+// reservations live and how they are bounded (at most MaxKeys, each a map
+// entry and a small slice element besides the records).
 type MemStore struct {
 	hasher
 	shards  []shard
@@ -94,13 +99,19 @@ type MemStore struct {
 	maxKeys int64
 	tracked atomic.Int64
 
+	holds   atomic.Int64  // reservations held, at most maxKeys
+	holdSeq atomic.Uint64 // the last reservation id
+
 	sweepMu   sync.Mutex // held by the one goroutine sweeping a full store
 	swept     bool       // a sweep has run; guarded by sweepMu
 	sweptNow  uint64     // the now of the last sweep; guarded by sweepMu
 	reclaimed atomic.Uint64
 }
 
-var _ FusedStore = (*MemStore)(nil)
+var (
+	_ FusedStore   = (*MemStore)(nil)
+	_ ReserveStore = (*MemStore)(nil)
+)
 
 // NewMemStore returns an empty store, or an error wrapping [ErrConfig] when
 // cfg is out of range.
@@ -204,14 +215,18 @@ func (s *MemStore) locate(key string) (sh *shard, tag uint64, h *head, id uint32
 	}
 }
 
-// reserve takes room for one more tracked key, or reports the store full.
-func (s *MemStore) reserve() bool {
+// takeRoom takes room for one more tracked key, or reports the store full.
+func (s *MemStore) takeRoom() bool { return takeUpTo(&s.tracked, s.maxKeys) }
+
+// takeUpTo adds one to *n unless it is max already, and reports whether it
+// did: a bound exact under concurrency.
+func takeUpTo(n *atomic.Int64, max int64) bool {
 	for {
-		n := s.tracked.Load()
-		if n >= s.maxKeys {
+		v := n.Load()
+		if v >= max {
 			return false
 		}
-		if s.tracked.CompareAndSwap(n, n+1) {
+		if n.CompareAndSwap(v, v+1) {
 			return true
 		}
 	}
@@ -226,7 +241,7 @@ type sweepTime struct{ now, window uint64 }
 // unlocking sh meanwhile: the caller has read and written nothing of key's
 // state yet, so the operation stays atomic.
 func (s *MemStore) addSlow(sh *shard, key string, tag uint64, op Op, at *sweepTime) (*head, error) {
-	if s.reserve() {
+	if s.takeRoom() {
 		h, _ := sh.add(key, tag, &s.a)
 		return h, nil
 	}
@@ -234,7 +249,7 @@ func (s *MemStore) addSlow(sh *shard, key string, tag uint64, op Op, at *sweepTi
 		if h, _, ok := sh.find(key, tag, &s.a); ok {
 			return h, nil // another goroutine added it meanwhile
 		}
-		if s.reserve() {
+		if s.takeRoom() {
 			h, _ := sh.add(key, tag, &s.a)
 			return h, nil
 		}
@@ -242,10 +257,11 @@ func (s *MemStore) addSlow(sh *shard, key string, tag uint64, op Op, at *sweepTi
 	return nil, &StoreError{Op: op, Key: key, Err: ErrFull}
 }
 
-// reclaimUnlocked sweeps a full store at now with sh (locked by the caller)
-// unlocked, and locks sh again. It reports whether it swept: false when
-// another goroutine is sweeping or shouldSweep says a sweep at now would
-// free nothing new.
+// reclaimUnlocked sweeps a full store at now with sh (locked by the caller;
+// nil: none) unlocked, and locks sh again. It reports whether it swept:
+// false when another goroutine is sweeping or shouldSweep says a sweep at
+// now would free nothing new. A sweep is a Purge: it frees records and
+// reservations alike.
 func (s *MemStore) reclaimUnlocked(sh *shard, now, window uint64) bool {
 	if !s.sweepMu.TryLock() {
 		return false // another goroutine sweeps: do not queue behind it
@@ -254,9 +270,11 @@ func (s *MemStore) reclaimUnlocked(sh *shard, now, window uint64) bool {
 	if !s.shouldSweep(now, window) {
 		return false
 	}
-	sh.mu.Unlock()
+	if sh != nil {
+		sh.mu.Unlock()
+		defer sh.mu.Lock()
+	}
 	n, _ := s.Purge(now, window)
-	sh.mu.Lock()
 	s.reclaimed.Add(n)
 	return true
 }

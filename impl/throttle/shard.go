@@ -49,14 +49,16 @@ func (h *head) setKey(key string) {
 	h.key, h.meta = unsafe.Pointer(unsafe.StringData(key)), uint64(len(key))<<16
 }
 
-// shard is one lock's share of the keys: an index into the store's arena. Every
-// field is guarded by mu. Records are live exactly while their key is
-// tracked: a record with no stamp and ban-until 0 is freed at once. A shard
-// is 64 bytes, one cache line.
+// shard is one lock's share of the keys: an index into the store's arena,
+// and the reservations of its keys ([ReserveStore]). Every field is guarded
+// by mu. Records are live exactly while their key is tracked: a record with
+// no stamp and ban-until 0 is freed at once. A shard is 64 bytes, one cache
+// line.
 type shard struct {
-	mu  sync.Mutex
-	idx index
-	_   [24]byte
+	mu   sync.Mutex
+	idx  index
+	held map[string][]hold // reservations by key; nil until the first; no empty list
+	_    [16]byte
 }
 
 // find returns key's record and its id; tag is the high half of key's hash.

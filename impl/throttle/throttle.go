@@ -30,15 +30,17 @@ type Decision struct {
 // another goroutine may act on the key between them.
 type Throttle struct {
 	store Store
-	fused FusedStore // nil: the seven operations only
-	mem   *MemStore  // store as a *MemStore (nil: another store), called directly
+	fused FusedStore   // nil: the seven operations only
+	res   ReserveStore // nil: no reservations
+	mem   *MemStore    // store as a *MemStore (nil: another store), called directly
 	cfg   Config
 }
 
 // New is the seed's Throttle::new (spec THR-6). It returns an error wrapping
 // [ErrConfig] when cfg is invalid, when store is nil (also a nil *MemStore or
 // *FaultStore), or when store keeps fewer stamps per key than cfg.Threshold
-// (see [MemStore]). It uses store's [FusedStore] paths when it has them.
+// (see [MemStore]). It uses store's [FusedStore] paths when it has them,
+// and its [ReserveStore] operations for Reserve and the like.
 func New(store Store, cfg Config) (*Throttle, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -51,6 +53,7 @@ func New(store Store, cfg Config) (*Throttle, error) {
 	}
 	t := &Throttle{store: store, cfg: cfg}
 	t.fused, _ = store.(FusedStore)
+	t.res, _ = store.(ReserveStore)
 	t.mem, _ = store.(*MemStore)
 	return t, nil
 }
@@ -189,10 +192,16 @@ func (t *Throttle) recordFused(key string, now uint64) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("throttle: record_failure: %w", err)
 	}
-	if n < c.Threshold {
-		return Decision{Verdict: Allow, Remaining: c.Threshold - n}, nil
+	return t.outcome(n, until), nil
+}
+
+// outcome is record_failure's outcome from the count after the failure and
+// the key's ban-until after it.
+func (t *Throttle) outcome(n, until uint64) Decision {
+	if n < t.cfg.Threshold {
+		return Decision{Verdict: Allow, Remaining: t.cfg.Threshold - n}
 	}
-	return Decision{Verdict: Banned, Until: until}, nil
+	return Decision{Verdict: Banned, Until: until}
 }
 
 // RecordSuccess is the seed's record_success(key) (spec THR-14): clear the

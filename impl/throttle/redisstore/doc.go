@@ -1,6 +1,9 @@
-// Package redisstore is a [throttle.Store] and [throttle.FusedStore] on
-// Redis (>= 7.0), through rueidis: the throttle's state shared by every node
-// that talks to one Redis primary.
+// Package redisstore is a [throttle.Store], [throttle.FusedStore] and
+// [throttle.ReserveStore] on Redis (>= 7.0), through rueidis: the
+// throttle's state shared by every node that talks to one Redis primary,
+// the reservations of attempts in flight included (Reserve is one script
+// that checks and reserves; FailReserved is FailAndBan's script, which then
+// also ends the reservation).
 //
 // Each operation is one command or one Lua script (EVALSHA; the EVAL
 // fallback on NOSCRIPT, after a restart or a SCRIPT FLUSH, is rueidis's), so
@@ -14,6 +17,9 @@
 //	          over all of uint64 and equal stamps stay distinct members
 //	{NS}:b:K  string: K's ban-until as 16 hex digits (absent: 0)
 //	{NS}:t    set: the tracked keys (spec STORE-8), for an exact purge count
+//	{NS}:r:K  sorted set: K's reservations ([throttle.ReserveStore], not
+//	          spec state), members shaped as stamps, so the window selects
+//	          them alike; no purge reads it, its TTL ends it
 //
 // One hash tag per namespace: every key of a store lives in one Redis
 // Cluster slot, so a purge batch is one atomic script.

@@ -69,6 +69,8 @@ var (
 	clearLua string
 	//go:embed lua/purge.lua
 	purgeLua string
+	//go:embed lua/reserve.lua
+	reserveLua string
 
 	addScript           = rueidis.NewLuaScript(addLua)
 	checkScript         = rueidis.NewLuaScriptReadOnly(checkLua)
@@ -76,6 +78,7 @@ var (
 	clearFailuresScript = rueidis.NewLuaScript(clearFailuresLua)
 	clearScript         = rueidis.NewLuaScript(clearLua)
 	purgeScript         = rueidis.NewLuaScript(purgeLua)
+	reserveScript       = rueidis.NewLuaScript(reserveLua)
 )
 
 // New returns a Store over cfg.Client. It does not talk to Redis.
@@ -109,6 +112,7 @@ func hex16(v uint64) string { return fmt.Sprintf("%016x", v) }
 
 func (s *Store) z(key string) string { return s.tag + "z:" + key }
 func (s *Store) b(key string) string { return s.tag + "b:" + key }
+func (s *Store) r(key string) string { return s.tag + "r:" + key }
 func (s *Store) tracked() string     { return s.tag + "t" }
 
 // member is a fresh stamp member for t: unique per call.
@@ -351,5 +355,6 @@ func (s *Store) purge(now uint64, bound string, whole bool) (uint64, bool, error
 }
 
 var (
-	_ throttle.FusedStore = (*Store)(nil)
+	_ throttle.FusedStore   = (*Store)(nil)
+	_ throttle.ReserveStore = (*Store)(nil)
 )

@@ -4,6 +4,8 @@
 -- ARGV[1] the new stamp's member (hex16(now) .. opid)   ARGV[2] count's lex lower bound
 -- ARGV[3] k, stamps kept (<= 16384)   ARGV[4] the throttle key
 -- ARGV[5] threshold (0: add_failure alone; <= k)   ARGV[6] until, hex16   ARGV[7] TTL ms
+-- KEYS[4], when given, the reservations set (reserve.lua): ARGV[8], the reservation
+-- this failure settles, leaves it in the same step (ReserveStore.FailReserved).
 -- Returns {count, ban-until hex16}. No uint64 is a Lua number: u64lt compares halves.
 local function u64lt(a, b)
   local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)
@@ -16,6 +18,7 @@ local ban = redis.call('GET', KEYS[2])
 if ban and #ban ~= 16 then return redis.error_reply('limcheck: bad ban-until record') end
 ban = ban or '0000000000000000'
 redis.call('ZADD', KEYS[1], 0, ARGV[1])
+if KEYS[4] then redis.call('ZREM', KEYS[4], ARGV[8]) end
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -k - 1) -- keep the k largest stamps (PROP-17)
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
