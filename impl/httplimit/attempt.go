@@ -28,10 +28,12 @@ const (
 	LoginFull LoginVerdict = "full"
 )
 
-// reservation is an attempt's pending entry on one throttle key.
+// reservation is an attempt's pending entry on one throttle key, and its
+// reservation in the store (sid, "" when the guard alone holds it).
 type reservation struct {
 	key string
 	id  uint64
+	sid string
 }
 
 // Attempt is one login attempt begun by [LoginGuard.Begin]. When its
@@ -60,7 +62,7 @@ type Attempt struct {
 // LoginBanned instead when a key of keys is banned.
 func (a *Attempt) refuse(v LoginVerdict, keys []string) *Attempt {
 	for _, r := range a.res[:a.n] {
-		a.g.cancel(r)
+		_ = a.g.cancel(r) // on a store error its reservation expires with the window
 	}
 	a.n = 0
 	for _, key := range keys {
@@ -79,8 +81,9 @@ func (a *Attempt) refuse(v LoginVerdict, keys []string) *Attempt {
 }
 
 // Failed settles the attempt as a failed login: the failure is recorded on
-// every throttle key at Now (under the key's lock, the reservation becomes
-// the recorded failure), and the stricter outcome is returned: Banned (latest until) if a key reached the threshold, else
+// every throttle key at Now (the reservation becomes the recorded failure,
+// in one store operation when the store holds it, else under the key's
+// lock in the guard), and the stricter outcome is returned: Banned (latest until) if a key reached the threshold, else
 // Allow with the smaller remaining. When the store refuses a key's failure
 // (a fault, or [throttle.ErrFull] on a store full of live keys) the guard
 // keeps it as a pending entry for a window (AlarmKept), so the key stays
@@ -164,19 +167,24 @@ func (a *Attempt) WriteRefusal(w http.ResponseWriter) {
 	http.Error(w, msg, code)
 }
 
-// fail records a failure on r's key at now and settles r's reservation;
-// a failure the store refuses is kept.
+// fail records a failure on r's key at now and settles r's reservation
+// (in the store too, in the same store operation, when it holds it); a
+// failure the store refuses is kept, and the store's reservation given
+// back, so that it counts once.
 func (g *LoginGuard) fail(r reservation, now uint64) (throttle.Decision, error) {
 	var later *Alarm
 	defer func() { g.alarmLater(later) }()
 	sh := g.pend.lock(r.key)
 	defer sh.mu.Unlock()
 	es := g.pend.live(sh, r.key, now)
-	d, err := g.t.RecordFailure(r.key, now)
+	d, err := g.record(r, now)
 	if err == nil {
 		es, _ = g.pend.remove(es, r.id)
 		g.pend.put(sh, r.key, es)
 		return d, nil
+	}
+	if r.sid != "" {
+		_ = g.t.CancelReserved(r.key, r.sid) // on an error it expires with the window
 	}
 	if i := indexOf(es, r.id); i >= 0 {
 		es[i] = pending{t: now, kept: true} // the reservation becomes the kept failure
@@ -191,25 +199,37 @@ func (g *LoginGuard) fail(r reservation, now uint64) (throttle.Decision, error) 
 	return d, err
 }
 
+// record records the failure of r at now: FailReserved when the store
+// holds r's reservation, else RecordFailure.
+func (g *LoginGuard) record(r reservation, now uint64) (throttle.Decision, error) {
+	if r.sid != "" {
+		return g.t.FailReserved(r.key, r.sid, now)
+	}
+	return g.t.RecordFailure(r.key, now)
+}
+
 // succeed gives back r's reservation and, for an account key, clears its
 // failures (record_success).
 func (g *LoginGuard) succeed(r reservation) error {
-	sh := g.pend.lock(r.key)
-	defer sh.mu.Unlock()
-	es, _ := g.pend.remove(sh.keys[r.key], r.id)
-	g.pend.put(sh, r.key, es)
+	err := g.cancel(r)
 	if len(r.key) < len(AccountKeyPrefix) || r.key[:len(AccountKeyPrefix)] != AccountKeyPrefix {
-		return nil
+		return err
 	}
-	return g.t.RecordSuccess(r.key)
+	return errors.Join(err, g.t.RecordSuccess(r.key))
 }
 
-// cancel gives back r's reservation: nothing happened on its key.
-func (g *LoginGuard) cancel(r reservation) {
+// cancel gives back r's reservation, here and in the store: nothing
+// happened on its key. A store error is returned; the store's reservation
+// then expires with the window.
+func (g *LoginGuard) cancel(r reservation) error {
 	sh := g.pend.lock(r.key)
 	defer sh.mu.Unlock()
 	es, _ := g.pend.remove(sh.keys[r.key], r.id)
 	g.pend.put(sh, r.key, es)
+	if r.sid == "" {
+		return nil
+	}
+	return g.t.CancelReserved(r.key, r.sid)
 }
 
 // indexOf returns the index of reservation id's entry in es, or -1.

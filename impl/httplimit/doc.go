@@ -168,34 +168,59 @@
 //	}
 //	if !verify(user, password) { d, _ := a.Failed(); ... } else { _ = a.Succeeded() }
 //
-// Begin reserves the attempt before the password is verified: under each
-// key's lock it reads the ban and the count and adds a pending entry, which
-// counts as a failure until the attempt is settled (Failed turns it into the
-// recorded failure under the same lock; Succeeded gives it back, and clears
-// the account's count as record_success does: see its doc for why the ip's
-// is kept). A key with c failures in the window and p pending entries
-// refuses a new attempt ([LoginBusy]) when p > 0 and c + p >= threshold.
+// Begin reserves the attempt before the password is verified: it reads
+// the key's ban and count and adds a reservation, which counts as a failure
+// until the attempt is settled (Failed turns it into the recorded failure;
+// Succeeded gives it back, and clears the account's count as record_success
+// does: see its doc for why the ip's is kept). A key with c failures in the
+// window and p reservations and kept failures refuses a new attempt
+// ([LoginBusy]) when p > 0 and c + p >= threshold. Where the reservation
+// lives decides which attempts the bound below counts:
+//
+//   - A store that holds reservations ([throttle.ReserveStore]: MemStore,
+//     impl/throttle/redisstore): the read and the reservation are one
+//     atomic store operation ([throttle.Throttle.Reserve]), Failed turns
+//     the reservation into the failure in one more, and p counts the
+//     attempts in flight of every guard ("node") over the store. The bound
+//     holds across nodes: 5 of 100 concurrent guesses at threshold 5
+//     through 1, 2 or 4 guards over one MemStore
+//     (TestGuessesAcrossNodesOverOneMemStore) or one redis-server
+//     (fuzz/TestLoginGuessesAcrossNodesOverOneRedis).
+//   - Any other store (a FaultStore, a Store of your own): the reservation
+//     is a pending entry in the guard's table, read and written under the
+//     key's lock in the guard, and p counts this guard's attempts only.
+//     The bound holds per guard: N guards over one shared store check up to
+//     N x threshold passwords of a burst (20 for 4 guards at threshold 5).
+//     Use one guard per store, or a store that holds reservations.
+//   - A store that cannot make a reservation when asked (down, full, a
+//     Redis out of memory) gets the second way for that attempt, with
+//     [AlarmUnavailable]: the bound falls back to per guard while it lasts.
 //
 // The bound: under any concurrency, for each key, its failures in the
-// window plus its attempts being verified never exceed threshold, but for
-// one attempt let through when nothing is in flight (below). So a burst of
-// any size, from one address or many, gets at most threshold - c passwords
-// verified on a key with c failures in the window (5 of 100 concurrent
-// guesses with threshold 5, TestConcurrentGuessesFromOneAddress), and the
-// failure that reaches the threshold bans the key; Begin then refuses until
-// the ban ends ([LoginBanned]). With nothing in flight (p = 0) Begin lets
-// one attempt through even when c >= threshold, as the seed's check did
-// (spec FIND-5: counts survive a ban, so its failure bans again):
-// sequential use gives the decisions of check_any, record_failure and
-// record_success, unchanged. Successes are not failures: a success proves
-// the password, and on the account key it clears the count. The bound holds
-// for attempts settled within a window of their Begin, and when the guard is
-// the only writer of its keys' failures (a failure recorded on the throttle
-// directly, between a Begin's read and its reservation, can pass it by one).
+// window plus its attempts being verified (in the scope above) never exceed
+// threshold, but for one attempt let through when nothing is in flight
+// (below). So a burst of any size, from one address or many, gets at most
+// threshold - c passwords verified on a key with c failures in the window
+// (5 of 100 concurrent guesses with threshold 5,
+// TestConcurrentGuessesFromOneAddress), and the failure that reaches the
+// threshold bans the key; Begin then refuses until the ban ends
+// ([LoginBanned]). With nothing in flight (p = 0) Begin lets one attempt
+// through even when c >= threshold, as the seed's check did (spec FIND-5:
+// counts survive a ban, so its failure bans again): sequential use gives
+// the decisions of check_any, record_failure and record_success, unchanged.
+// Successes are not failures: a success proves the password, and on the
+// account key it clears the count. The bound holds for attempts settled
+// within a window of their Begin, and when guards are the only writers of
+// their keys' failures (a failure recorded on the throttle directly,
+// between a Begin's read and its reservation, can pass it by one; over a
+// store that holds reservations, where the read and the reservation are
+// one step, it cannot).
 //
-// An attempt never settled cannot lock a key for good: its pending entry
-// expires when a failure stamped at Begin would leave the window (spec
-// THR-4), and then counts for nothing; [Attempt.Close], deferred, settles a
+// An attempt never settled cannot lock a key for good: its reservation (in
+// the store, and its entry in the guard) expires when a failure stamped at
+// Begin would leave the window (spec THR-4), and then counts for nothing,
+// so a node that crashes with attempts in flight leaves nothing behind for
+// longer than a window; [Attempt.Close], deferred, settles a
 // panicking or returning handler's attempt as a failure, so a crash is never
 // a free guess. A late settle of an expired attempt is still applied.
 //
@@ -207,8 +232,12 @@
 // its window ends, and raises [AlarmKept] ([LoginConfig].OnAlarm, and
 // [LoginStats].Kept): the key gets at most threshold failed verifications a
 // window (no ban: the store cannot hold one), then [LoginBusy], a 429. The
-// same holds for a store that fails (a fault). The guard's own table holds
-// at most MaxPending entries ([DefaultMaxPending]). An entry leaves when it
+// same holds for a store that fails (a fault). A kept failure counts in the
+// guard that kept it only (its reservation in the store, if any, is given
+// back so that it does not count twice there). The guard's own table holds
+// at most MaxPending entries ([DefaultMaxPending]): its attempts in flight
+// (those whose reservation the store holds too) and its kept failures. An
+// entry leaves when it
 // is settled, when its key is next touched after it left the window, or
 // when the table is full: before it reports full, a full table sweeps out
 // every entry out of the window at now (spec THR-4), so it is full only of

@@ -77,9 +77,11 @@ type AlarmKind string
 
 // The alarms. Each is counted in [LoginStats] too.
 const (
-	// AlarmUnavailable: a check could not read the throttle's store. The
+	// AlarmUnavailable: a check could not read the throttle's store, or a
+	// store that holds reservations could not make one (Err says why). The
 	// attempt went ahead (the seed's advice: allow and alert), counted
-	// against the key's pending entries only.
+	// against what the check could read and the key's pending entries in
+	// this guard only: the bound across guards is lost for it.
 	AlarmUnavailable AlarmKind = "unavailable"
 	// AlarmKept: the store refused a failure ([throttle.ErrFull] on a store
 	// full of live keys, or a fault); the guard keeps it as a pending
@@ -92,7 +94,8 @@ const (
 )
 
 // Alarm is one event an operator should see: Kind, the throttle key
-// ("ip:..." or "acct:...") and, for AlarmKept, the store's error.
+// ("ip:..." or "acct:...") and, for AlarmKept and an AlarmUnavailable of a
+// failed reservation, the store's error.
 type Alarm struct {
 	Kind AlarmKind
 	Key  string
@@ -114,7 +117,10 @@ type LoginStats struct {
 // attempt with [Attempt.Failed] or [Attempt.Succeeded]; defer
 // [Attempt.Close] so that an attempt is settled even when the handler
 // panics. The package documentation states the bound this gives under
-// concurrency and what happens when the store is full.
+// concurrency and what happens when the store is full: over a store that
+// holds reservations ([throttle.ReserveStore]: MemStore, redisstore) the
+// bound holds across every guard that shares the store; over any other, per
+// guard.
 //
 // An ip of "" or a user that does not normalise contributes no key: never
 // the raw text, never an empty key shared by every failed construction.
@@ -123,7 +129,7 @@ type LoginStats struct {
 //
 // Build one with [NewLoginGuard]; safe for concurrent use when the
 // throttle's store is (impl/throttle's MemStore is). Every change of a key's
-// failures must go through the guard (not the throttle directly), or the
+// failures must go through a guard (not the throttle directly), or the
 // bound may be passed by the changes made around it.
 type LoginGuard struct {
 	t         *throttle.Throttle
@@ -244,18 +250,22 @@ func (g *LoginGuard) throttleKeys(dst []string, ip, user string) []string {
 }
 
 // Begin starts a login attempt at Now and says whether to verify its
-// password. For each throttle key in turn, under that key's lock: a ban in
-// force refuses ([LoginBanned]); else, with c the key's failures in the
-// window (capped at the threshold) and p its pending entries (attempts in
-// flight and kept failures), the attempt is refused as [LoginBusy] when p >
-// 0 and c + p >= threshold, and otherwise reserved: it becomes one of the
-// key's pending entries, counted as a failure until it is settled. With
-// nothing in flight (p = 0) this is the seed's check: sequential use gives
-// the decisions of check_any, then record_failure or record_success. Then,
-// with [LoginConfig].Accounts, the account's bucket gives a token or
-// refuses ([LoginLimited]). A refusal gives back the reservations made, and
-// reports the latest ban of any key when one is in force. A table of
-// MaxPending entries refuses as [LoginFull].
+// password. For each throttle key in turn: a ban in force refuses
+// ([LoginBanned]); else, with c the key's failures in the window (capped
+// at the threshold) and p its reservations and kept failures, the attempt
+// is refused as [LoginBusy] when p > 0 and c + p >= threshold, and
+// otherwise reserved: it counts as a failure until it is settled. Over a
+// store that holds reservations ([throttle.ReserveStore]) that is one
+// store operation and p counts every guard's attempts on the key; over
+// another store (or when the store cannot reserve) it is made under the
+// key's lock in this guard and p counts this guard's (see the package
+// documentation). With nothing in flight (p = 0) this is the seed's check:
+// sequential use gives the decisions of check_any, then record_failure or
+// record_success. Then, with [LoginConfig].Accounts, the account's bucket
+// gives a token or refuses ([LoginLimited]). A refusal gives back the
+// reservations made, and reports the latest ban of any key when one is in
+// force. A table of MaxPending entries that all count refuses as
+// [LoginFull].
 //
 // The attempt must be settled once (Failed or Succeeded); defer its Close.
 func (g *LoginGuard) Begin(ip, user string) *Attempt {
@@ -263,11 +273,11 @@ func (g *LoginGuard) Begin(ip, user string) *Attempt {
 	var buf [2]string
 	keys := g.throttleKeys(buf[:0], ip, user)
 	for _, key := range keys {
-		id, v := g.reserve(key, a.now)
+		r, v := g.reserve(key, a.now)
 		if v != LoginProceed {
 			return a.refuse(v, keys)
 		}
-		a.res[a.n], a.n = reservation{key: key, id: id}, a.n+1
+		a.res[a.n], a.n = r, a.n+1
 	}
 	if acct, ok := NormalizeAccount(user); ok && g.accounts != nil {
 		if wait, ok := g.takeAccount(AccountKeyPrefix+acct, a.now); !ok {
@@ -280,32 +290,65 @@ func (g *LoginGuard) Begin(ip, user string) *Attempt {
 }
 
 // reserve is Begin's step on one throttle key: the verdict, and on
-// LoginProceed the id of the key's new pending entry.
-func (g *LoginGuard) reserve(key string, now uint64) (uint64, LoginVerdict) {
+// LoginProceed the key's new reservation, with its entry in the table.
+// When the store holds reservations ([throttle.Throttle.Reserves]) the
+// check and the reservation are one store operation, which counts every
+// node's attempts in flight, the guard's own other entries added;
+// otherwise, or when the store cannot reserve (down, full), they are made
+// here: a check, then an entry that only this guard counts.
+func (g *LoginGuard) reserve(key string, now uint64) (reservation, LoginVerdict) {
 	var later *Alarm
 	defer func() { g.alarmLater(later) }() // after the unlock: no hook runs under a lock
 	sh := g.pend.lock(key)
 	defer sh.mu.Unlock()
 	es := g.pend.live(sh, key, now)
+	if g.t.Reserves() {
+		r, err := g.t.Reserve(key, now, local(es))
+		if err == nil {
+			return g.reserveStored(sh, key, now, es, r, &later)
+		}
+		later = &Alarm{Kind: AlarmUnavailable, Key: key, Err: err}
+	}
 	var c uint64
 	switch d := g.t.Check(key, now); d.Verdict {
 	case throttle.Banned:
-		return 0, LoginBanned
+		return reservation{}, LoginBanned
 	case throttle.Unavailable:
-		later = &Alarm{Kind: AlarmUnavailable, Key: key}
+		if later == nil { // else the failed reservation's alarm says it
+			later = &Alarm{Kind: AlarmUnavailable, Key: key}
+		}
 	default:
 		c = g.threshold - d.Remaining
 	}
 	if p := uint64(len(es)); p > 0 && (c >= g.threshold || p >= g.threshold-c) {
-		return 0, LoginBusy
+		return reservation{}, LoginBusy
 	}
 	if !g.pend.take(sh, now) {
 		later = &Alarm{Kind: AlarmPendingFull, Key: key}
-		return 0, LoginFull
+		return reservation{}, LoginFull
 	}
 	id := g.ids.Add(1)
 	g.pend.put(sh, key, append(es, pending{id: id, t: now}))
-	return id, LoginProceed
+	return reservation{key: key, id: id}, LoginProceed
+}
+
+// reserveStored is reserve's verdict on the store's reservation r: banned,
+// busy, or proceed with an entry in the table, whose room it takes (a full
+// table gives the reservation back). sh is locked; es are key's entries.
+func (g *LoginGuard) reserveStored(sh *pendShard, key string, now uint64, es []pending, r throttle.Reservation, later **Alarm) (reservation, LoginVerdict) {
+	switch {
+	case r.Decision.Verdict == throttle.Banned:
+		return reservation{}, LoginBanned
+	case r.ID == "":
+		return reservation{}, LoginBusy
+	case !g.pend.take(sh, now):
+		_ = g.t.CancelReserved(key, r.ID) // on an error it expires with the window
+		*later = &Alarm{Kind: AlarmPendingFull, Key: key}
+		return reservation{}, LoginFull
+	}
+	id := g.ids.Add(1)
+	g.pend.put(sh, key, append(es, pending{id: id, t: now, stored: true}))
+	return reservation{key: key, id: id, sid: r.ID}, LoginProceed
 }
 
 // alarmLater raises a, if any.

@@ -12,11 +12,27 @@ import (
 // pending is one entry of a throttle key in a [LoginGuard]'s table: an
 // attempt in flight (a reservation: its password is being verified) or a
 // failure the store refused, kept by the guard. Either counts as a failure
-// stamped t until the window ends (spec THR-4: t + window > now).
+// stamped t until the window ends (spec THR-4: t + window > now). An
+// attempt whose reservation the store holds (stored) has its entry here
+// too, so that MaxPending bounds every attempt in flight, but the store
+// counts it: it is left out of what the guard adds to the store's count.
 type pending struct {
-	id   uint64 // the attempt's reservation; 0 for a kept failure
-	t    uint64 // the stamp it stands for: Begin's now, or the failure's
-	kept bool   // a failure the store refused, not an attempt in flight
+	id     uint64 // the attempt's reservation; 0 for a kept failure
+	t      uint64 // the stamp it stands for: Begin's now, or the failure's
+	kept   bool   // a failure the store refused, not an attempt in flight
+	stored bool   // an attempt whose reservation the store holds
+}
+
+// local counts the entries of es that the store does not count: kept
+// failures and attempts reserved here only.
+func local(es []pending) uint64 {
+	var n uint64
+	for _, e := range es {
+		if !e.stored {
+			n++
+		}
+	}
+	return n
 }
 
 // pendShards is the number of locks of a pending table.
