@@ -305,7 +305,11 @@ func (g *LoginGuard) reserve(key string, now uint64) (reservation, LoginVerdict)
 	if g.t.Reserves() {
 		r, err := g.t.Reserve(key, now, local(es))
 		if err == nil {
-			return g.reserveStored(sh, key, now, es, r, &later)
+			res, v := g.reserveStored(sh, key, now, es, r)
+			if v == LoginFull {
+				later = &Alarm{Kind: AlarmPendingFull, Key: key}
+			}
+			return res, v
 		}
 		later = &Alarm{Kind: AlarmUnavailable, Key: key, Err: err}
 	}
@@ -335,7 +339,7 @@ func (g *LoginGuard) reserve(key string, now uint64) (reservation, LoginVerdict)
 // reserveStored is reserve's verdict on the store's reservation r: banned,
 // busy, or proceed with an entry in the table, whose room it takes (a full
 // table gives the reservation back). sh is locked; es are key's entries.
-func (g *LoginGuard) reserveStored(sh *pendShard, key string, now uint64, es []pending, r throttle.Reservation, later **Alarm) (reservation, LoginVerdict) {
+func (g *LoginGuard) reserveStored(sh *pendShard, key string, now uint64, es []pending, r throttle.Reservation) (reservation, LoginVerdict) {
 	switch {
 	case r.Decision.Verdict == throttle.Banned:
 		return reservation{}, LoginBanned
@@ -343,7 +347,6 @@ func (g *LoginGuard) reserveStored(sh *pendShard, key string, now uint64, es []p
 		return reservation{}, LoginBusy
 	case !g.pend.take(sh, now):
 		_ = g.t.CancelReserved(key, r.ID) // on an error it expires with the window
-		*later = &Alarm{Kind: AlarmPendingFull, Key: key}
 		return reservation{}, LoginFull
 	}
 	id := g.ids.Add(1)

@@ -8,8 +8,8 @@ import (
 // The operations of a [ReserveStore], as store errors name them. They are
 // this package's extension, not spec.md's store operations.
 const (
-	OpReserve        Op = "reserve"
-	OpCancelReserved Op = "cancel_reserved"
+	OpReserve        Op = "reserve"         // OpReserve is Reserve's: check and reserve
+	OpCancelReserved Op = "cancel_reserved" // OpCancelReserved is CancelReserved's
 )
 
 // ReserveStore is an optional interface of a [Store] that holds
@@ -52,10 +52,10 @@ type ReserveStore interface {
 // the new one) and the new reservation's id ("" when none was made). A
 // value type.
 type Reserved struct {
-	Until uint64
-	Count uint64
-	Held  uint64
-	ID    string
+	Until uint64 // the ban-until read (seconds; 0: none)
+	Count uint64 // failures in the window at now, min(count, k)
+	Held  uint64 // reservations that count at now, the new one not included
+	ID    string // the reservation made; "" when none
 }
 
 // Reservation is the outcome of [Throttle.Reserve]. A value type.
