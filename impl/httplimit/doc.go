@@ -211,18 +211,17 @@
 // Successes are not failures: a success proves the password, and on the
 // account key it clears the count. The bound holds for attempts settled
 // within a window of their Begin, and when guards are the only writers of
-// their keys' failures (a failure recorded on the throttle directly,
-// between a Begin's read and its reservation, can pass it by one; over a
-// store that holds reservations, where the read and the reservation are
-// one step, it cannot).
+// their keys' failures (a failure recorded on the throttle directly is
+// not weighed against the attempts already in flight, and can pass it by
+// one).
 //
 // An attempt never settled cannot lock a key for good: its reservation (in
 // the store, and its entry in the guard) expires when a failure stamped at
 // Begin would leave the window (spec THR-4), and then counts for nothing,
 // so a node that crashes with attempts in flight leaves nothing behind for
-// longer than a window; [Attempt.Close], deferred, settles a
-// panicking or returning handler's attempt as a failure, so a crash is never
-// a free guess. A late settle of an expired attempt is still applied.
+// longer than a window; [Attempt.Close], deferred, settles a panicking or
+// returning handler's attempt as a failure, so a crash is never a free
+// guess. A late settle of an expired attempt is still applied.
 //
 // Full store policy. A MemStore that is full reclaims the keys
 // purge_expired(now) would drop (impl/throttle: they change no decision at
@@ -237,25 +236,25 @@
 // back so that it does not count twice there). The guard's own table holds
 // at most MaxPending entries ([DefaultMaxPending]): its attempts in flight
 // (those whose reservation the store holds too) and its kept failures. An
-// entry leaves when it
-// is settled, when its key is next touched after it left the window, or
-// when the table is full: before it reports full, a full table sweeps out
-// every entry out of the window at now (spec THR-4), so it is full only of
-// entries that count, and an outage that filled it locks nobody out once
-// the window has passed since. A sweep visits every entry (O(MaxPending),
-// each shard under its lock in turn) and runs only on a full table, one
-// goroutine at a time (another that finds the table full meanwhile is
-// refused at once) and at most once per second of the clock (entries only
-// expire as it advances; a clock set back by more than the window sweeps
-// again): between sweeps a full table refuses in O(1). When it is full of
-// entries that count, Begin fails closed with [LoginFull] (a 503) and
-// [AlarmPendingFull]. Why not
-// refuse every new key at once when the store is full: an attacker who
+// entry leaves when it is settled, when its key is next touched after it
+// left the window, or when the table is full: before it reports full, a
+// full table sweeps out every entry out of the window at now (spec THR-4),
+// so it is full only of entries that count, and an outage that filled it
+// locks nobody out once the window has passed since. A sweep visits every
+// entry (O(MaxPending), each shard under its lock in turn) and runs only on
+// a full table, one goroutine at a time (another that finds the table full
+// meanwhile is refused at once) and at most once per second of the clock
+// (entries only expire as it advances; a clock set back by more than the
+// window sweeps again): between sweeps a full table refuses in O(1). When
+// it is full of entries that count, Begin fails closed with [LoginFull] (a
+// 503) and [AlarmPendingFull]. Why not refuse every new key at once when
+// the store is full: an attacker who
 // fills the store with live keys would then lock every new user out of
 // login; keeping the failures in a bounded table keeps the per-key bound and
 // fails closed only when that table is full too. Memory stays bounded:
-// MaxKeys records in the store, MaxPending entries in the guard (each a map
-// entry and its key, about 100 bytes). A check that cannot read the store
+// MaxKeys records and at most MaxKeys reservations in a MemStore,
+// MaxPending entries in the guard (each a map entry and its key, about 100
+// bytes). A check that cannot read the store
 // raises [AlarmUnavailable] and lets the attempt go ahead (the seed's
 // advice), limited by the key's pending entries alone.
 //
