@@ -112,18 +112,13 @@ func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = t
 // of them can still fill it: see [WithMaxInFlightPerPrefix].
 //
 // The count is exact under concurrency (an atomic compare-and-swap per
-// request, no allocation) but kept per counter of a bounded table: keys are
-// hashed, with a seed drawn at random for each Limiter, into 4*maxif
-// counters rounded up to a power of two (at least 256, at most 65536).
-// Keys that land on one counter share its cap: together they hold at most
-// n places. A collision can shed a request that its key alone would not
-// have, never admit one over the cap. At most maxif/n counters are full at
-// once (only passed requests hold a count for longer than the decision), so
-// a key lands on a full counter with probability at most maxif/(n*size), at
-// most 1/(4n) while maxif <= 16384; the seed stays fixed for the Limiter's
-// life, so a key that shares a busy counter shares it on every request, and
-// no one can compute colliding keys without the seed. The counts are this
-// Limiter's own: over a shared Gate ([NewFor]) they cap one process.
+// request, no allocation) but kept per counter of a bounded table of
+// 4*maxif counters rounded up to a power of two (256 to 65536), indexed by
+// a hash of the key with a seed drawn for each Limiter: keys that land on
+// one counter share its cap, which can shed more, never admit more. The
+// package documentation's Dividing the gate says how likely that is. The
+// counts are this Limiter's own: over a shared Gate ([NewFor]) they cap one
+// process.
 // New fails when n is not in 1..2^31-1.
 func WithMaxInFlightPerKey(n int) Option {
 	return func(s *settings) { s.perKey, s.perKeySet = n, true }
@@ -156,8 +151,9 @@ type PrefixCap struct {
 // request over either holds neither), so it spends no token and takes no
 // place, and the OnReject hook sees the same Shed with Slot -1.
 //
-// The per-key cap bounds one /64, but a site is given a /48 (65536 /64s) and
-// a host rents addresses by the /24: 80 slow uploaders from 80 /64s of one
+// The per-key cap bounds one address or /64, but one site is given a /48
+// (65536 /64s), and one IPv4 network often holds many addresses of a /24:
+// 80 slow uploaders from 80 /64s of one
 // /48 held all 512 places of a gate under WithMaxInFlightPerKey(8) (issue
 // 24). Under this cap, a party that controls k prefixes holds at most
 // k*c.Max places, and maxif - k*c.Max stay for everyone else; filling the
@@ -166,8 +162,7 @@ type PrefixCap struct {
 // choose it for the largest crowd expected behind one prefix.
 //
 // The counts are kept as the per-key cap's are, in a table of their own
-// with a seed of its own: prefixes that share a counter share the cap (see
-// WithMaxInFlightPerKey for the table, its size and how likely that is).
+// with a seed of its own: prefixes that share a counter share the cap.
 // New fails when c.Max is not in 1..2^31-1, c.IPv4Bits not in 1..32, or
 // c.IPv6Bits not in 1..the IPv6 key's prefix length: a prefix finer than
 // the key would split one key's requests over several caps.
