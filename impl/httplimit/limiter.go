@@ -86,12 +86,14 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	}
 	var buf [maxKeyLen]byte
 	key := l.keys.appendKeyOf(buf[:0], a, valid)
-	hold, ok := l.takeCaps(key, a, valid)
-	if !ok {
-		l.reject(w, r, capShed)
-		return
+	if l.perKey != nil || l.perPrefix != nil {
+		hold, ok := l.takeCaps(key, a, valid)
+		if !ok {
+			l.reject(w, r, capShed)
+			return
+		}
+		defer l.releaseCaps(hold)
 	}
-	defer l.releaseCaps(hold)
 	now := l.now()
 	d := l.admit(key, now) // the key stays bytes: see AdmitBytes
 	if d.Verdict != gate.Pass {
