@@ -44,15 +44,27 @@ func canonicalPrefix(p netip.Prefix) netip.Prefix {
 // appendKey appends r's client key to dst and reports whether the address
 // parsed; when it did not, it appends InvalidKey.
 func (k *keyer) appendKey(dst []byte, r *http.Request) ([]byte, bool) {
+	a, ok := k.client(r)
+	return k.appendKeyOf(dst, a, ok), ok
+}
+
+// client is the address r is keyed by: clientAddr, an IPv6 form of an IPv4
+// host as that host; false when the address does not parse.
+func (k *keyer) client(r *http.Request) (netip.Addr, bool) {
 	a, ok := k.clientAddr(r)
-	if !ok {
-		return append(dst, InvalidKey...), false
+	return embeddedIPv4(a), ok
+}
+
+// appendKeyOf appends the key of a, an address from client, to dst: the
+// address, or its /v6bits prefix for IPv6; InvalidKey when !ok.
+func (k *keyer) appendKeyOf(dst []byte, a netip.Addr, ok bool) []byte {
+	switch {
+	case !ok:
+		return append(dst, InvalidKey...)
+	case a.Is6() && k.v6bits < 128:
+		return netip.PrefixFrom(a, k.v6bits).Masked().AppendTo(dst)
 	}
-	a = embeddedIPv4(a)
-	if a.Is6() && k.v6bits < 128 {
-		return netip.PrefixFrom(a, k.v6bits).Masked().AppendTo(dst), true
-	}
-	return a.AppendTo(dst), true
+	return a.AppendTo(dst)
 }
 
 // clientAddr is the canonical client address of r: the peer, or, when the

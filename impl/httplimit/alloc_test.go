@@ -37,24 +37,30 @@ func limited(t *testing.T, r *http.Request, ivl, tickNanos int64, opts ...httpli
 	return h
 }
 
-// perKeyNested is a limiter with WithMaxInFlightPerKey(1) whose handler
-// sends the same request through it again while it holds the key's place:
-// the outer request passes, the inner one is shed by the per-key cap (its
-// 503 must reach the inner writer, which the handler checks).
-func perKeyNested(t *testing.T) http.Handler {
+// nestedShed is a limiter with opts whose handler sends inner through it
+// while the outer request holds its places: the outer request passes, the
+// inner one is shed by a cap (its 503 must reach the inner writer, which the
+// handler checks).
+func nestedShed(t *testing.T, inner *http.Request, opts ...httplimit.Option) http.Handler {
 	var h http.Handler
-	inner := &discardWriter{h: make(http.Header, 4)}
-	h = newLimiter(t, newGate(t, 1<<62, 1<<62, 1, 1<<20, 1), httplimit.WithMaxInFlightPerKey(1)).Wrap(
-		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			clear(inner.h)
-			h.ServeHTTP(inner, r)
-			if inner.code != http.StatusServiceUnavailable {
-				t.Errorf("the nested request: status %d, want the per-key 503", inner.code)
+	w := &discardWriter{h: make(http.Header, 4)}
+	h = newLimiter(t, newGate(t, 1<<62, 1<<62, 1, 1<<20, 1), opts...).Wrap(
+		http.HandlerFunc(func(out http.ResponseWriter, r *http.Request) {
+			clear(w.h)
+			h.ServeHTTP(w, inner)
+			if w.code != http.StatusServiceUnavailable {
+				t.Errorf("the nested request from %s: status %d, want the cap's 503", inner.RemoteAddr, w.code)
 			}
-			w.WriteHeader(http.StatusOK)
+			out.WriteHeader(http.StatusOK)
 		}))
 	return h
 }
+
+// perPrefix1 and perKey1 cap a /24 or a /48 and a key at one place.
+var (
+	perPrefix1 = httplimit.WithMaxInFlightPerPrefix(httplimit.PrefixCap{IPv4Bits: 24, IPv6Bits: 48, Max: 1})
+	perKey1    = httplimit.WithMaxInFlightPerKey(1)
+)
 
 // shedding is a limiter whose only in-flight place is held by a request
 // that never releases it, so that every request is Shed.
@@ -97,7 +103,14 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 	}
 	tests = append(tests, longHeaderRows(t)...)
 	tests = append(tests,
-		allocRow{"pass and a per-key shed", perKeyNested(t), v4, 200, "WithMaxInFlightPerKey(1): the pass holds the key's place, a nested request of the key is shed"},
+		allocRow{"pass and a per-key shed", nestedShed(t, v4, httplimit.WithMaxInFlightPerKey(1)), v4, 200,
+			"WithMaxInFlightPerKey(1): the pass holds the key's place, a nested request of the key is shed"},
+		allocRow{"pass and a per-prefix shed, IPv4", nestedShed(t, get("192.0.2.200:1", nil), perPrefix1, perKey1), v4, 200,
+			"a /24 holds one place: another address of it is shed, its own key's place given back"},
+		allocRow{"pass and a per-prefix shed, IPv6", nestedShed(t, get("[2001:db8:1:ffff::1]:1", nil), perPrefix1, perKey1),
+			get("[2001:db8:1:2::1]:443", nil), 200, "a /48 holds one place: another /64 of it is shed"},
+		allocRow{"pass and a per-prefix shed, invalid", nestedShed(t, get("", nil), perPrefix1), get("@", nil), 200,
+			"addresses that do not parse share one prefix"},
 		allocRow{"503 limited, true wait", limited(t, v4, 35, tick100ms, httplimit.WithTrueRetryAfter()), v4, 503, "WithTrueRetryAfter reads the bucket back"},
 	)
 	for _, tt := range tests {

@@ -49,11 +49,9 @@ func NewFor(g Gate, opts ...Option) (*Limiter, error) {
 	l := &Limiter{
 		other: g, keys: newKeyer(&s), clock: s.clock,
 		onReject: s.onReject, rejectInvalid: s.rejectInvalid,
-		ivl: cfg.Lim.Ivl(), tick: cfg.TickNanos,
+		ivl: cfg.Lim.Ivl(), tick: cfg.TickNanos, prefix: s.prefix,
 	}
-	if s.perKeySet {
-		l.caps = newKeyCaps(int32(s.perKey), cfg.Lim.Maxif())
-	}
+	l.perKey, l.perPrefix = newCaps(&s, cfg.Lim.Maxif())
 	return l, nil
 }
 

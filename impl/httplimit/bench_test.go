@@ -38,6 +38,14 @@ func BenchmarkMiddlewarePass(b *testing.B) { benchPass(b, "192.0.2.1:1234") }
 // BenchmarkMiddlewarePassIPv6 keys an IPv6 client by its /64 (the default).
 func BenchmarkMiddlewarePassIPv6(b *testing.B) { benchPass(b, "[2001:db8::1]:443") }
 
+// BenchmarkMiddlewarePassCaps is BenchmarkMiddlewarePassIPv6 under both
+// in-flight caps, per key and per /48: two compare-and-swaps and two adds
+// more a request.
+func BenchmarkMiddlewarePassCaps(b *testing.B) {
+	benchPass(b, "[2001:db8::1]:443", httplimit.WithMaxInFlightPerKey(8),
+		httplimit.WithMaxInFlightPerPrefix(httplimit.PrefixCap{IPv4Bits: 24, IPv6Bits: 48, Max: 32}))
+}
+
 // BenchmarkMiddlewarePassIPv6Addr keys by the whole address: a key over 32
 // bytes no longer fits the runtime's stack buffer for string conversions.
 func BenchmarkMiddlewarePassIPv6Addr(b *testing.B) {

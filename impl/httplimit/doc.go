@@ -11,7 +11,9 @@
 //  1. The client key (below) is computed.
 //  2. With [WithMaxInFlightPerKey](n), a key with n requests in flight is
 //     answered as a shed (step 4) before the gate is asked: it spends no
-//     token and takes no place.
+//     token and takes no place. Then, with [WithMaxInFlightPerPrefix], so
+//     is a request whose address prefix (a /24, a /48) has its cap in
+//     flight; a request shed here gives back the key's place it took.
 //  3. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
 //     monotonic tick ([gate.Gate.Now]) or at the tick of [WithClock].
 //  4. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
@@ -30,10 +32,46 @@
 //     Headers set earlier by outer middleware stay. Then the
 //     [WithOnReject] hook runs. No in-flight place is held.
 //  5. Pass: the next handler runs, and the in-flight place (and the per-key
-//     one) is released exactly once when it returns, by a deferred call:
+//     and per-prefix ones) is released exactly once when it returns, by a
+//     deferred call:
 //     also when it panics (the panic, http.ErrAbortHandler included, goes on
 //     to net/http). The place is held until the handler returns, so a
 //     hijacked or streaming handler holds it for as long as it runs.
+//
+// # Dividing the gate
+//
+// The gate's maxif places are one pool for every client (spec FIND-9: the
+// in-flight cap is global, not per address), so whoever holds them all
+// sheds everyone else. Two options divide the pool:
+//
+//   - [WithMaxInFlightPerKey](n): one key (an IPv4 address, an IPv6 /64)
+//     holds at most n places, so filling the gate takes maxif/n keys in
+//     flight at once: 64 for the README's 512 places and n = 8.
+//   - [WithMaxInFlightPerPrefix]([PrefixCap]{IPv4Bits, IPv6Bits, Max}): one
+//     prefix of the client address (a /24, a /48) holds at most Max places,
+//     so filling the gate takes maxif/Max prefixes, and a party with k
+//     prefixes leaves maxif - k*Max places to everyone else. A /48 holds
+//     65536 /64 keys: under the per-key cap alone, 80 slow uploaders from
+//     80 /64s of one /48 held all 512 places (issue 24). Honest clients
+//     behind one prefix (a carrier-grade NAT, an office) share its Max.
+//
+// Neither is a reservation: a key or prefix under its cap is still shed
+// when the gate is full. Each cap counts in a table of its own, bounded
+// whatever the number of clients: 4*maxif counters rounded up to a power of
+// two, at least 256 and at most 65536, indexed by a hash of the key (or of
+// the masked address) with a seed drawn at random for each Limiter. Keys
+// that land on one counter share its cap: together they hold at most n
+// places. So a collision can shed a request that its key alone would not
+// have, and never admits one over its cap. Only passed requests hold a
+// count for longer than the decision, so at most maxif/n counters are full
+// at once, and a key lands on a full one with probability at most
+// maxif/(n*size), at most 1/(4n) while maxif <= 16384 (1/32 for the
+// README's n = 8, and that only while 64 keys fill the gate). The seed is
+// fixed for the Limiter's life: a key that shares a busy key's counter
+// shares it on every request until the process restarts, and without the
+// seed no one can compute which keys collide. The counts are the
+// Limiter's own; over a Gate shared by several nodes ([NewFor]) they cap
+// each node.
 //
 // # Server timeouts
 //
@@ -43,15 +81,34 @@
 // holds its place until the read fails), WriteTimeout (the same for a client
 // that reads slowly) and IdleTimeout. Without them one client that uploads
 // a byte a second holds a place per request for as long as it likes, and the
-// in-flight gate (spec FIND-9: global, not per address) sheds everyone else;
-// [WithMaxInFlightPerKey] bounds one key's share, the timeouts bound how
-// long. The README's example sets all four.
+// in-flight gate sheds everyone else. The caps above bound how many places
+// slow clients hold; the timeouts bound how long one request holds its
+// place, not how long an attacker holds places: it sends again as soon as
+// a request is cut, so under attack a prefix's places stay taken, and only
+// the caps keep the rest free. The README's example sets all four.
+//
+// ReadTimeout is counted by net/http from the start of the request's read,
+// header included, so a handler that reads the body holds its place for at
+// most ReadTimeout, however slowly the body comes (a handler that does not
+// read it holds no place for it: net/http discards what is left after the
+// handler has returned). Choose it from the bodies the handlers take:
+//
+//	ReadTimeout = ReadHeaderTimeout + largest body / slowest honest upload rate
+//
+// and bound the largest body in the handler (http.MaxBytesReader), so that
+// it is what the formula assumes. The README's values follow it: 5 s for
+// the header plus 1 MB at 40 kB/s (320 kbit/s, a poor mobile uplink) for
+// the body is its 30 s. A larger ReadTimeout lets each slow request hold its
+// place longer; a smaller one cuts honest slow uploads. A route that takes
+// larger bodies can extend its own read deadline
+// (http.NewResponseController(w).SetReadDeadline) rather than raise
+// ReadTimeout for every route.
 //
 // # Allocation
 //
 // The middleware allocates nothing per request, on every path: a pass, the
-// 503 of a shed, a per-key shed or a limited request (true Retry-After
-// included), the 400 of [WithRejectInvalid]; a key of IPv4, of IPv6 by
+// 503 of a shed, a per-key or per-prefix shed or a limited request (true
+// Retry-After included), the 400 of [WithRejectInvalid]; a key of IPv4, of IPv6 by
 // prefix or by address ([WithIPv6Prefix](128)), from the peer or from a
 // trusted proxy's header of any length (1 hop or 1 MiB), or [InvalidKey]. A
 // test pins each path. Not counted: net/http makes a fresh header map per
@@ -286,7 +343,8 @@
 //     [WithTrustedProxies] ([ProxyHeader]: [XForwardedFor], [Forwarded];
 //     [MaxProxyHops]), [WithIPv6Prefix] ([DefaultIPv6PrefixBits]),
 //     [WithClock], [WithOnReject], [WithRejectInvalid],
-//     [WithMaxInFlightPerKey], [WithTrueRetryAfter].
+//     [WithMaxInFlightPerKey], [WithMaxInFlightPerPrefix] ([PrefixCap]),
+//     [WithTrueRetryAfter].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
 //   - [NewLoginGuard], [LoginConfig], [LoginGuard], [LoginGuard.Begin],

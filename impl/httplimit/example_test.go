@@ -70,6 +70,8 @@ func ExampleNew_behindLoadBalancers() {
 		httplimit.WithTrustedProxies(httplimit.XForwardedFor,
 			netip.MustParsePrefix("10.0.0.10/32"), netip.MustParsePrefix("10.0.0.11/32")),
 		httplimit.WithMaxInFlightPerKey(8), // one slow client holds at most 8 of the 512 places
+		// and one /24 or /48 at most 32, so that the 65536 /64s of a /48 cannot hold them all
+		httplimit.WithMaxInFlightPerPrefix(httplimit.PrefixCap{IPv4Bits: 24, IPv6Bits: 48, Max: 32}),
 		httplimit.WithOnReject(func(r *http.Request, d gate.Decision) { rejected.Add(1) }),
 	)
 	if err != nil {
@@ -79,7 +81,7 @@ func ExampleNew_behindLoadBalancers() {
 		Addr:              ":8080",
 		Handler:           l.Wrap(mux),      // 503 + Retry-After when shed or limited
 		ReadHeaderTimeout: 5 * time.Second,  // before admission: a slow header holds no place
-		ReadTimeout:       30 * time.Second, // after it: bounds how long a slow body holds one
+		ReadTimeout:       30 * time.Second, // 5 s + 1 MB at 40 kB/s: the most a slow body holds one
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}

@@ -20,7 +20,9 @@ type Limiter struct {
 	clock         func() int64 // nil: the gate's monotonic clock
 	onReject      func(*http.Request, gate.Decision)
 	rejectInvalid bool
-	caps          *keyCaps // nil: no per-key in-flight cap
+	perKey        *keyCaps  // nil: no per-key in-flight cap
+	perPrefix     *keyCaps  // nil: no per-prefix in-flight cap
+	prefix        PrefixCap // the prefix lengths of perPrefix
 	trueRetry     bool
 	ivl, tick     int64 // the gate's step in ticks and tick in nanoseconds
 }
@@ -43,11 +45,9 @@ func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
 	l := &Limiter{
 		g: g, keys: newKeyer(&s), clock: s.clock,
 		onReject: s.onReject, rejectInvalid: s.rejectInvalid,
-		trueRetry: s.trueRetry, ivl: lc.Ivl(), tick: cfg.TickNanos,
+		trueRetry: s.trueRetry, ivl: lc.Ivl(), tick: cfg.TickNanos, prefix: s.prefix,
 	}
-	if s.perKeySet {
-		l.caps = newKeyCaps(int32(s.perKey), lc.Maxif())
-	}
+	l.perKey, l.perPrefix = newCaps(&s, lc.Maxif())
 	return l, nil
 }
 
@@ -79,19 +79,20 @@ func (l *Limiter) ClientKey(r *http.Request) (string, bool) {
 // serve admits r and either rejects it or runs next and releases after it,
 // also when next panics (the panic goes on to net/http).
 func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	var buf [maxKeyLen]byte
-	key, ok := l.keys.appendKey(buf[:0], r)
-	if !ok && l.rejectInvalid {
+	a, valid := l.keys.client(r)
+	if !valid && l.rejectInvalid {
 		writeBadAddress(w)
 		return
 	}
-	if l.caps != nil {
-		i, ok := l.caps.acquire(key)
+	var buf [maxKeyLen]byte
+	key := l.keys.appendKeyOf(buf[:0], a, valid)
+	if l.perKey != nil || l.perPrefix != nil {
+		hold, ok := l.takeCaps(key, a, valid)
 		if !ok {
-			l.reject(w, r, perKeyShed)
+			l.reject(w, r, capShed)
 			return
 		}
-		defer l.caps.release(i)
+		defer l.releaseCaps(hold)
 	}
 	now := l.now()
 	d := l.admit(key, now) // the key stays bytes: see AdmitBytes
@@ -105,9 +106,6 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	defer l.release(d)
 	next.ServeHTTP(w, r)
 }
-
-// perKeyShed is the decision of a request over WithMaxInFlightPerKey's cap.
-var perKeyShed = gate.Decision{Verdict: gate.Shed, Slot: gate.NoWay, Set: gate.NoWay, Way: gate.NoWay, RetryAfter: 1}
 
 // now is the injected tick or the gate's own.
 func (l *Limiter) now() int64 {

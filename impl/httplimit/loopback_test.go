@@ -13,11 +13,17 @@ import (
 // when the test ends.
 func loopback(t testing.TB, h http.Handler) string {
 	t.Helper()
+	return loopbackServer(t, &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second})
+}
+
+// loopbackServer is loopback with the server srv (its handler and
+// timeouts).
+func loopbackServer(t testing.TB, srv *http.Server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	t.Cleanup(func() {

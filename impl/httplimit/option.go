@@ -59,6 +59,8 @@ type settings struct {
 	rejectInvalid bool
 	perKey        int // the per-key in-flight cap, when perKeySet
 	perKeySet     bool
+	prefix        PrefixCap // the per-prefix in-flight cap, when prefixSet
+	prefixSet     bool
 	trueRetry     bool // Retry-After to the end of the bucket's step
 }
 
@@ -102,18 +104,70 @@ func WithRejectInvalid() Option { return func(s *settings) { s.rejectInvalid = t
 // WithMaxInFlightPerKey caps the requests of one client key in flight at
 // once at n (n >= 1), under the gate's global in-flight cap: a request over
 // it gets the 503 of a shed (Retry-After 1) before the gate is asked, so it
-// spends no token and holds no place. The cap is exact under concurrency (an
-// atomic compare-and-swap per request, no allocation) but counted per hash
-// bucket: keys are hashed with a per-Limiter random seed into a table of
-// 4*maxif counters (at least 256, at most 65536), so two keys that share a
-// counter share the cap, which only makes it stricter. The OnReject hook
-// sees such a rejection as a Shed decision with Slot, Set and Way -1
-// ([gate.NoWay]). One slow client (slow uploads, slow reads) then holds at
-// most n of the gate's places; the server's timeouts (see the package
-// documentation) bound how long.
+// spends no token and holds no place. The OnReject hook sees such a
+// rejection as a Shed decision with Slot, Set and Way -1 ([gate.NoWay]).
+// One slow client (slow uploads, slow reads) then holds at most n of the
+// gate's maxif places, so filling the gate takes maxif/n keys in flight at
+// once; a key is one IPv4 address or one IPv6 /64, so one network with many
+// of them can still fill it: see [WithMaxInFlightPerPrefix].
+//
+// The count is exact under concurrency (an atomic compare-and-swap per
+// request, no allocation) but kept per counter of a bounded table of
+// 4*maxif counters rounded up to a power of two (256 to 65536), indexed by
+// a hash of the key with a seed drawn for each Limiter: keys that land on
+// one counter share its cap, which can shed more, never admit more. The
+// package documentation's Dividing the gate says how likely that is. The
+// counts are this Limiter's own: over a shared Gate ([NewFor]) they cap one
+// process.
 // New fails when n is not in 1..2^31-1.
 func WithMaxInFlightPerKey(n int) Option {
 	return func(s *settings) { s.perKey, s.perKeySet = n, true }
+}
+
+// PrefixCap is the argument of [WithMaxInFlightPerPrefix]: at most Max
+// requests in flight at once from the client addresses of one IPv4 /IPv4Bits
+// or one IPv6 /IPv6Bits prefix. PrefixCap{IPv4Bits: 24, IPv6Bits: 48, Max:
+// 32} lets one /24 or one /48 hold at most 32 places. The zero value is
+// invalid: New refuses it.
+type PrefixCap struct {
+	// IPv4Bits is the IPv4 prefix length, 1..32: 24 for a /24, the
+	// smallest block routed on the internet; 32 caps each address.
+	IPv4Bits int
+	// IPv6Bits is the IPv6 prefix length, from 1 up to the prefix the keys
+	// are made of ([WithIPv6Prefix], [DefaultIPv6PrefixBits]): 48 for a /48,
+	// a site's usual assignment (RFC 6177), or 56.
+	IPv6Bits int
+	// Max is the cap, 1..2^31-1.
+	Max int
+}
+
+// WithMaxInFlightPerPrefix caps the requests in flight at once from one
+// address prefix at c.Max: the prefix is the client address (the one its
+// key is made of, after the proxy walk, an IPv6 form of an IPv4 host as
+// that host) masked to c.IPv4Bits or c.IPv6Bits. Addresses that do not
+// parse count as one prefix of their own, as they share [InvalidKey]. A
+// request over the cap gets the 503 of a shed (Retry-After 1) before the
+// gate is asked, as one over [WithMaxInFlightPerKey]'s (checked first; a
+// request over either holds neither), so it spends no token and takes no
+// place, and the OnReject hook sees the same Shed with Slot -1.
+//
+// The per-key cap bounds one address or /64, but one site is given a /48
+// (65536 /64s), and one IPv4 network often holds many addresses of a /24:
+// 80 slow uploaders from 80 /64s of one
+// /48 held all 512 places of a gate under WithMaxInFlightPerKey(8) (issue
+// 24). Under this cap, a party that controls k prefixes holds at most
+// k*c.Max places, and maxif - k*c.Max stay for everyone else; filling the
+// gate takes maxif/c.Max prefixes. The price: honest clients behind one
+// prefix (a carrier-grade NAT, an office, a university) share c.Max too, so
+// choose it for the largest crowd expected behind one prefix.
+//
+// The counts are kept as the per-key cap's are, in a table of their own
+// with a seed of its own: prefixes that share a counter share the cap.
+// New fails when c.Max is not in 1..2^31-1, c.IPv4Bits not in 1..32, or
+// c.IPv6Bits not in 1..the IPv6 key's prefix length: a prefix finer than
+// the key would split one key's requests over several caps.
+func WithMaxInFlightPerPrefix(c PrefixCap) Option {
+	return func(s *settings) { s.prefix, s.prefixSet = c, true }
 }
 
 // WithTrueRetryAfter makes a Limited 503 carry the true wait instead of the
@@ -135,10 +189,22 @@ func WithTrueRetryAfter() Option { return func(s *settings) { s.trueRetry = true
 // check returns an error wrapping ErrConfig when s is out of range.
 func (s *settings) check() error {
 	switch {
-	case s.perKeySet && (s.perKey < 1 || s.perKey > math.MaxInt32):
-		return fmt.Errorf("%w: per-key in-flight cap %d not in 1..%d", ErrConfig, s.perKey, math.MaxInt32)
 	case s.v6bits < 1 || s.v6bits > 128:
 		return fmt.Errorf("%w: ipv6 prefix /%d not in 1..128", ErrConfig, s.v6bits)
+	case s.perKeySet && (s.perKey < 1 || s.perKey > math.MaxInt32):
+		return fmt.Errorf("%w: per-key in-flight cap %d not in 1..%d", ErrConfig, s.perKey, math.MaxInt32)
+	case s.prefixSet:
+		if err := s.prefix.check(s.v6bits); err != nil {
+			return err
+		}
+	}
+	return s.checkTrust()
+}
+
+// checkTrust returns an error wrapping ErrConfig when WithTrustedProxies
+// was given out of range.
+func (s *settings) checkTrust() error {
+	switch {
 	case !s.trustSet:
 		return nil
 	case s.header != XForwardedFor && s.header != Forwarded:
@@ -147,6 +213,20 @@ func (s *settings) check() error {
 		return fmt.Errorf("%w: trusted proxies given but empty", ErrConfig)
 	}
 	return checkPrefixes(s.trusted)
+}
+
+// check returns an error wrapping ErrConfig when c is out of range under
+// IPv6 keys of /v6bits.
+func (c PrefixCap) check(v6bits int) error {
+	switch {
+	case c.Max < 1 || c.Max > math.MaxInt32:
+		return fmt.Errorf("%w: per-prefix in-flight cap %d not in 1..%d", ErrConfig, c.Max, math.MaxInt32)
+	case c.IPv4Bits < 1 || c.IPv4Bits > 32:
+		return fmt.Errorf("%w: per-prefix cap's ipv4 prefix /%d not in 1..32", ErrConfig, c.IPv4Bits)
+	case c.IPv6Bits < 1 || c.IPv6Bits > v6bits:
+		return fmt.Errorf("%w: per-prefix cap's ipv6 prefix /%d not in 1..%d (no finer than the ipv6 keys' /%d)", ErrConfig, c.IPv6Bits, v6bits, v6bits)
+	}
+	return nil
 }
 
 // checkPrefixes rejects invalid prefixes.
