@@ -99,6 +99,9 @@ func runReserveStep(t *testing.T, th *throttle.Throttle, mem *throttle.MemStore,
 	case "reserve":
 		var r throttle.Reservation
 		r, err = th.Reserve(kIP, st.at, st.held)
+		if err != nil {
+			t.Fatalf("%s(%s): %v", st.op, st.name, err)
+		}
 		made := "refused"
 		if r.ID != "" {
 			made, ids[st.name] = "reserved", r.ID
@@ -111,7 +114,9 @@ func runReserveStep(t *testing.T, th *throttle.Throttle, mem *throttle.MemStore,
 	case "cancel":
 		return fmt.Sprint(th.CancelReserved(kIP, ids[st.name]))[:0]
 	case "purge":
-		_, err = th.PurgeExpired(st.at)
+		if _, err = th.PurgeExpired(st.at); err != nil {
+			t.Fatalf("%s(%s): %v", st.op, st.name, err)
+		}
 		return fmt.Sprintf("reservations %d", mem.Reservations())
 	}
 	if err != nil {
