@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,9 +116,31 @@ func benchAdmit(b *testing.B, a admitter) { benchAdmitN(b, a, nIPs) }
 
 func benchAdmitN(b *testing.B, a admitter, nIPs int) {
 	addrs := ips(nIPs)
-	for i, ip := range addrs {
+	benchAdmitWalk(b, a, addrs, addrs)
+}
+
+// benchAdmitShuffled is benchAdmit with the addresses warmed up in address
+// order, then admitted in a fixed random order: the order in which an
+// implementation first saw its keys, and allocated their state, is not the
+// order of the requests, as with real clients. In benchAdmit's walk, a peer
+// that allocates per-key state on a key's first request reads that state in
+// allocation order, as 2.0's gate, whose set was the key mod sets, read its
+// table (bench/results/local-2core-gate3perf-shuffle20.txt).
+func benchAdmitShuffled(b *testing.B, a admitter) {
+	addrs := ips(nIPs)
+	walk := slices.Clone(addrs)
+	r := mrand.New(mrand.NewPCG(1, 2))
+	r.Shuffle(len(walk), func(i, j int) { walk[i], walk[j] = walk[j], walk[i] })
+	benchAdmitWalk(b, a, addrs, walk)
+}
+
+// benchAdmitWalk admits and releases each of warm once, then the addresses
+// of walk in turn.
+func benchAdmitWalk(b *testing.B, a admitter, warm, walk []string) {
+	for i, ip := range warm {
 		a.admitRelease(ip, int64(i))
 	}
+	addrs, nIPs := walk, len(walk)
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := cpuSeconds()
@@ -193,6 +217,10 @@ func BenchmarkGateAdmitRelease(b *testing.B)           { benchAdmit(b, newImplGa
 func BenchmarkAnchorMutexMapAdmitRelease(b *testing.B) { benchAdmit(b, newMutexMap()) }
 func BenchmarkAnchorSyncMapAdmitRelease(b *testing.B) {
 	benchAdmit(b, &syncMap{maxif: 1 << 30})
+}
+func BenchmarkGateShuffledAdmitRelease(b *testing.B) { benchAdmitShuffled(b, newImplGate()) }
+func BenchmarkAnchorMutexMapShuffledAdmitRelease(b *testing.B) {
+	benchAdmitShuffled(b, newMutexMap())
 }
 func BenchmarkGateAdmitRelease1M(b *testing.B) { benchAdmitN(b, newImplGate1M(), nIPs1M) }
 func BenchmarkAnchorMutexMapAdmitRelease1M(b *testing.B) {

@@ -206,7 +206,8 @@ func BenchmarkRedisAdmit(b *testing.B) {
 // ticks), maxif far above the benchmark's concurrency.
 func newRedisGate(b *testing.B) *redisgate.Gate {
 	g, err := redisgate.New(redisgate.Config{Client: newRueidis(b), Name: fmt.Sprint("g", benchNS.Add(1)),
-		Lim: lim.NewConfig(1000, 1, 1, 1<<40), Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(time.Millisecond), LeaseTTL: time.Minute})
+		Lim: lim.NewConfig(1000, 1, 1, 1<<40), Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(time.Millisecond), LeaseTTL: time.Minute,
+		Seed: new([16]byte)}) // any seed will do for a benchmark; New requires one
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func brokenFiles() []broken {
 		{clause: "VEC-3", reason: "an id that is not <component>-<area>-<nnn>", schema: true, loader: "is not <component>-<area>-<nnn>",
 			edit: func(m map[string]any) { m["id"] = "lim-vec-1" }},
 		{clause: "VEC-3", reason: "an id of another component", schema: true, loader: "does not start with its component",
-			edit: func(m map[string]any) { m["id"] = "gate-vec-001" }},
+			edit: func(m map[string]any) { m["id"] = "gate-vec-002" }},
 		{clause: "VEC-1", reason: "a file named after another id", schema: false, loader: "must be at lim/lim-vec-001.json",
 			path: "lim/lim-vec-002.json", edit: func(map[string]any) {}},
 		{clause: "VEC-1", reason: "an unknown component", schema: true, loader: `unknown component "bucket"`,
@@ -53,9 +53,17 @@ func brokenFiles() []broken {
 		{clause: "VEC-9", reason: "a lim case with a config", schema: true, loader: "a lim case has no config",
 			edit: func(m map[string]any) { m["config"] = map[string]any{} }},
 		{clause: "VEC-9", reason: "a gate case without a config", schema: true, loader: "a gate case needs a config",
-			path: "gate/gate-vec-001.json", edit: func(m map[string]any) {
-				m["component"], m["id"], m["ops"] = "gate", "gate-vec-001", []any{}
+			path: "gate/gate-vec-002.json", edit: func(m map[string]any) {
+				m["component"], m["id"], m["ops"] = "gate", "gate-vec-002", []any{}
 			}},
+		{clause: "VEC-9", reason: "a gate config without a seed", schema: true, loader: "config: seed is absent, want 32 lowercase hex digits",
+			path: "gate/gate-vec-002.json", edit: func(m map[string]any) { gateCaseWithSeed(m, nil) }},
+		{clause: "VEC-9", reason: "a gate seed in upper case", schema: true, loader: `config: seed is "000102030405060708090A0B0C0D0E0F", want 32 lowercase hex digits`,
+			path: "gate/gate-vec-002.json", edit: func(m map[string]any) { gateCaseWithSeed(m, "000102030405060708090A0B0C0D0E0F") }},
+		{clause: "VEC-9", reason: "a gate seed of 15 bytes", schema: true, loader: "config: seed is \"000102030405060708090a0b0c0d0e\", want 32 lowercase hex digits",
+			path: "gate/gate-vec-002.json", edit: func(m map[string]any) { gateCaseWithSeed(m, "000102030405060708090a0b0c0d0e") }},
+		{clause: "VEC-9", reason: "a gate seed that is a number", schema: true, loader: "seed",
+			path: "gate/gate-vec-002.json", edit: func(m map[string]any) { gateCaseWithSeed(m, 7) }},
 		{clause: "VEC-11", reason: "a refused config with ops", schema: true, loader: "a refused config runs no op",
 			edit: func(m map[string]any) { m["expect_open"] = "config" }},
 		{clause: "VEC-11", reason: "expect_open other than config", schema: true, loader: `expect_open "store"`,
@@ -78,4 +86,15 @@ func brokenFiles() []broken {
 			}},
 		{clause: "VEC-2", reason: "malformed JSON", schema: false, loader: "malformed case", raw: `{"format": "limcheck-vectors/1",`},
 	}
+}
+
+// gateCaseWithSeed makes m the gate case gate-vec-002 with a refused config
+// whose seed is seed (nil: none).
+func gateCaseWithSeed(m map[string]any, seed any) {
+	g := map[string]any{"cap": "0", "refil": "1", "ivl": "1", "maxif": "1", "sets": "1", "ways": "1", "tick_nanos": "1"}
+	if seed != nil {
+		g["seed"] = seed
+	}
+	m["component"], m["id"], m["ops"], m["expect_open"] = "gate", "gate-vec-002", []any{}, "config"
+	m["clauses"], m["config"] = []any{"GATE-1"}, map[string]any{"gate": g}
 }

@@ -78,9 +78,9 @@ func TestCheckVerdicts(t *testing.T) {
 		{"VEC-10", "the model's own results pass", fake{}, "lim-key-002", conformance.Pass, "", nil},
 		{"VEC-10", "a wrong key fails at its op", fake{lie: true}, "lim-key-002", conformance.Fail, `"98"`, nil},
 		{"VEC-11", "a refused config passes a case expecting the refusal", fake{refuse: true}, "gate-config-015", conformance.Pass, "", nil},
-		{"VEC-11", "a config refused that must open fails at Open", fake{refuse: true}, "gate-vec-001", conformance.Fail, "config", nil},
+		{"VEC-11", "a config refused that must open fails at Open", fake{refuse: true}, "gate-vec-002", conformance.Fail, "config", nil},
 		{"VEC-12", "a component the subject lacks is skipped", fake{only: oracle.Lim}, "throttle_faults-vec-001", conformance.Skip, "", nil},
-		{"VEC-12", "a case the subject declares unsupported at Open is skipped", fake{openErr: fmt.Errorf("%w: too many slots", oracle.ErrUnsupported)}, "gate-vec-001", conformance.Skip, "", nil},
+		{"VEC-12", "a case the subject declares unsupported at Open is skipped", fake{openErr: fmt.Errorf("%w: too many slots", oracle.ErrUnsupported)}, "gate-vec-002", conformance.Skip, "", nil},
 		{"VEC-12", "an op the subject declares unsupported is skipped", fake{doErr: oracle.ErrUnsupported}, "throttle_faults-vec-001", conformance.Skip, "", nil},
 		{"VEC-10", "a subject that breaks fails with its error", fake{doErr: broke}, "lim-key-002", conformance.Fail, "", broke},
 	}

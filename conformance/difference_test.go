@@ -19,6 +19,8 @@ func TestDifferingFieldsNamesEachKeyThatDiffers(t *testing.T) {
 		{`{"ok":"0","retry":"5"}`, `{"ok":"0","retry":"6"}`, []string{"retry"}, "one value differs"},
 		{`{"tks":"1","ok":"1"}`, `{"ok":"0"}`, []string{"ok", "tks"}, "a missing key differs too; sorted"},
 		{`{}`, `{"error":"config"}`, []string{"error"}, "a key on the got side only"},
+		{`{"retry":"1000","verdict":"limited","set":"0","retry_after":"1"}`, `{"retry":"1000","verdict":"limited","set":"0","way":"0","retry_after":"1"}`, []string{"way"},
+			"GATE-19: a port that names a way where the budget refused the eviction"},
 		{`{"ok":"1"}`, `{"ok":"1"}`, nil, "equal objects"},
 		{`(no result)`, `{"ok":"1"}`, nil, "not objects: nothing to compare"},
 	}

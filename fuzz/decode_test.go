@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 
 	"github.com/limcheck/limcheck/model/lim"
@@ -37,8 +38,9 @@ import (
 //	kind 7    sub mod 4: lim_cfg cap refil ivl maxif | lim_bkt_new cap now |
 //	          lim_ip_key ip | lim_resp_503 retry
 //
-// gate: header cap refil ivl maxif sets ways tick_nanos (a literal sets or
-// ways above 4096 is reduced to 1 + (n-1) mod 4096: impl preallocates).
+// gate: header cap refil ivl maxif sets ways tick_nanos seed (a literal sets
+// or ways above 4096 is reduced to 1 + (n-1) mod 4096: impl preallocates;
+// seed = tag, one of fuzzSeeds, or 0xFF b1..b16, a literal seed).
 //
 //	kind 0-4  admit ip now
 //	kind 5-6  release
@@ -285,7 +287,27 @@ func newGateDecoder(r *reader) *gateDecoder {
 		r.i64(1, 1_000_000, 1_000_000_000, 1<<62, math.MaxInt64, 0, -1)}
 	I := oracle.I
 	return &gateDecoder{r: r, ops: ops{r: r}, ivl: max(v[2], 1), born: map[int64]int64{}, seen: map[string]bool{},
-		cfg: oracle.GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6])}}
+		cfg: oracle.GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6]),
+			Seed: r.seed()}}
+}
+
+// fuzzSeeds are the gate seeds a seed tag selects (spec GATE-18): the zero
+// seed, the check-value seed, all 0xff and one with no pattern.
+var fuzzSeeds = []string{
+	"00000000000000000000000000000000",
+	"000102030405060708090a0b0c0d0e0f",
+	"ffffffffffffffffffffffffffffffff",
+	"8f3ac2105d7e9b64e1f0a7c35b2d9e48",
+}
+
+// seed reads a gate seed: a tag selects one of fuzzSeeds, a literal gives
+// its 16 bytes; the text form is 32 lowercase hex digits.
+func (r *reader) seed() string {
+	tag := r.byte()
+	if tag == literal {
+		return hex.EncodeToString(r.bytes(16))
+	}
+	return fuzzSeeds[int(tag)%len(fuzzSeeds)]
 }
 
 // gateSize keeps a set or way count within 4096, so that a table stays

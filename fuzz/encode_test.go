@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -23,6 +24,7 @@ func encodeTrace(tr oracle.Trace) []byte {
 	case oracle.Gate:
 		g := tr.Config.Gate
 		w.nums(g.Cap, g.Refil, g.Ivl, g.Maxif, g.Sets, g.Ways, g.TickNanos)
+		w.seed(g.Seed)
 		for _, op := range tr.Ops {
 			w.gateOp(op)
 		}
@@ -52,6 +54,17 @@ func (w *writer) nums(ns ...oracle.Num) {
 		w.byte(literal)
 		w.b = binary.BigEndian.AppendUint64(w.b, v)
 	}
+}
+
+// seed writes a gate seed as a literal of its 16 bytes; a seed that is not
+// 32 hex digits is a bug in the trace, and panics.
+func (w *writer) seed(text string) {
+	b, err := hex.DecodeString(text)
+	if err != nil || len(b) != 16 {
+		panic(fmt.Sprintf("encodeTrace: seed %q is not 32 hex digits", text))
+	}
+	w.byte(literal)
+	w.b = append(w.b, b...)
 }
 
 // str writes a literal string of at most 255 bytes, or a longer one of

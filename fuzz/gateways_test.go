@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"math"
+	"sync/atomic"
 	"testing"
 
 	igate "github.com/limcheck/limcheck/impl/gate"
@@ -11,17 +12,37 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The direct 2.0 gate machine: impl/gate against model/gate on small tables
+// The direct 3.0 gate machine: impl/gate against model/gate on small tables
 // (a few sets of a few ways) under a pool of addresses larger than the
-// table, so that sets fill, full buckets are reused and ways are evicted
-// with ties. It draws the whole config itself, caps on both sides of the
-// packed-token boundary (2^31 - 1) included, and needs nothing of the
-// oracle's vocabulary.
+// table, so that sets fill, full buckets are reused, ways are evicted with
+// ties and sets' budgets refuse evictions (GATE-16, GATE-19). It draws the
+// whole config itself, the seed and caps on both sides of the packed-token
+// boundary (2^31 - 1) included, and needs nothing of the oracle's
+// vocabulary.
 
-// gateWaysIPs is the address pool: keys 97..104 and two addresses over 16
-// bytes (IPKey's long path), spread over sets by key mod sets.
-var gateWaysIPs = []string{"a", "b", "c", "d", "e", "f", "g", "h",
+// gateWaysIPs is the address pool: keys 97..108 and two addresses over 16
+// bytes (IPKey's long path), spread over sets by their SipHash under the
+// drawn seed.
+var gateWaysIPs = []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l",
 	"2001:db8::1", "2001:db8:1234:5678:9abc:def0:1234:5678"}
+
+// gateWaysSeed draws a seed: the zero seed, all 0xff, or any 16 bytes.
+func gateWaysSeed(t *rapid.T) [16]byte {
+	var s [16]byte
+	switch rapid.IntRange(0, 2).Draw(t, "seed kind") {
+	case 1:
+		for i := range s {
+			s[i] = 0xff
+		}
+	case 2:
+		copy(s[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "seed"))
+	}
+	return s
+}
+
+// gateWaysRefused counts the budget refusals (limited with no way) the
+// machine has seen, so that a test can require them.
+var gateWaysRefused atomic.Int64
 
 // gateWays is one impl gate and one model gate fed the same history.
 type gateWays struct {
@@ -40,10 +61,11 @@ func newGateWays(t *rapid.T) *gateWays {
 	ivl := rapid.SampledFrom([]int64{1, 2, 5, math.MaxInt64}).Draw(t, "ivl")
 	maxif := rapid.SampledFrom([]int64{1, 2, 3, math.MaxInt64}).Draw(t, "maxif")
 	sets := rapid.SampledFrom([]int64{1, 2, 3, 7, 0}).Draw(t, "sets")
-	ways := rapid.SampledFrom([]int64{1, 2, 3, 4, 0}).Draw(t, "ways")
+	ways := rapid.SampledFrom([]int64{1, 2, 3, 4, 8, 0}).Draw(t, "ways")
 	tick := rapid.SampledFrom([]int64{1, 100_000_000, 1_000_000_000, math.MaxInt64}).Draw(t, "tick")
-	m, merr := mgate.New(mgate.Config{Lim: mlim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
-	i, ierr := igate.New(igate.Config{Lim: ilim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
+	seed := gateWaysSeed(t)
+	m, merr := mgate.New(mgate.Config{Lim: mlim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick, Seed: seed})
+	i, ierr := igate.New(igate.Config{Lim: ilim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick, Seed: &seed})
 	if (merr == nil) != (ierr == nil) {
 		t.Fatalf("New: model error %v, impl error %v; want both or neither", merr, ierr)
 	}
@@ -85,6 +107,9 @@ func (g *gateWays) admit(t *rapid.T) {
 	}
 	if id.Verdict == igate.Pass {
 		g.last = id
+	}
+	if id.Verdict == igate.Limited && id.Way == igate.NoWay {
+		gateWaysRefused.Add(1)
 	}
 }
 
@@ -137,13 +162,20 @@ func gateWaysMachine(t *rapid.T) {
 	})
 }
 
-// TestPropImplGateWaysEqualsModel checks the property that impl/gate 2.0
+// TestPropImplGateWaysEqualsModel checks the property that impl/gate 3.0
 // gives model/gate's decisions (verdict, set, way, slot, retry, Retry-After,
 // response), in-flight counts, ways and buckets for every sequential history
-// over small set-associative tables under more addresses than ways, packed
-// and wide caps, and clocks that step back and reach both ends of int64.
+// over small set-associative tables under more addresses than ways, any
+// seed (both share it), packed and wide caps, and clocks that step back and
+// reach both ends of int64. The histories must reach budget refusals.
 func TestPropImplGateWaysEqualsModel(t *testing.T) {
+	before := gateWaysRefused.Load()
 	rapid.Check(t, gateWaysMachine)
+	if n := gateWaysRefused.Load() - before; n == 0 {
+		t.Errorf("no history reached a budget refusal (GATE-19): the property checks no refused eviction")
+	} else {
+		t.Logf("%d budget refusals", n)
+	}
 }
 
 // FuzzImplGateWaysEqualsModel is TestPropImplGateWaysEqualsModel as a go

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -36,10 +37,33 @@ const (
 // shard one (the one-CAS fast paths), and every maxif fills up.
 var linGateMaxifs = []int64{linGateMaxif, 1, 3, 5}
 
-// linGateIPs are the addresses the clients send from: keys 97..101, sets
-// 1, 0, 1, 0, 1, so set 1 holds three keys in two ways and admissions there
-// evict, while set 0 holds its two keys without eviction.
+// linGateIPs are the addresses the clients send from: keys 97..101. Five
+// keys in two sets of two ways: whatever the seed, one set holds at least
+// three keys, so admissions there evict and its budget refuses some
+// (GATE-16, GATE-19).
 var linGateIPs = []string{"a", "b", "c", "d", "e"}
+
+// linGateSeed is the seed of linGateModel and newLinImplGate: the zero
+// seed. The impl's rounds draw theirs (linGateSeeds).
+var linGateSeed [16]byte
+
+// linGateSeeds returns the seed of round r: the zero seed, all 0xff, then
+// seeds drawn from rng.
+func linGateSeeds(r int, rng *rand.Rand) [16]byte {
+	var s [16]byte
+	switch r {
+	case 0:
+	case 1:
+		for i := range s {
+			s[i] = 0xff
+		}
+	default:
+		for i := range s {
+			s[i] = byte(rng.Uint32())
+		}
+	}
+	return s
+}
 
 // linGateIn is one gate operation: admit(ip, now), release(), in_flight()
 // or bucket(ip, now).
@@ -87,26 +111,44 @@ func (in linGateIn) describe(out any) string {
 	return in.String()
 }
 
-// linGateVerdict names the verdict of an output, for tallies.
-func linGateVerdict(out any) string { return out.(linGateOut).Verdict }
+// linGateVerdict names the verdict of an output, for tallies; a limited
+// admit with no way, a refused eviction (GATE-19), is linGateRefused.
+func linGateVerdict(out any) string {
+	o := out.(linGateOut)
+	if o.Verdict == string(mgate.Limited) && o.Way == mgate.NoWay {
+		return linGateRefused
+	}
+	return o.Verdict
+}
+
+// linGateRefused is the tally name of a refused eviction.
+const linGateRefused = "limited (budget)"
 
 // linGateMachine is model/gate as a linMachine.
 type linGateMachine struct{ g *mgate.Gate }
 
-// linGateSnap is a model gate's whole state: in-flight, and for each
-// address the way that holds its key (NoWay for none) and the stored
-// bucket. A key is in at most one way, every way holds one of the pool's
-// keys or none, so this is every way.
+// linGateSnap is a model gate's whole state: in-flight, for each address
+// the way that holds its key (NoWay for none) and the stored bucket, and
+// each set's budget (GATE-19). A key is in at most one way, every way holds
+// one of the pool's keys or none, so this is every way.
 type linGateSnap struct {
 	inflight int64
 	ways     [5]int64
 	buckets  [5]linGateOut
+	budgets  [linGateSets]linGateOut // Touched iff the set has a budget
 }
 
-// newLinGateMachine returns the constructor of model gates of maxif.
+// newLinGateMachine returns the constructor of model gates of maxif on
+// the zero seed.
 func newLinGateMachine(maxif int64) func() linMachine[linGateIn, linGateOut, linGateSnap] {
+	return newLinGateMachineSeeded(maxif, linGateSeed)
+}
+
+// newLinGateMachineSeeded returns the constructor of model gates of maxif
+// and seed.
+func newLinGateMachineSeeded(maxif int64, seed [16]byte) func() linMachine[linGateIn, linGateOut, linGateSnap] {
 	return func() linMachine[linGateIn, linGateOut, linGateSnap] {
-		g, err := mgate.New(mgate.Config{Lim: mlim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos})
+		g, err := mgate.New(mgate.Config{Lim: mlim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos, Seed: seed})
 		if err != nil {
 			panic(err) // a valid constant config
 		}
@@ -140,7 +182,26 @@ func (m linGateMachine) snapshot() linGateSnap {
 		}
 		s.buckets[i] = m.apply(linGateIn{kind: oracle.Bucket, ip: ip, now: math.MinInt64})
 	}
+	for set, b := range modelBudgets(m.g) {
+		s.budgets[set] = linBucketOut(true, b.Tks, b.Last)
+	}
 	return s
+}
+
+// modelBudgets returns the stored budgets of a model gate, set by set
+// (GATE-19). model/gate exports no reader of them, so it reads the
+// unexported field budgets (a map from set to lim.Bucket) by reflection:
+// a snapshot without them would be incomplete (linMachine), and porcupine
+// would merge states whose budgets differ. It panics, failing the test
+// that calls it, if the model's representation changes.
+func modelBudgets(g *mgate.Gate) map[int64]mlim.Bucket {
+	out := map[int64]mlim.Bucket{}
+	it := reflect.ValueOf(g).Elem().FieldByName("budgets").MapRange()
+	for it.Next() {
+		b := it.Value()
+		out[it.Key().Int()] = mlim.Bucket{Tks: b.FieldByName("Tks").Int(), Last: b.FieldByName("Last").Int()}
+	}
+	return out
 }
 
 // linBucketOut is a bucket read: tks and last only when touched.
@@ -151,9 +212,14 @@ func linBucketOut(touched bool, tks, last int64) linGateOut {
 	return linGateOut{Touched: true, Tks: tks, Last: last}
 }
 
-// linGateModel is the porcupine model of the gate of maxif, never
-// partitioned: the in-flight count couples every operation.
+// linGateModel is the porcupine model of the gate of maxif on the zero
+// seed, never partitioned: the in-flight count couples every operation.
 func linGateModel(maxif int64) porcupine.Model { return linModel(newLinGateMachine(maxif), nil) }
+
+// linGateModelSeeded is linGateModel on seed.
+func linGateModelSeeded(maxif int64, seed [16]byte) porcupine.Model {
+	return linModel(newLinGateMachineSeeded(maxif, seed), nil)
+}
 
 // linGateSubject is the gate the clients drive: *igate.Gate, or a broken
 // gate that the checker must catch.
@@ -164,9 +230,16 @@ type linGateSubject interface {
 	Bucket(ip string, now int64) (ilim.Bucket, bool)
 }
 
+// newLinImplGate returns the impl gate of maxif on the zero seed.
 func newLinImplGate(t *testing.T, maxif int64) *igate.Gate {
 	t.Helper()
-	g, err := igate.New(igate.Config{Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos})
+	return newLinImplGateSeeded(t, maxif, linGateSeed)
+}
+
+// newLinImplGateSeeded returns the impl gate of maxif on seed.
+func newLinImplGateSeeded(t *testing.T, maxif int64, seed [16]byte) *igate.Gate {
+	t.Helper()
+	g, err := igate.New(igate.Config{Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif), Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos, Seed: &seed})
 	if err != nil {
 		t.Fatalf("gate.New: %v", err)
 	}
@@ -238,16 +311,19 @@ func linGateRead(c *linClient, g linGateSubject, in linGateIn) {
 // back, release their passes and read in_flight and buckets, and some order
 // of all the operations, consistent with real time, makes model/gate return
 // every decision (verdict, set, way, retry, Retry-After, response), count and
-// bucket that impl returned. maxif varies by round; the histories must pass,
-// shed and limit.
+// bucket that impl returned. maxif and the seed vary by round (the zero
+// seed, all 0xff, then drawn; model and impl share it); the histories must
+// pass, shed, limit by a key's bucket and refuse an eviction by a set's
+// budget.
 func TestLinGateAdmitReleaseIsLinearizable(t *testing.T) {
 	seen := map[string]int{}
 	for round := range *linRounds {
 		maxif := linGateMaxifs[round%len(linGateMaxifs)]
-		g := newLinImplGate(t, maxif)
+		seed := linGateSeeds(round, rand.New(rand.NewPCG(linSeed(t.Name(), round), 24)))
+		g := newLinImplGateSeeded(t, maxif, seed)
 		h := linRun(linClients, linSeed(t.Name(), round), linGateClient(g, new(linClock), linOpsPerClient))
-		linRequire(t, linGateModel(maxif), h, fmt.Sprintf("gate history %d (maxif %d)", round, maxif))
+		linRequire(t, linGateModelSeeded(maxif, seed), h, fmt.Sprintf("gate history %d (maxif %d, seed %x)", round, maxif, seed))
 		linTally(seen, h, linGateVerdict)
 	}
-	linRequireSeen(t, seen, string(mgate.Pass), string(mgate.Shed), string(mgate.Limited))
+	linRequireSeen(t, seen, string(mgate.Pass), string(mgate.Shed), string(mgate.Limited), linGateRefused)
 }

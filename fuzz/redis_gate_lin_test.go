@@ -21,11 +21,14 @@ import (
 )
 
 // newLinRedisGate is the linearizability checks' gate on Redis over client
-// c, named name: the config of linGateModel (linGateSets sets of linGateWays ways).
+// c, named name: the config of linGateModel (linGateSets sets of linGateWays
+// ways), its seed included.
 func newLinRedisGate(t *testing.T, c rueidis.Client, name string, maxif int64, lease time.Duration) *redisgate.Gate {
 	t.Helper()
+	linRedisGateSeed := [16]byte(newLinGateMachine(maxif)().(linGateMachine).g.Config().Seed)
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: name, Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif),
-		Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos, LeaseTTL: lease, TTLMargin: time.Hour})
+		Sets: linGateSets, Ways: linGateWays, TickNanos: linGateTickNanos, LeaseTTL: lease, TTLMargin: time.Hour,
+		Seed: &linRedisGateSeed})
 	if err != nil {
 		t.Fatalf("redisgate.New: %v", err)
 	}

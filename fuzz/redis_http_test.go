@@ -3,6 +3,7 @@
 package fuzz
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -25,7 +26,7 @@ func TestRedisGateBehindHTTPLimitHoldsAndReleasesPlaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: r.Namespace(), Lim: lim.NewConfig(2, 1, 1000, 10),
-		Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(time.Second), LeaseTTL: time.Hour})
+		Sets: math.MaxInt64, Ways: 1, TickNanos: int64(time.Second), LeaseTTL: time.Hour, Seed: &redisTestSeed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package fuzz
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -32,8 +33,8 @@ func loginOverRedis(t *testing.T, c rueidis.Client, ns string, timeout time.Dura
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := redisgate.New(redisgate.Config{Client: c, Name: ns, Lim: lim.NewConfig(3, 1, 60, 1<<12), Sets: lim.KeyPrime, Ways: 1,
-		TickNanos: int64(time.Second), LeaseTTL: time.Minute, Timeout: timeout})
+	g, err := redisgate.New(redisgate.Config{Client: c, Name: ns, Lim: lim.NewConfig(3, 1, 60, 1<<12), Sets: math.MaxInt64, Ways: 1,
+		TickNanos: int64(time.Second), LeaseTTL: time.Minute, Timeout: timeout, Seed: &redisTestSeed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ package fuzz
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,20 @@ var luaMutants = []luaMutant{
 		"redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "redis.call('ZCARD', KEYS[1]) -- live leases"},
 	{"gate: a set is written without a TTL (DIST-6)", admitLua,
 		"if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl)) end", ""},
+	{"gate: a refused eviction does not store the budget's refill (GATE-19)", admitLua,
+		"if paid then redis.call('HSET', KEYS[2], 'budget'", "if paid and not deficit then redis.call('HSET', KEYS[2], 'budget'"},
+	{"gate: an eviction charges the budget cap, not cap - tks' (GATE-19)", admitLua,
+		"local cost = subqr(cap, most)", "local cost = {cap[1], cap[2], cap[3], cap[4]}"},
+	{"gate: a budget full at now is refilled, not born again at now (GATE-19)", admitLua,
+		"if not full then btks, blast = tks, last end", "btks, blast = tks, last"},
+	{"gate: an absent budget is born empty (GATE-19)", admitLua,
+		"local btks, blast = {cap[1], cap[2], cap[3], cap[4]}, {now", "local btks, blast = {0, 0, 0, 0}, {now"},
+	{"gate: a refused eviction writes the newcomer's way (GATE-19)", admitLua,
+		"if not deficit then -- GATE-19: a refused eviction writes no way", "if true then"},
+	{"gate: a refusal's retry counts the whole cost, not the deficit (GATE-19)", admitLua,
+		"deficit = subqr(cost, btks)", "deficit = cost"},
+	{"gate: the set's TTL ignores the budget (DIST-6)", admitLua,
+		"if paid then n_steps = steps(paid) end\n", ""},
 	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
 		"c >= threshold", "c > threshold"},
 	{"store: the trim keeps k-1 stamps (PROP-17)", addLua,
@@ -108,7 +123,10 @@ type mutantKill string
 // (redistest.Swap) under the unchanged Go code, is caught by the
 // conformance vectors of the components it touches (the check limcheck run
 // makes), by the DIST-6 audit that every key has a TTL, for the gate by
-// the DIST-3 check that an expired lease is a release, and for the store
+// the DIST-3 check that an expired lease is a release, by seeded histories
+// against the model on small tables that evict and spend their budgets
+// (TestRedisGateBudgetHistoriesEqualModel) and by the DIST-6 check that a
+// set outlives its spent budget (TestRedisGateSetTTLCoversItsBudget), and for the store
 // by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
 // purge, checked by porcupine). The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
@@ -155,14 +173,17 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	r := redissubject.New(sw.Addr())
 	defer r.Close()
 	kill := mutantVectors(t, r, gateChecks, throttleChecks)
-	if kill == "" {
-		kill = mutantTTLAudit(t, srv)
-	}
 	if kill == "" && gateChecks {
 		kill = mutantLeaseCheck(t, r)
 	}
+	if kill == "" && gateChecks {
+		kill = mutantBudgetChecks(t, r)
+	}
 	if kill == "" && throttleChecks {
 		kill = mutantPurgeRace(t, r)
+	}
+	if kill == "" { // last: it audits the keys of every check
+		kill = mutantTTLAudit(t, srv)
 	}
 	if sw.Swaps() == 0 || sw.Err() != nil {
 		t.Fatalf("the swapped scripts ran %d times (%v): the checks did not run them", sw.Swaps(), sw.Err())
@@ -247,7 +268,7 @@ func mutantLeaseCheck(t *testing.T, r *redissubject.Redis) mutantKill {
 		t.Fatal(err)
 	}
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: r.Namespace(), Lim: ilim.NewConfig(10, 1, 1, 1),
-		Sets: ilim.KeyPrime, Ways: 1, TickNanos: 1, LeaseTTL: 100 * time.Millisecond})
+		Sets: math.MaxInt64, Ways: 1, TickNanos: 1, LeaseTTL: 100 * time.Millisecond, Seed: &redisTestSeed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +284,27 @@ func mutantLeaseCheck(t *testing.T, r *redissubject.Redis) mutantKill {
 	}
 	if d, err := g.Admit("b", 0); err != nil || d.Verdict != gate.Pass {
 		return mutantKill(fmt.Sprintf("lease check: Admit(b, 0) after the only lease expired = %v, %v; want pass", d.Verdict, err))
+	}
+	return ""
+}
+
+// mutantBudgetChecks runs TestRedisGateBudgetHistoriesEqualModel's
+// histories and TestRedisGateSetTTLCoversItsBudget's check on r.
+func mutantBudgetChecks(t *testing.T, r *redissubject.Redis) mutantKill {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff, err := redisBudgetHistories(c, r.Namespace(), redisBudgetRuns)
+	if err == nil && diff == "" {
+		diff, err = redisBudgetTTL(c, r.Namespace())
+	}
+	switch {
+	case err != nil:
+		return mutantKill(fmt.Sprintf("budget checks: %v", err))
+	case diff != "":
+		return mutantKill("budget checks: " + diff)
 	}
 	return ""
 }

@@ -74,7 +74,8 @@ func limTrace(ops ...oracle.Op) oracle.Trace { return oracle.Trace{Component: or
 func gateTraceW(cap, refil, ivl, maxif, sets, ways, tick int64, ops ...oracle.Op) oracle.Trace {
 	I := oracle.I
 	return oracle.Trace{Component: oracle.Gate, Ops: ops, Config: oracle.Config{Gate: &oracle.GateConfig{
-		Cap: I(cap), Refil: I(refil), Ivl: I(ivl), Maxif: I(maxif), Sets: I(sets), Ways: I(ways), TickNanos: I(tick)}}}
+		Cap: I(cap), Refil: I(refil), Ivl: I(ivl), Maxif: I(maxif), Sets: I(sets), Ways: I(ways), TickNanos: I(tick),
+		Seed: fuzzSeeds[0]}}}
 }
 
 // gateTrace is gateTraceW with 2 ways.
@@ -134,6 +135,10 @@ func gateSeeds() []traceSeed {
 			gateTrace(1, 1, 10, 10, 4096, sec, admit("10.17.102.130", 0), admit("10.23.191.7", 0), bucket("10.17.102.130", 0))},
 		{"find-09-global-in-flight", "FIND-9: one unreleased request sheds every other address",
 			gateTrace(10, 1, 1, 1, 64, sec, admit("a", 0), admit("b", 0), release, admit("b", 0))},
+		{"find-16-turns-pay", "FIND-16: a and b take turns in one way; the set's budget pays one turn, then refuses",
+			gateTraceW(1, 1, 1000, 10, 1, 1, sec, admit("a", 0), admit("b", 0), admit("a", 0), admit("b", 0), bucket("a", 0), bucket("b", 0))},
+		{"find-27-newcomer-waits", "FIND-27: c, never seen, waits for the budget b's turn spent; it pays again a step later",
+			gateTraceW(1, 1, 1000, 10, 1, 1, sec, admit("a", 0), admit("b", 0), admit("c", 0), admit("c", 999), admit("c", 1000))},
 		{"find-12-nul-twin", "FIND-12: \"\\x00a\" spends \"a\"'s token",
 			gateTrace(1, 1, 10, 10, 3, sec, admit("a", 0), admit("\x00a", 0), admit("\x00\x00a", 10))},
 		{"edge-retry-after-saturates", "GATE-12: retry * tick_nanos above MaxInt64",

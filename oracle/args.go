@@ -1,6 +1,13 @@
 package oracle
 
-import "fmt"
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/limcheck/limcheck/model/gate"
+)
 
 // dec decodes an op's arguments, keeping the first error.
 type dec struct {
@@ -162,7 +169,8 @@ func knownStoreOp(op string) bool {
 	return false
 }
 
-// GateConfig decodes a gate config.
+// GateConfig decodes a gate config's integers, and checks its seed
+// ([Config.GateSeed] returns it).
 func (c Config) GateConfig() (cap, refil, ivl, maxif, sets, ways, tick int64, err error) {
 	d := dec{op: "config"}
 	if c.Gate == nil {
@@ -172,8 +180,56 @@ func (c Config) GateConfig() (cap, refil, ivl, maxif, sets, ways, tick int64, er
 	g := c.Gate
 	cap, refil, ivl, maxif = d.i64("cap", g.Cap), d.i64("refil", g.Refil), d.i64("ivl", g.Ivl), d.i64("maxif", g.Maxif)
 	sets, ways, tick = d.i64("sets", g.Sets), d.i64("ways", g.Ways), d.i64("tick_nanos", g.TickNanos)
+	d.seed("seed", g.Seed)
 	return cap, refil, ivl, maxif, sets, ways, tick, d.err
 }
+
+// GateSeed decodes a gate config's seed (GATE-18, VEC-9).
+func (c Config) GateSeed() (gate.Seed, error) {
+	d := dec{op: "config"}
+	if c.Gate == nil {
+		d.fail("gate config is absent")
+		return gate.Seed{}, d.err
+	}
+	return d.seed("seed", c.Gate.Seed), d.err
+}
+
+// seed returns a seed argument: 32 lowercase hex digits, the bytes in order.
+func (d *dec) seed(name, text string) gate.Seed {
+	s, err := ParseSeed(text)
+	if err != nil {
+		d.fail("%s %v", name, err)
+	}
+	return s
+}
+
+// ParseSeed reads a seed's text form, 32 lowercase hex digits (spec VEC-9);
+// anything else, the empty (absent) text included, is an error.
+func ParseSeed(text string) (gate.Seed, error) {
+	// spec VEC-9: "seed a string of 32 lowercase hex digits, the seed's bytes in order"
+	var s gate.Seed
+	if text == "" {
+		return s, errors.New("is absent, want 32 lowercase hex digits")
+	}
+	if len(text) != 2*len(s) || strings.ToLower(text) != text {
+		return s, fmt.Errorf("is %q, want 32 lowercase hex digits", cutSeed(text))
+	}
+	if _, err := hex.Decode(s[:], []byte(text)); err != nil {
+		return s, fmt.Errorf("is %q, want 32 lowercase hex digits", cutSeed(text))
+	}
+	return s, nil
+}
+
+// cutSeed cuts a seed's text for a message: at most 40 bytes.
+func cutSeed(text string) string {
+	if len(text) > 40 {
+		return text[:40] + "..."
+	}
+	return text
+}
+
+// SeedText returns the text form of s: 32 lowercase hex digits.
+func SeedText(s gate.Seed) string { return s.String() }
 
 // ThrottleConfig decodes a throttle config.
 func (c Config) ThrottleConfig() (threshold, window, ban uint64, err error) {

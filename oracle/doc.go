@@ -9,8 +9,10 @@
 //   - [Component], [Kind], [Op], [Result], [Config], [Fault], [ErrorClass]:
 //     what is applied and what comes back.
 //   - [Op.Lim], [Op.Gate], [Op.Throttle], [Config.GateConfig],
-//     [Config.ThrottleConfig]: argument decoding shared by every adapter, so
-//     that all subjects refuse the same malformed ops ([ErrBadOp]).
+//     [Config.GateSeed], [Config.ThrottleConfig]: argument decoding shared
+//     by every adapter, so that all subjects refuse the same malformed ops
+//     ([ErrBadOp]); [ParseSeed] and [SeedText] convert a gate seed's text
+//     form (32 lowercase hex digits, VEC-9).
 //   - [Subject], [Instance]; [Model], the reference subject.
 //   - [Trace], [Outcome], [Run], [Compare], [Divergence]: run a trace, find
 //     and report the first divergence as cmp.Diff "(-want +got)"; [RunTwin]

@@ -1,12 +1,14 @@
 package oracle
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"sync"
 
+	"github.com/limcheck/limcheck/model/gate"
 	"github.com/limcheck/limcheck/model/lim"
 	"pgregory.net/rapid"
 )
@@ -17,7 +19,8 @@ import (
 // 1 time in 16 at a width's edge up to MaxInt64 (gateSets), ways 1..4 most
 // often (a set fills and evicts within a short trace), else up to 16 or at a
 // width's edge up to MaxInt64 (gateWays), tick_nanos 1, 1e6, 1e9 or huge; 1
-// time in 16 one field is < 1, a config every subject refuses (GATE-1).
+// time in 16 one field is < 1, a config every subject refuses (GATE-1); and
+// a seed (gateSeed).
 func GenGateConfig() *rapid.Generator[GateConfig] { return custom(genGateConfig) }
 
 // genGateConfig is GenGateConfig's draw.
@@ -29,7 +32,32 @@ func genGateConfig(t src) GateConfig {
 	if rare(t, "invalid gate config", 4) {
 		v[t.intRange(0, 6, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
 	}
-	return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6])}
+	return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6]),
+		Seed: gateSeed(t)}
+}
+
+// gateSeeds are the seeds gateSeed favours, as text: the zero seed, the
+// spec's check-value seed (GATE-18), all 0xff, and one with no pattern. A
+// port that ignores the seed, reads it or the key in another byte order or
+// runs another SipHash places keys elsewhere under all but, at most, one.
+var gateSeeds = []string{
+	"00000000000000000000000000000000",
+	"000102030405060708090a0b0c0d0e0f",
+	"ffffffffffffffffffffffffffffffff",
+	"8f3ac2105d7e9b64e1f0a7c35b2d9e48",
+}
+
+// gateSeed draws a seed: one of gateSeeds 15 times in 16 (their set mates
+// are found once, seedQuads), else any 16 bytes.
+func gateSeed(t src) string {
+	if !rare(t, "any seed", 4) {
+		return pick(t, "seed", gateSeeds...)
+	}
+	var b [16]byte
+	for i := range b {
+		b[i] = byte(t.intRange(0, 255, "seed byte"))
+	}
+	return hex.EncodeToString(b[:])
 }
 
 // gateMaxif draws maxif: 1..4 3 times in 4 (the gate sheds), else any.
@@ -120,7 +148,7 @@ func genIP(t src) string {
 type gateState struct {
 	ivl     int64
 	ips     []string
-	mates   []string // addresses of the set of 10.0.0.1: a flood of one set
+	mates   []string // addresses of the set of 10.0.0.1 under the seed: a flood of one set
 	touched []string
 	seen    map[string]bool
 	times   []int64 // the last admits' times, at most maxTimes
@@ -133,6 +161,9 @@ const maxMates = 5
 
 const maxTimes = 8
 
+// mateIP is the address whose set the pool's set mates share.
+const mateIP = "10.0.0.1"
+
 // newGateState reads what the draws need from cfg (ivl 1 and one set of
 // one way when cfg is invalid).
 func newGateState(cfg Config) gateState {
@@ -140,79 +171,93 @@ func newGateState(cfg Config) gateState {
 	if err != nil || sets < 1 || ways < 1 {
 		ivl, sets, ways = 1, 1, 1
 	}
-	mates := append([]string{"10.0.0.1"}, slotSharers("10.0.0.1", sets, int(min(ways, maxMates-1)))...)
+	var mates []string
+	if seed, err := cfg.GateSeed(); err == nil {
+		mates = setSharers(seed, sets)
+	}
+	mates = append([]string{mateIP}, mates[:min(len(mates), int(min(ways, maxMates-1)))]...)
 	return gateState{ivl: max(ivl, 1), ips: append(EdgeIPs(), mates...), mates: mates, seen: map[string]bool{}}
 }
 
-// sharers caches slotSharers by its arguments: a search costs up to a few
-// milliseconds, and a run draws the same few slot counts again and again.
-var sharers sync.Map // map[int64][]string
+// sharers caches setSharers of gateSeeds by seed and set count: a scan
+// costs up to a fraction of a millisecond, and a run draws the same few
+// set counts again and again.
+var sharers sync.Map // map[sharersKey][]string
 
-// slotSharers returns up to n dotted quads 10.0.x.y whose set among slots
-// sets is the set of ip (GATE-13): addresses that compete for its ways.
-func slotSharers(ip string, slots int64, n int) []string {
-	type key struct {
-		ip    string
-		slots int64
-		n     int
-	}
-	k := key{ip, slots, n}
+type sharersKey struct {
+	seed gate.Seed
+	sets int64
+}
+
+// setSharers returns up to maxMates-1 dotted quads 10.0.x.y (i = x<<8|y
+// from 1 up, mateIP excepted), the first whose set among sets sets under
+// seed is the set of mateIP (GATE-13, GATE-18): addresses that compete for
+// its ways. For gateSeeds it reads the quads' hashes from seedQuads,
+// computed once a seed, and caches its answer; for another seed it hashes
+// the first randomQuads quads only, so that a trace of a random seed costs
+// little and finds mates where sets are few.
+func setSharers(seed gate.Seed, sets int64) []string {
+	k := sharersKey{seed, sets}
 	if v, ok := sharers.Load(k); ok {
 		return v.([]string)
 	}
-	out := searchSharers(ip, slots, n)
-	sharers.Store(k, out)
+	hashes, cached := seedQuads(seed)
+	if !cached {
+		hashes = make([]uint64, min(randomQuads, 1<<16))
+		for i := 1; i < len(hashes); i++ {
+			hashes[i] = gate.SipHash(seed, uint64(quadKeys().keys[i]))
+		}
+	}
+	out := searchSharers(hashes, gate.SipHash(seed, uint64(lim.IPKey(mateIP)))%uint64(sets), uint64(sets), maxMates-1)
+	if cached {
+		sharers.Store(k, out)
+	}
 	return out
 }
 
-// searchSharers is slotSharers without the cache: the first n quads
-// 10.0.x.y (i = x<<8|y from 1 up, ip excepted) whose set is ip's. It reads
-// the candidates' keys from quadKeys, computed once, so a slot count costs
-// no hashing: a scan of the keys up to the n-th sharer, or, where that is
-// longer, a lookup of each key that is ip's set (want, want+slots, ...,
-// below KeyPrime: one for a slot count past every key). Either way the
-// result is the same; the scan ran up to 65,535 times a slot count, the
-// fuzzer's hottest path, when slot counts are drawn from the whole domain
-// and a run meets many.
-func searchSharers(ip string, slots int64, n int) []string {
-	q := quadKeys()
-	want := lim.IPKey(ip) % slots
-	sets := (lim.KeyPrime-1-want)/slots + 1 // keys in ip's set: want + k*slots < KeyPrime
-	scan := int64(len(q.keys))              // the candidates a scan reads: to the n+1-th sharer (ip may be one), about slots apart
-	if slots < scan {
-		scan = min(scan, slots*int64(n+1))
-	}
-	var idx []int
-	if sets*16 >= scan { // a lookup costs about 16 steps of a scan
-		for i := 1; i < len(q.keys) && len(idx) <= n; i++ {
-			if int64(q.keys[i])%slots == want {
-				idx = append(idx, i)
-			}
-		}
-	} else {
-		for k := want; k < lim.KeyPrime; k += slots {
-			idx = q.lookup(uint32(k), idx)
-			if k > lim.KeyPrime-slots {
-				break // the next k overflows or passes KeyPrime
-			}
-		}
-		slices.Sort(idx)
-	}
+// randomQuads is how many quads setSharers hashes for a seed not among
+// gateSeeds: about 50 microseconds.
+const randomQuads = 4096
+
+// searchSharers returns the first n quads i >= 1 (mateIP excepted) of
+// hashes[i] mod sets = want.
+func searchSharers(hashes []uint64, want, sets uint64, n int) []string {
 	var out []string
-	for _, i := range idx {
-		if cand := quad(i); cand != ip && len(out) < n {
-			out = append(out, cand)
+	for i := 1; i < len(hashes) && len(out) < n; i++ {
+		if hashes[i]%sets == want {
+			if cand := quad(i); cand != mateIP {
+				out = append(out, cand)
+			}
 		}
 	}
 	return out
+}
+
+// seedHashes holds, for each of gateSeeds, the SipHash under it of the
+// LIM-16 key of every quad 10.0.x.y (index i = x<<8|y; 0 unused).
+var seedHashes = sync.OnceValue(func() map[gate.Seed][]uint64 {
+	m := map[gate.Seed][]uint64{}
+	for _, text := range gateSeeds {
+		seed, _ := ParseSeed(text) // well formed
+		h := make([]uint64, 1<<16)
+		for i := 1; i < len(h); i++ {
+			h[i] = gate.SipHash(seed, uint64(quadKeys().keys[i]))
+		}
+		m[seed] = h
+	}
+	return m
+})
+
+// seedQuads returns seedHashes' hashes of seed, and whether it has them.
+func seedQuads(seed gate.Seed) ([]uint64, bool) {
+	h, ok := seedHashes()[seed]
+	return h, ok
 }
 
 // quadTable is the LIM-16 key of every quad 10.0.x.y (keys[i], i =
-// x<<8|y; keys[0] unused), and the same indexed by key: byKey holds key<<16
-// | i for every i >= 1, in order.
+// x<<8|y; keys[0] unused).
 type quadTable struct {
-	keys  []uint32
-	byKey []uint64
+	keys []uint32
 }
 
 var quadOnce = sync.OnceValue(newQuadTable)
@@ -221,23 +266,11 @@ var quadOnce = sync.OnceValue(newQuadTable)
 func quadKeys() *quadTable { return quadOnce() }
 
 func newQuadTable() *quadTable {
-	q := &quadTable{keys: make([]uint32, 1<<16), byKey: make([]uint64, 0, 1<<16-1)}
+	q := &quadTable{keys: make([]uint32, 1<<16)}
 	for i := 1; i < 1<<16; i++ {
-		k := lim.IPKey(quad(i)) // < KeyPrime < 2^32
-		q.keys[i] = uint32(k)
-		q.byKey = append(q.byKey, uint64(k)<<16|uint64(i))
+		q.keys[i] = uint32(lim.IPKey(quad(i))) // < KeyPrime < 2^32
 	}
-	slices.Sort(q.byKey)
 	return q
-}
-
-// lookup appends the index of every quad whose key is k to idx.
-func (q *quadTable) lookup(k uint32, idx []int) []int {
-	j, _ := slices.BinarySearch(q.byKey, uint64(k)<<16)
-	for ; j < len(q.byKey) && uint32(q.byKey[j]>>16) == k; j++ {
-		idx = append(idx, int(q.byKey[j]&0xffff))
-	}
-	return idx
 }
 
 // quad returns the dotted quad 10.0.x.y of i = x<<8|y.

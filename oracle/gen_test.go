@@ -111,8 +111,9 @@ func TestGenReachesEdges(t *testing.T) {
 			"way past 0", "a way passes to another key", "more keys than ways in a set", "FIND-2 pair",
 			"untouched bucket read", "held bucket read", "huge tick", "release below 0",
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
-			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16"},
-			"GATE-1..GATE-17: the verdicts, ways filled, reused and evicted, floods of one set and refused configs"},
+			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
+			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed"},
+			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
@@ -234,6 +235,15 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	}
 	g := tr.Config.Gate
 	sets, ways := i64(g.Sets), i64(g.Ways)
+	switch g.Seed {
+	case "000102030405060708090a0b0c0d0e0f":
+		fs = append(fs, "seed 000102..0f")
+	case "ffffffffffffffffffffffffffffffff":
+		fs = append(fs, "seed all 0xff")
+	case "00000000000000000000000000000000", "8f3ac2105d7e9b64e1f0a7c35b2d9e48":
+	default:
+		fs = append(fs, "another seed")
+	}
 	for _, e := range []struct {
 		ok bool
 		f  string
@@ -268,6 +278,13 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 				fs = append(fs, "admit past 4096 sets")
 			}
 			if r.Verdict == oracle.VerdictShed {
+				continue
+			}
+			if r.Way.IsZero() { // GATE-19: the set's budget refused the eviction
+				fs = append(fs, "budget refused an eviction")
+				if int64(len(keysBySet[i64(r.Set)])) < ways*2 {
+					fs = append(fs, "budget refused with few keys in the set")
+				}
 				continue
 			}
 			w := way{i64(r.Set), i64(r.Way)}

@@ -70,7 +70,11 @@ func openModelGate(cfg Config) (Instance, ErrorClass, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
+	seed, err := cfg.GateSeed()
+	if err != nil {
+		return nil, "", err
+	}
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick, Seed: seed})
 	if errors.Is(err, gate.ErrConfig) {
 		return nil, ErrConfig, nil
 	}
@@ -102,10 +106,12 @@ func GateDecision(d gate.Decision) Result {
 
 // GateResult is the Result of a gate decision given by its parts, for any
 // implementation's decision: verdict is "pass", "shed" or "limited"; the
-// way is kept unless the request was shed, the response unless it passed.
+// way is kept unless the request was shed or way is gate.NoWay (a limited
+// whose eviction the set's budget refused), the response unless it passed.
 func GateResult(verdict string, set, way, retry, retryAfter int64, response Bytes) Result {
 	r := Result{Verdict: verdict, Set: I(set), Retry: I(retry), RetryAfter: I(retryAfter)}
-	if verdict != string(gate.Shed) {
+	// spec GATE-17: "A refused eviction names the set only: no way holds k after it."
+	if verdict != string(gate.Shed) && way != gate.NoWay {
 		r.Way = I(way)
 	}
 	if verdict != string(gate.Pass) {

@@ -135,15 +135,19 @@ type Config struct {
 }
 
 // GateConfig is a gate's config: lim_cfg's four parameters, the number of
-// sets, the ways per set and the tick length in nanoseconds (all int64).
+// sets, the ways per set and the tick length in nanoseconds (all int64), and
+// the seed's text form (GATE-18, VEC-9: 32 lowercase hex digits; "" is
+// absent, which [Config.GateConfig] refuses). The seed stays text so that a
+// malformed one survives decoding and is refused by name.
 type GateConfig struct {
-	Cap       Num `json:"cap"`
-	Refil     Num `json:"refil"`
-	Ivl       Num `json:"ivl"`
-	Maxif     Num `json:"maxif"`
-	Sets      Num `json:"sets"`
-	Ways      Num `json:"ways"`
-	TickNanos Num `json:"tick_nanos"`
+	Cap       Num    `json:"cap"`
+	Refil     Num    `json:"refil"`
+	Ivl       Num    `json:"ivl"`
+	Maxif     Num    `json:"maxif"`
+	Sets      Num    `json:"sets"`
+	Ways      Num    `json:"ways"`
+	TickNanos Num    `json:"tick_nanos"`
+	Seed      string `json:"seed,omitempty"`
 }
 
 // ThrottleConfig is a throttle's config (all uint64).

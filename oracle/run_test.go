@@ -65,7 +65,8 @@ func TestBytesJSON(t *testing.T) {
 // through the model subject.
 func TestModelRunsWorkedExample(t *testing.T) {
 	tr := oracle.Trace{Component: oracle.Gate, Config: oracle.Config{Gate: &oracle.GateConfig{
-		Cap: oracle.I(2), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(2), Sets: oracle.I(64), Ways: oracle.I(4), TickNanos: oracle.I(100_000_000)}},
+		Cap: oracle.I(2), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(2), Sets: oracle.I(64), Ways: oracle.I(4), TickNanos: oracle.I(100_000_000),
+		Seed: "00000000000000000000000000000000"}},
 		Ops: []oracle.Op{
 			{Kind: oracle.Admit, IP: b("a"), Now: oracle.I(0)},
 			{Kind: oracle.Admit, IP: b("a"), Now: oracle.I(1)},

@@ -17,7 +17,7 @@ import (
 // fakeportUsage lists the modes of the fakeport command.
 const fakeportUsage = `usage: fakeport MODE [N]
 modes: good, lying, shared, skip-gate, stderr-flood, out-of-order, unknown-seq,
-  bad-hello, no-hello, exit-nonzero-at-end, crash-after N, hang-after N,
+  bad-hello, v2-hello, no-hello, exit-nonzero-at-end, crash-after N, hang-after N,
   nonjson-after N, early-exit-after N, pid-then-hang FILE`
 
 // pyTraceback is what crash-after writes on stderr before it dies: a
@@ -73,10 +73,14 @@ func fakeportMain() {
 		fmt.Println(`{"protocol": "limcheck-port/9", "name": "fakeport-bad-hello", "version": "1", "components": ["lim"]}`)
 		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // waits for limcheck to give up
 		os.Exit(0)
+	case "v2-hello": // a port written for spec 2.0 (PROTO-11)
+		fmt.Println(`{"protocol": "limcheck-port/2", "name": "fakeport-v2", "version": "1", "components": ["lim", "gate"]}`)
+		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // waits for limcheck to give up
+		os.Exit(0)
 	case "no-hello":
 		time.Sleep(time.Hour)
 	case "pid-then-hang": // fakeport pid-then-hang FILE: hello, its pid in FILE, then silence
-		fmt.Println(`{"protocol": "limcheck-port/2", "name": "fakeport-hang", "version": "1", "components": ["lim"]}`)
+		fmt.Println(`{"protocol": "limcheck-port/3", "name": "fakeport-hang", "version": "1", "components": ["lim"]}`)
 		if len(os.Args) < 3 || os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())), 0o644) != nil {
 			os.Exit(2)
 		}

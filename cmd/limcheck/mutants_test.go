@@ -1,6 +1,6 @@
 // The mutant matrix runs without the race detector, in make test's cli
 // check: it measures the strength of the vectors and of the search over
-// 104 planted bugs in two ports (208 cells), and under -race limcheck's
+// 118 planted bugs in two ports (236 cells), and under -race limcheck's
 // own generation and shrinking took 250 s of the suite's time against
 // about a quarter of it without. The race detector watches limcheck's
 // concurrency in the protocol and search packages' tests and in the CLI
@@ -56,10 +56,10 @@ const maxShrunkOps = 4
 // and the reference ports are deterministic, so the ops after which seed 1
 // finds a mutant, and the trace shrinking reaches in a number of runs, are
 // the same on every machine, however slow or busy: a mutant found within
-// the budget here is found within it everywhere. The largest needs today
-// (go test -v logs each): 19,442 ops to find (check_any_unavailable_first:
-// a store fault on a check_any's first key), 508 shrink runs
-// (retry_floor). A new mutant that needs more fails
+// the budget here is found within it everywhere. On spec 3.0's traces
+// (go test -v logs each) evict_stored_tks needs 29,874 ops to find (a tie
+// of refilled tokens between ways whose stored tokens differ), and the
+// largest shrink is budget_per_gate's, 540 runs. A new mutant that needs more fails
 // the test, which is the news: the search got weaker or the bug is new.
 const (
 	mutantFuzzSeed   = 1

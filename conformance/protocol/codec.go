@@ -51,7 +51,11 @@ func appendConfig(b []byte, c *oracle.Config) []byte {
 		b = appendField(b, `,"maxif":"`, g.Maxif)
 		b = appendField(b, `,"sets":"`, g.Sets)
 		b = appendField(b, `,"ways":"`, g.Ways)
-		b = append(appendField(b, `,"tick_nanos":"`, g.TickNanos), '}')
+		b = appendField(b, `,"tick_nanos":"`, g.TickNanos)
+		if g.Seed != "" {
+			b = appendString(append(b, `,"seed":`...), g.Seed)
+		}
+		b = append(b, '}')
 	}
 	if th := c.Throttle; th != nil {
 		if c.Gate != nil {
@@ -797,6 +801,10 @@ func (s *scanner) gateConfig(g *oracle.GateConfig) bool {
 			return s.num(&g.Ways)
 		case "tick_nanos":
 			return s.num(&g.TickNanos)
+		case "seed":
+			v, ok := s.str()
+			g.Seed = string(v)
+			return ok
 		}
 		return false
 	})

@@ -227,6 +227,8 @@ func TestAppendConfigIsJSONMarshal(t *testing.T) {
 		{Gate: &oracle.GateConfig{}},
 		{Throttle: &oracle.ThrottleConfig{}},
 		{Gate: &oracle.GateConfig{Cap: n, TickNanos: oracle.I(1)}, Throttle: &oracle.ThrottleConfig{BanSecs: oracle.U(1<<64 - 1)}},
+		{Gate: &oracle.GateConfig{Cap: n, Seed: "000102030405060708090a0b0c0d0e0f"}},
+		{Gate: &oracle.GateConfig{Seed: "a \"seed\" <&> \u2028 \x01 \xff"}},
 	} {
 		want, err := json.Marshal(c)
 		if err != nil {

@@ -59,14 +59,14 @@ func TestHelloFieldsExact(t *testing.T) {
 	for _, c := range []struct {
 		reason, line, err string // err "" means the hello decodes
 	}{
-		{"a full hello", `{"protocol":"limcheck-port/2","name":"p","version":"1","components":["lim"]}`, ""},
-		{"an empty version says the port has none", `{"protocol":"limcheck-port/2","name":"p","version":"","components":["lim"]}`, ""},
-		{"no version", `{"protocol":"limcheck-port/2","name":"p","components":["lim"]}`, `"version" is missing`},
-		{"a null version", `{"protocol":"limcheck-port/2","name":"p","version":null,"components":["lim"]}`, `"version" is missing`},
-		{"a numeric version", `{"protocol":"limcheck-port/2","name":"p","version":1,"components":["lim"]}`, `"version"`},
-		{"an upper-case Version is unknown, so version is missing", `{"protocol":"limcheck-port/2","name":"p","Version":"1","components":["lim"]}`, `"version" is missing`},
-		{"name twice", `{"protocol":"limcheck-port/2","name":"p","name":"q","version":"1","components":["lim"]}`, "twice"},
-		{"data after the object", `{"protocol":"limcheck-port/2","name":"p","version":"1","components":["lim"]} {}`, "after"},
+		{"a full hello", `{"protocol":"limcheck-port/3","name":"p","version":"1","components":["lim"]}`, ""},
+		{"an empty version says the port has none", `{"protocol":"limcheck-port/3","name":"p","version":"","components":["lim"]}`, ""},
+		{"no version", `{"protocol":"limcheck-port/3","name":"p","components":["lim"]}`, `"version" is missing`},
+		{"a null version", `{"protocol":"limcheck-port/3","name":"p","version":null,"components":["lim"]}`, `"version" is missing`},
+		{"a numeric version", `{"protocol":"limcheck-port/3","name":"p","version":1,"components":["lim"]}`, `"version"`},
+		{"an upper-case Version is unknown, so version is missing", `{"protocol":"limcheck-port/3","name":"p","Version":"1","components":["lim"]}`, `"version" is missing`},
+		{"name twice", `{"protocol":"limcheck-port/3","name":"p","name":"q","version":"1","components":["lim"]}`, "twice"},
+		{"data after the object", `{"protocol":"limcheck-port/3","name":"p","version":"1","components":["lim"]} {}`, "after"},
 	} {
 		t.Run(c.reason, func(t *testing.T) {
 			h, err := decodeHello([]byte(c.line))

@@ -19,7 +19,7 @@ import (
 // states it.
 //
 // spec PROTO-11: "The protocol is versioned by the hello's protocol"
-const Protocol = "limcheck-port/2"
+const Protocol = "limcheck-port/3"
 
 // Hello is a port's first line: who it is and what it implements.
 //
@@ -300,7 +300,10 @@ func (p *Port) handshake() error {
 	h := *ev.hello
 	switch {
 	case h.Protocol == "limcheck-port/1":
-		return p.breaks(-1, -2, fmt.Sprintf("hello: protocol %q, this limcheck speaks %q: the port is written for spec 1.x, and spec 2.0 changed the gate's config, admit's result and the bucket op (PROTO-11)", h.Protocol, Protocol))
+		return p.breaks(-1, -2, fmt.Sprintf("hello: protocol %q, this limcheck speaks %q: the port is written for spec 1.x, and spec 2.0 changed the gate's config, admit's result and the bucket op, and spec 3.0 the gate's config (seed) and admit's result (PROTO-11)", h.Protocol, Protocol))
+	case h.Protocol == "limcheck-port/2":
+		// spec PROTO-11: "A runner refuses either older version as a protocol break naming both versions."
+		return p.breaks(-1, -2, fmt.Sprintf("hello: protocol %q, this limcheck speaks %q: the port is written for spec 2.0, and spec 3.0 gave the gate's config a seed and admit a limited result with no way (PROTO-11)", h.Protocol, Protocol))
 	case h.Protocol != Protocol:
 		return p.breaks(-1, -2, fmt.Sprintf("hello: protocol %q, this limcheck speaks %q", h.Protocol, Protocol))
 	case h.Name == "":

@@ -97,7 +97,7 @@ func waits(opt PortOptions) PortOptions {
 	return opt
 }
 
-const goodHello = `{"protocol":"limcheck-port/2","name":"fake","version":"0","components":["lim"]}`
+const goodHello = `{"protocol":"limcheck-port/3","name":"fake","version":"0","components":["lim"]}`
 
 // seqOf returns a request line's seq.
 func seqOf(line string) int64 {
@@ -250,12 +250,13 @@ func verdicts(rs []CaseResult) []conformance.Verdict {
 // TestHandshakeIsChecked refuses hellos that break PROTO-2.
 func TestHandshakeIsChecked(t *testing.T) {
 	tests := map[string]string{
-		`{"protocol":"limcheck-port/3","name":"x","version":"1","components":["lim"]}`:       `protocol "limcheck-port/3"`,
-		`{"protocol":"limcheck-port/1","name":"x","version":"1","components":["lim"]}`:       `written for spec 1.x`,
-		`{"protocol":"limcheck-port/2","version":"1","components":["lim"]}`:                  `"name" is missing`,
-		`{"protocol":"limcheck-port/2","name":"x","version":"1","components":[]}`:            `"components" is missing`,
-		`{"protocol":"limcheck-port/2","name":"x","version":"1","components":["lim","lim"]}`: "listed twice",
-		`{"protocol":"limcheck-port/2","name":"x","version":"1","components":["bucket"]}`:    `unknown component "bucket"`,
+		`{"protocol":"limcheck-port/4","name":"x","version":"1","components":["lim"]}`:       `hello: protocol "limcheck-port/4", this limcheck speaks "limcheck-port/3"`,
+		`{"protocol":"limcheck-port/2","name":"x","version":"1","components":["lim"]}`:       `hello: protocol "limcheck-port/2", this limcheck speaks "limcheck-port/3": the port is written for spec 2.0`,
+		`{"protocol":"limcheck-port/1","name":"x","version":"1","components":["lim"]}`:       `hello: protocol "limcheck-port/1", this limcheck speaks "limcheck-port/3": the port is written for spec 1.x`,
+		`{"protocol":"limcheck-port/3","version":"1","components":["lim"]}`:                  `"name" is missing`,
+		`{"protocol":"limcheck-port/3","name":"x","version":"1","components":[]}`:            `"components" is missing`,
+		`{"protocol":"limcheck-port/3","name":"x","version":"1","components":["lim","lim"]}`: "listed twice",
+		`{"protocol":"limcheck-port/3","name":"x","version":"1","components":["bucket"]}`:    `unknown component "bucket"`,
 		`hello`: "not a hello object",
 		``:      "no hello within", // the fake writes nothing
 	}

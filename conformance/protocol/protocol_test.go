@@ -140,7 +140,7 @@ func converse(t *testing.T, requests ...string) []string {
 // component, unknown keys ignored (PROTO-11).
 func TestServeAnswersEachRequestKind(t *testing.T) {
 	got := converse(t,
-		`{"seq":1,"op":"open","inst":7,"component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","sets":"1","ways":"1","tick_nanos":"1"}},"x-future":true}`,
+		`{"seq":1,"op":"open","inst":7,"component":"gate","config":{"gate":{"cap":"1","refil":"1","ivl":"1","maxif":"1","sets":"1","ways":"1","tick_nanos":"1","seed":"00000000000000000000000000000000"}},"x-future":true}`,
 		`{"seq":2,"op":"admit","inst":7,"ip":"a","now":"0"}`,
 		`{"seq":3,"op":"in_flight","inst":7}`,
 		`{"seq":4,"op":"close","inst":7}`,
@@ -152,7 +152,7 @@ func TestServeAnswersEachRequestKind(t *testing.T) {
 		`{"seq":10,"op":"lim_rel","inst":9,"n":5}`,
 	)
 	want := []string{
-		`{"protocol":"limcheck-port/2","name":"model","version":"1","components":["lim","gate","throttle","throttle_faults"]}`,
+		`{"protocol":"limcheck-port/3","name":"model","version":"1","components":["lim","gate","throttle","throttle_faults"]}`,
 		`{"seq":1,"result":{}}`,
 		`{"seq":2,"result":{"retry":"0","verdict":"pass","set":"0","way":"0","retry_after":"0"}}`,
 		`{"seq":3,"result":{"n":"1"}}`,
@@ -261,8 +261,8 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{
-		`{"protocol":"limcheck-port/2","name":"","version":"1","components":["lim"]}`,
-		`{"protocol":"limcheck-port/2","name":"x","version":"1","components":["lim","lim"]}`,
+		`{"protocol":"limcheck-port/3","name":"","version":"1","components":["lim"]}`,
+		`{"protocol":"limcheck-port/3","name":"x","version":"1","components":["lim","lim"]}`,
 		`{"seq":0,"op":"close","inst":1}`,
 		`{"seq":1,"op":"teleport","inst":1}`,
 		`{"seq":1,"op":"lim_rel","inst":1,"n":5}`,
@@ -271,7 +271,7 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 		`{"seq":"1","result":{}}`,
 		`{"seq":1,"result":{"verdict":"allow","extra":"1"}}`,             // DEC-50: no unknown result field
 		`{"seq":1,"result":{"VERDICT":"allow"}}`,                         // DEC-50: names are case-sensitive
-		`{"protocol":"limcheck-port/2","name":"x","components":["lim"]}`, // DEC-50: version required
+		`{"protocol":"limcheck-port/3","name":"x","components":["lim"]}`, // DEC-50: version required
 	} {
 		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
 		if s.Validate(v) == nil {
@@ -314,7 +314,7 @@ func TestPipelinedRepliesComeInOrderBeyondTheWindow(t *testing.T) {
 // a trace's run with the reason; later replies on it are disregarded.
 func TestSkippedAndFaultRepliesMarkTheTrace(t *testing.T) {
 	p, err := fakePort(t, PortOptions{}, func(in *bufio.Scanner, out, _ io.Writer) {
-		fmt.Fprintln(out, `{"protocol":"limcheck-port/2","name":"fake","version":"0","components":["lim","gate"]}`)
+		fmt.Fprintln(out, `{"protocol":"limcheck-port/3","name":"fake","version":"0","components":["lim","gate"]}`)
 		for in.Scan() {
 			var req struct {
 				Seq  int64
@@ -369,7 +369,7 @@ func TestAfterASkipTheCaseRunsToItsClose(t *testing.T) {
 				got []string
 			)
 			p, err := fakePort(t, PortOptions{}, func(in *bufio.Scanner, out, _ io.Writer) {
-				fmt.Fprintln(out, `{"protocol":"limcheck-port/2","name":"fake","version":"0","components":["lim"]}`)
+				fmt.Fprintln(out, `{"protocol":"limcheck-port/3","name":"fake","version":"0","components":["lim"]}`)
 				for in.Scan() {
 					var req struct {
 						Seq int64

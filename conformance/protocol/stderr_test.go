@@ -8,7 +8,7 @@ import (
 // After Close, Stderr holds all the port wrote on stderr, even what it
 // wrote after its stdin closed.
 func TestStderrAfterCloseHoldsEverything(t *testing.T) {
-	hello := `{"protocol":"limcheck-port/2","name":"sh","version":"1","components":["lim"]}`
+	hello := `{"protocol":"limcheck-port/3","name":"sh","version":"1","components":["lim"]}`
 	p, err := StartPort(`echo early >&2; echo '`+hello+`'; cat >/dev/null; echo late >&2`, waits(PortOptions{}))
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,9 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 //     becomes maxif 1 with one);
 //   - trade a gate release for a maxif one larger (fewer ops, the same
 //     places in flight);
-//   - halve a gate's ivl and every time together.
+//   - halve a gate's ivl and every time together;
+//   - last, when no other pass made progress: delete an op and move
+//     another to a new place in one candidate (short traces only).
 //
 // A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
 // config the model opens otherwise than t's, is never sent. Every candidate
@@ -87,9 +89,16 @@ func shrinkTrace(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, pro
 				progress = true
 			}
 		}
+		if !progress && s.deleteAndMove() {
+			progress = true
+		}
 	}
 	return s
 }
+
+// shortOps is the most ops a trace may have for the passes that try every
+// op against every other (withOneOpLess, tradeReleases, deleteAndMove).
+const shortOps = 8
 
 // ShrinkStop is why shrinking stopped.
 type ShrinkStop string
@@ -506,7 +515,7 @@ func (s *shrinker) simplifyConfig() bool {
 			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.BanSecs },
 		}
 	}
-	progress := false
+	progress := s.zeroSeed()
 	for _, f := range fields {
 		if s.ladderNum(f) {
 			progress = true
@@ -519,6 +528,16 @@ func (s *shrinker) simplifyConfig() bool {
 		}
 	}
 	return progress
+}
+
+// zeroSeed tries the zero seed in place of a gate's other seed (GATE-18):
+// a case under the public seed is the simpler one to read and rerun.
+func (s *shrinker) zeroSeed() bool {
+	const zero = "00000000000000000000000000000000"
+	if g := s.cur.Config.Gate; g == nil || g.Seed == zero || s.done() {
+		return false
+	}
+	return s.try(s.edit(func(t *oracle.Trace) { t.Config.Gate.Seed = zero }))
 }
 
 // ladderNum moves the positive integer get returns to the least failing
@@ -556,11 +575,11 @@ func ladder(v uint64) []uint64 {
 
 // withOneOpLess tries the smallest valid value (1) and one less of the
 // positive integer get returns, each with one op deleted, for a trace of
-// at most 8 ops: a config field and an op that only together make the
+// at most shortOps ops: a config field and an op that only together make the
 // trace fail (maxif 3 and the passes that fill it) shrink as one.
 func (s *shrinker) withOneOpLess(get func(*oracle.Trace) *oracle.Num) bool {
 	neg, abs := numParts(*get(&s.cur))
-	if neg || abs <= 1 || len(s.cur.Ops) > 8 {
+	if neg || abs <= 1 || len(s.cur.Ops) > shortOps {
 		return false
 	}
 	for _, c := range []uint64{1, abs - 1} {
@@ -583,7 +602,7 @@ func (s *shrinker) withOneOpLess(get func(*oracle.Trace) *oracle.Num) bool {
 // maxif. Short traces only, as withOneOpLess.
 func (s *shrinker) tradeReleases() bool {
 	g := s.cur.Config.Gate
-	if g == nil || len(s.cur.Ops) > 8 {
+	if g == nil || len(s.cur.Ops) > shortOps {
 		return false
 	}
 	maxif, ok := g.Maxif.Int64()
@@ -602,6 +621,42 @@ func (s *shrinker) tradeReleases() bool {
 		}
 	}
 	return false
+}
+
+// deleteAndMove deletes one op and moves another to a new place in the
+// same candidate, for a trace of at most shortOps ops (at most 8*7*6
+// candidates, each judged once per Shrink): where an op only keeps the
+// others in the order that matters (a key that fills way 0 until another
+// evicts it, so that the evicting key is the one in way 0 later), neither
+// deleting it nor reordering alone fails, and both together do. Moving
+// alone is never tried: it makes no trace smaller.
+func (s *shrinker) deleteAndMove() bool {
+	n := len(s.cur.Ops)
+	if n < 3 || n > shortOps {
+		return false
+	}
+	for i := range n {
+		for j := range n - 1 {
+			for to := range n - 1 {
+				if to == j {
+					continue
+				}
+				if s.done() {
+					return false
+				}
+				if s.try(s.edit(func(t *oracle.Trace) { t.Ops = moveOp(slices.Delete(t.Ops, i, i+1), j, to) })) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// moveOp returns ops with the op at from moved to index to.
+func moveOp(ops []oracle.Op, from, to int) []oracle.Op {
+	op := ops[from]
+	return slices.Insert(slices.Delete(ops, from, from+1), to, op)
 }
 
 // halveClock halves a gate's ivl and every time of the trace together

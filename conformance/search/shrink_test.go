@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
+	"github.com/limcheck/limcheck/model/gate"
+	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -149,7 +152,7 @@ func TestShrinkShiftsTimesTogether(t *testing.T) {
 		return oracle.Op{Kind: oracle.Admit, IP: bytesPtr(ip), Now: oracle.I(now)}
 	}
 	orig := oracle.Trace{Component: oracle.Gate,
-		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(3), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(4), Sets: oracle.I(64), Ways: oracle.I(4), TickNanos: oracle.I(1e9)}},
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(3), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(4), Sets: oracle.I(64), Ways: oracle.I(4), TickNanos: oracle.I(1e9), Seed: zeroSeed}},
 		Ops:    []oracle.Op{admit("10.0.0.1", 1<<60), {Kind: oracle.Release}, admit("\xff\xfe", 1<<60+3), admit("::1", 1<<60+13), {Kind: oracle.InFlight}}}
 	r, _ := newRecorder()
 	p := holds(func(t oracle.Trace) bool {
@@ -249,7 +252,7 @@ func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
 // 1 with maxif and sets, of admits of "a" at 0.
 func gateTrace(maxif, sets int64, admits int) oracle.Trace {
 	t := oracle.Trace{Component: oracle.Gate,
-		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(10), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(maxif), Sets: oracle.I(sets), Ways: oracle.I(4), TickNanos: oracle.I(1)}}}
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(10), Refil: oracle.I(1), Ivl: oracle.I(10), Maxif: oracle.I(maxif), Sets: oracle.I(sets), Ways: oracle.I(4), TickNanos: oracle.I(1), Seed: zeroSeed}}}
 	for range admits {
 		t.Ops = append(t.Ops, oracle.Op{Kind: oracle.Admit, IP: bytesPtr("a"), Now: oracle.I(0)})
 	}
@@ -333,6 +336,111 @@ func TestShrinkRenamesAKeyEverywhereAndCutsLongLists(t *testing.T) {
 	}
 	if len(got.Ops) != 2 || *got.Ops[0].Key != "" || !reflect.DeepEqual(got.Ops[1].Keys, []oracle.Bytes{""}) {
 		t.Errorf("Shrink = %#v, want a failure of \"\" and a check_any of [\"\"]", got.Ops)
+	}
+	t.Logf("%d runs", runs)
+}
+
+// zeroSeed is the zero gate seed's text (GATE-18).
+const zeroSeed = "00000000000000000000000000000000"
+
+// A gate's seed shrinks to the zero seed when the failure does not need
+// another (GATE-18), and stays when it does.
+func TestShrinkTriesTheZeroSeed(t *testing.T) {
+	const other = "000102030405060708090a0b0c0d0e0f"
+	orig := oracle.Trace{Component: oracle.Gate,
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(1), Refil: oracle.I(1), Ivl: oracle.I(1), Maxif: oracle.I(1), Sets: oracle.I(1), Ways: oracle.I(1), TickNanos: oracle.I(1), Seed: other}},
+		Ops:    []oracle.Op{{Kind: oracle.InFlight}}}
+	for _, tt := range []struct {
+		needs  bool
+		want   string
+		reason string
+	}{
+		{false, zeroSeed, "the failure holds under any seed: the zero seed is simpler"},
+		{true, other, "the failure needs its seed: it stays"},
+	} {
+		r, _ := newRecorder()
+		p := holds(func(t oracle.Trace) bool { return !tt.needs || t.Config.Gate.Seed == other })
+		got, _, err := search.Shrink(r, orig, p, search.ShrinkLimits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Config.Gate.Seed != tt.want {
+			t.Errorf("Shrink's seed = %s, want %s (%s)", got.Config.Gate.Seed, tt.want, tt.reason)
+		}
+	}
+}
+
+// storedVictimDiffers holds for a gate trace with an eviction whose victim
+// (GATE-16: the way whose bucket refilled at now holds the most tokens)
+// is not the way whose stored bucket holds the most: the port mutant
+// evict_stored_tks diverges there.
+var storedVictimDiffers = holds(func(t oracle.Trace) bool {
+	cap, refil, ivl, maxif, sets, ways, tick, err := t.Config.GateConfig()
+	seed, _ := t.Config.GateSeed()
+	if err != nil {
+		return false
+	}
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick, Seed: seed})
+	if err != nil {
+		return false
+	}
+	placed := map[[2]int64]string{} // set and way -> the ip placed there last
+	for _, op := range t.Ops {
+		a, err := op.Gate()
+		if err != nil || op.Kind != oracle.Admit {
+			continue // a release or a read moves no key
+		}
+		set := g.SetOf(a.IP)
+		stored, most, held := int64(0), int64(-1), map[int64]bool{}
+		for w := int64(0); w < ways; w++ {
+			ip, ok := placed[[2]int64{set, w}]
+			b, notFull := g.Bucket(ip, a.Now)
+			if _, way, in := g.WayOf(ip); !ok || !in || way != w || !notFull {
+				break // an empty or full way: no eviction
+			}
+			held[w] = true
+			if b.Tks > most {
+				stored, most = w, b.Tks
+			}
+		}
+		d := g.Admit(a.IP, a.Now)
+		if held[d.Way] && placed[[2]int64{set, d.Way}] != a.IP && d.Way != stored {
+			return true
+		}
+		if d.Way != gate.NoWay {
+			placed[[2]int64{set, d.Way}] = a.IP
+		}
+	}
+	return false
+})
+
+// An op that only keeps the others in the order that matters shrinks away
+// with the reorder it needs. The eviction that evict_stored_tks gets wrong
+// needs way 0 taken twice and way 1 once, way 0 refilled as full as way 1:
+// "" a : : "" (cap 2, ivl 1, ":" at -1, the rest at 0) fills way 0 with ""
+// until ":" evicts it, so that ":" is in way 0 when "" comes back; it loses
+// no op to a deletion alone, and deleting the first "" while moving a
+// after the two ":" gives 4 ops.
+func TestShrinkDeletesAnOpAndMovesAnotherTogether(t *testing.T) {
+	orig := oracle.Trace{Component: oracle.Gate,
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(2), Refil: oracle.I(1), Ivl: oracle.I(1), Maxif: oracle.I(5), Sets: oracle.I(1), Ways: oracle.I(2), TickNanos: oracle.I(1), Seed: zeroSeed}}}
+	for _, a := range []struct {
+		ip  string
+		now int64
+	}{{"", 0}, {"a", 0}, {":", -1}, {":", -1}, {"", 0}} {
+		orig.Ops = append(orig.Ops, oracle.Op{Kind: oracle.Admit, IP: bytesPtr(a.ip), Now: oracle.I(a.now)})
+	}
+	if !storedVictimDiffers(orig, protocol.TraceRun{}) {
+		t.Fatal("the 5 ops do not evict by refilled tokens otherwise than by stored ones")
+	}
+	r, _ := newRecorder()
+	got, runs, err := search.Shrink(r, orig, storedVictimDiffers, search.ShrinkLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ops) != 4 {
+		j, _ := json.Marshal(got)
+		t.Errorf("Shrink = %d ops, want 4: %s", len(got.Ops), j)
 	}
 	t.Logf("%d runs", runs)
 }

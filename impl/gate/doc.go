@@ -1,5 +1,5 @@
 // Package gate is the optimized composition layer of seed 000 (spec.md, area
-// GATE, 2.0): a preallocated, fixed-capacity set-associative table of
+// GATE, 3.0): a preallocated, fixed-capacity set-associative table of
 // per-key buckets, a global in-flight counter, the decision order (in-flight
 // gate first, then the bucket) and the 503 with Retry-After. It returns the
 // same decisions as model/gate for every sequential history, and its
@@ -9,13 +9,31 @@
 // so that 0 is an empty way) and the tokens (31 bits) in one word, the
 // bucket's last tick in the other. A gate whose cap does not fit 31 bits
 // keeps the tokens in a side array (24 bytes a way): the fallback
-// representation. The set of a key is lim_ip_key mod Sets, computed without
-// a division. A key is in at most one way; a way whose bucket is full at now
+// representation. The set of a key is SipHash-2-4 of lim_ip_key under the
+// gate's 16-byte seed, mod Sets (GATE-13, GATE-18): impl/internal/siphash
+// with the key expanded once in New, and a remainder computed without a
+// division. The seed is drawn from crypto/rand unless the Config gives one
+// (tests, vectors); a drawn seed is never logged nor returned. A key is in at most one way; a way whose bucket is full at now
 // behaves as empty (it is reused, and a key found there is born again); when
 // no way of the set is empty or full, the way whose refilled bucket holds
-// the most tokens is evicted, ties to the lowest way. So another key's
-// requests never move a key's bucket: eviction only drops a key, which
-// returns born full. The full test needs no take when at least
+// the most tokens is evicted, ties to the lowest way, if the set's budget
+// pays cap - tks' of the victim (GATE-16, GATE-19); otherwise the request
+// is limited with the budget's retry and no way, and nothing but the budget
+// is written. So another key's requests never move a key's bucket:
+// eviction only drops a key, which returns born full, and what that mints
+// is paid from the set's budget. Budgets are one 16-byte array entry a set,
+// cap minus the tokens and the last tick, so that the zero entry is a full
+// budget, which behaves as an absent one; they are read and written under
+// the set's lock, only on an eviction.
+//
+// Sizing (spec "What the table guarantees", PROP-26, PROP-27, FIND-27,
+// DEC-57): keep the live addresses (keys whose bucket is not full, that is,
+// active within cap/refil*ivl ticks) at most half of Sets*Ways, with Ways
+// >= 8. A set holding more than Ways live keys admits newcomers at one
+// bucket's rate, its budget's (FIND-27); with that sizing about 2% of sets
+// overflow at half load with 8 ways (0.4% with 16), each gaining a flood at
+// most one address's worth, so a flood gains nothing over its addresses'
+// own limits. Memory is 16 bytes a way plus 16 a set. The full test needs no take when at least
 // ceil(cap/refil) whole steps have passed since a bucket's last (from 0
 // tokens that many refill to cap; New precomputes the ticks); a take decides
 // every other case, so the shortcut changes the cost, never the answer.
@@ -51,8 +69,9 @@
 //   - [Gate.Release]: give back a passed request's in-flight place.
 //   - [Gate.InFlight], [Gate.Bucket], [Gate.BucketBytes], [Gate.WayOf],
 //     [Gate.SetOf], [Gate.Now], [Gate.Config]: reads.
-//   - [Decision] (Set, Way and Slot = Set*Ways + Way; [NoWay] on a shed),
+//   - [Decision] (Set, Way and Slot = Set*Ways + Way; [NoWay] on a shed
+//     or a refused eviction),
 //     [Verdict], [RetryAfterSeconds], [Decision.AppendResponse].
 //
-// Imports: the standard library and impl/lim.
+// Imports: the standard library, impl/lim and impl/internal/siphash.
 package gate

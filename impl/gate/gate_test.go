@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -10,9 +11,13 @@ import (
 	"github.com/limcheck/limcheck/impl/lim"
 )
 
+// zeroSeed is the public seed the spec's worked example and these tests use.
+var zeroSeed [16]byte
+
+// mustNew returns a gate of the zero seed.
 func mustNew(t testing.TB, cap, refil, ivl, maxif, sets, ways, tick int64) *Gate {
 	t.Helper()
-	g, err := New(Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick})
+	g, err := New(Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: sets, Ways: ways, TickNanos: tick, Seed: &zeroSeed})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -51,6 +56,42 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 	}
 }
 
+// TestSeed checks the seed's three cases: a given seed places keys by its
+// SipHash (spec GATE-13, GATE-18) and Config returns a copy of it; a nil
+// seed is drawn and differs between gates; Config returns neither.
+func TestSeed(t *testing.T) {
+	seed := [16]byte{0: 0x00, 1: 0x01, 2: 0x02, 3: 0x03, 4: 0x04, 5: 0x05, 6: 0x06, 7: 0x07, 8: 0x08, 9: 0x09, 10: 0x0a, 11: 0x0b, 12: 0x0c, 13: 0x0d, 14: 0x0e, 15: 0x0f}
+	cfg := Config{Lim: lim.NewConfig(1, 1, 1, 1), Sets: 1 << 20, Ways: 1, TickNanos: 1, Seed: &seed}
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed[0] = 0xff // New keeps nothing of the caller's array
+	// "a" is key 97: SipHash-2-4 under 000102..0f of 61 00 00 00 00 00 00 00.
+	if got, want := g.SetOf("a"), int64(0x76b50a3289b6f05d%(1<<20)); got != want {
+		t.Errorf("SetOf(a) under seed 000102..0f = %d, want %d", got, want)
+	}
+	if got := g.Config().Seed; got != nil {
+		t.Errorf("Config().Seed = %v, want nil: a seed is never returned", got)
+	}
+	cfg.Seed = nil
+	d1, _ := New(cfg)
+	d2, _ := New(cfg)
+	if d1.Config().Seed != nil {
+		t.Errorf("Config().Seed of a drawn seed = %v, want nil: a drawn seed is never returned", d1.Config().Seed)
+	}
+	same := 0
+	for i := range 64 {
+		ip := fmt.Sprint("192.0.2.", i)
+		if d1.SetOf(ip) == d2.SetOf(ip) {
+			same++
+		}
+	}
+	if same == 64 {
+		t.Errorf("two gates with drawn seeds place 64 of 64 addresses in the same sets of 2^20: the seeds are not drawn")
+	}
+}
+
 // step is one call of a step table: an admit (ip != "" or release false) or a release.
 type step struct {
 	release bool
@@ -65,6 +106,9 @@ type step struct {
 // TestWorkedExample walks spec.md's worked example through the impl gate.
 func TestWorkedExample(t *testing.T) {
 	g := mustNew(t, 2, 1, 10, 2, 64, 1, 100_000_000)
+	if got := g.SetOf("a"); got != 1 {
+		t.Fatalf("SetOf(a) = %d, want 1: siphash(zero seed, 97) = 9317687229460025665, mod 64 (spec GATE-13, GATE-18)", got)
+	}
 	a, sb := at(g, "a", 0), g.SetOf("b")
 	steps := []step{
 		{ip: "a", now: 0, want: a.is(Pass, 0, 0), inFlt: 1, bucket: lim.Bucket{Tks: 1}, reason: "born full, one token"},

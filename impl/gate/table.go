@@ -14,7 +14,8 @@ import (
 //
 // Every access to a way's fields happens under its set's lock, which is bit
 // 31 of the set's way 0 kt (tks < 2^31 leaves it free). Way 0's kt is
-// therefore read and written atomically; the other fields are plain, ordered
+// therefore written atomically, and every kt is read atomically (see
+// wordOf); the other writes are plain, ordered
 // by the lock's CAS and its release store (sync/atomic's Store under the race
 // detector and off amd64; a plain store on amd64, see storeRelease).
 type way struct {
@@ -79,62 +80,57 @@ func (t *table) unlock(base int64) {
 	storeRelease(w, atomic.LoadUint64(w)&^lockBit)
 }
 
-// find returns the way of set base that holds key+1 k1, or -1; w0 is way
-// 0's word (the lock word, read once by its holder); lock held.
-func (t *table) find(base int64, w0, k1 uint64) int {
-	if w0>>32 == k1 {
-		return 0
-	}
-	ws := t.ways[base : base+t.n]
-	for i := 1; i < len(ws); i++ {
-		if ws[i].kt>>32 == k1 {
+// set returns the ways of set base; lock held. Way 0's word carries the
+// lock bit, bit 31, which is neither key (the top 32 bits) nor tokens
+// (tksMask): its holder reads it as the other ways' words.
+func (t *table) set(base int64) []way { return t.ways[base : base+t.n : base+t.n] }
+
+// wordOf returns the kt of way i of ws; lock held. The load is atomic, a
+// plain MOV on amd64, because way 0's word is the lock word: other
+// goroutines CAS it while the lock is held, and the race detector counts
+// even a failed CAS as a write.
+func wordOf(ws []way, i int) uint64 { return atomic.LoadUint64(&ws[i].kt) }
+
+// find returns the way of ws, a set, that holds key+1 k1, or -1; lock held.
+func find(ws []way, k1 uint64) int {
+	for i := range ws {
+		if wordOf(ws, i)>>32 == k1 {
 			return i
 		}
 	}
 	return -1
 }
 
-// kt returns the key-and-tokens word of way i of set base, w0 for way 0;
-// lock held.
-func (t *table) kt(base int64, w0 uint64, i int) uint64 {
-	if i == 0 {
-		return w0
-	}
-	return t.ways[base+int64(i)].kt
-}
-
-// bucket returns the bucket of way i of set base, whose word is kt; lock
-// held.
-func (t *table) bucket(base int64, i int, kt uint64) lim.Bucket {
-	j := base + int64(i)
-	tks := int64(kt & tksMask)
+// bucket returns the bucket of way i of ws, the set whose first way is
+// base; lock held.
+func (t *table) bucket(ws []way, base int64, i int) lim.Bucket {
+	w := &ws[i]
+	tks := int64(wordOf(ws, i) & tksMask)
 	if t.wide != nil {
-		tks = t.wide[j]
+		tks = t.wide[base+int64(i)]
 	}
-	return lim.Bucket{Tks: tks, Last: t.ways[j].last}
+	return lim.Bucket{Tks: tks, Last: w.last}
 }
 
-// putUnlock stores key+1 k1 and bucket b in way i of set base, empties way
-// drop if drop > 0 (GATE-15 (b) empties a way above the one it fills, never
-// way 0), and gives back the lock: for way 0 the word's one release store
-// does both.
-func (t *table) putUnlock(base int64, i, drop int, k1 uint64, b lim.Bucket) {
+// putUnlock stores key+1 k1 and bucket b in way i of set ws (first way
+// base), empties way drop if drop > 0 (GATE-15 (b) empties a way above the
+// one it fills, never way 0), and gives back the lock with one release
+// store of way 0's word, which is k1's when i is 0.
+func (t *table) putUnlock(ws []way, base int64, i, drop int, k1 uint64, b lim.Bucket) {
 	if drop > 0 {
-		t.ways[base+int64(drop)] = way{}
+		ws[drop] = way{}
 	}
-	j := base + int64(i)
-	w := &t.ways[j]
-	kt := k1 << 32
+	kt := k1<<32 | uint64(b.Tks)
 	if t.wide != nil {
-		t.wide[j] = b.Tks
-	} else {
-		kt |= uint64(b.Tks)
+		t.wide[base+int64(i)] = b.Tks
+		kt = k1 << 32
 	}
-	w.last = b.Last
+	ws[i].last = b.Last
+	w0 := wordOf(ws, 0) &^ lockBit
 	if i == 0 {
-		storeRelease(&w.kt, kt)
-		return
+		w0 = kt
+	} else {
+		ws[i].kt = kt
 	}
-	w.kt = kt
-	t.unlock(base)
+	storeRelease(&ws[0].kt, w0)
 }

@@ -128,3 +128,47 @@ func TestConcurrentKeysOneWayEach(t *testing.T) {
 		t.Errorf("%d admissions spent %d tokens over %d keys, want every one counted once", workers*each, spent, ways)
 	}
 }
+
+// TestEvictionBudget walks spec FIND-16 and FIND-27 (lim_cfg(1, 1, 1000,
+// 10), one set of one way, a millisecond tick): an eviction pays cap - tks'
+// of its victim from the set's budget (spec GATE-16, GATE-19), and a
+// refused one is limited with the budget's retry, no way and nothing
+// written; a shed in a set whose budget is spent touches nothing either.
+func TestEvictionBudget(t *testing.T) {
+	g := mustNew(t, 1, 1, 1000, 3, 1, 1, 1_000_000)
+	a, b := at(g, "a", 0), at(g, "b", 0)
+	refused := Decision{Verdict: Limited, Slot: NoWay, Set: 0, Way: NoWay, Retry: 1000, RetryAfter: 1}
+	steps := []step{
+		{ip: "a", now: 0, want: a.is(Pass, 0, 0), inFlt: 1, reason: "born full in the empty way, one token"},
+		{ip: "b", now: 0, want: b.is(Pass, 0, 0), inFlt: 2, reason: "FIND-16: evicts a at a cost of 1 - 0 = 1 from the born-full budget"},
+		{ip: "a", now: 0, want: refused, inFlt: 2, reason: "FIND-16: the budget is spent: limited, no way, retry 1000, in-flight unchanged"},
+		{ip: "b", now: 0, want: b.is(Limited, 1000, 1), inFlt: 2, reason: "FIND-16: b's own bucket limits it"},
+		{ip: "c", now: 999, want: Decision{Verdict: Limited, Slot: NoWay, Way: NoWay, Retry: 1000, RetryAfter: 1}, inFlt: 2, reason: "FIND-27: a newcomer waits for the budget, though never seen; the retry is LIM-12's, of the take"},
+	}
+	runSteps(t, g, steps)
+	if _, _, ok := g.WayOf("a"); ok {
+		t.Errorf("WayOf(a) found a way after its eviction was refused, want none")
+	}
+	if _, w, ok := g.WayOf("b"); !ok || w != 0 {
+		t.Errorf("WayOf(b) = %d, %v after refused evictions, want way 0: no way is written", w, ok)
+	}
+	// A pass fills the last place; then a newcomer is shed before the
+	// budget is read (spec GATE-4), and after a release it is refused again
+	// with the same retry: the shed wrote no budget.
+	if d := g.Admit("d", 1000); d.Verdict != Pass {
+		t.Fatalf("Admit(d, 1000) = %+v, want a pass: b is full at 1000, its way is reused", public(d))
+	}
+	if d := public(g.Admit("e", 1000)); d != shed(0) {
+		t.Fatalf("Admit(e, 1000) = %+v, want %+v: three in flight", d, shed(0))
+	}
+	g.Release(Decision{})
+	want := Decision{Verdict: Pass, Slot: 0, Set: 0, Way: 0}
+	if d := public(g.Admit("e", 1000)); d != want {
+		t.Fatalf("Admit(e, 1000) = %+v, want %+v: the budget, full at 1000, is born again and pays 1", d, want)
+	}
+	g.Release(Decision{})
+	want = Decision{Verdict: Limited, Slot: NoWay, Set: 0, Way: NoWay, Retry: 1000, RetryAfter: 1}
+	if d := public(g.Admit("f", 1000)); d != want {
+		t.Fatalf("Admit(f, 1000) = %+v, want %+v: the budget is spent again", d, want)
+	}
+}

@@ -104,6 +104,22 @@
 // (http.NewResponseController(w).SetReadDeadline) rather than raise
 // ReadTimeout for every route.
 //
+// # Sizing the gate
+//
+// The [gate.Gate] a Limiter runs over is a fixed table of Sets*Ways ways
+// (spec "What the table guarantees", PROP-26, PROP-27, FIND-27, DEC-57).
+// Leave its Config's Seed nil in production: [gate.New] then draws a
+// secret seed, so that no one can compute addresses that share a set. Size
+// it so that the live addresses, those whose bucket is not full (seen
+// within cap/refil*ivl ticks), are at most half of Sets*Ways, with Ways >=
+// 8: the README's example, 8192 sets of 8 ways, fits 32,768 clients active
+// within a bucket's refill time. A set that holds more live keys than its
+// ways admits newcomers only at one bucket's rate (its eviction budget,
+// spec FIND-27: they get 503 with the budget's Retry-After), and a flood
+// gains at most one address's worth per set it overflows; with that sizing
+// about 2% of sets overflow at half load, so a flood passes no more than
+// its addresses' own limits.
+//
 // # Allocation
 //
 // The middleware allocates nothing per request, on every path: a pass, the

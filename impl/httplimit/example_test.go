@@ -22,9 +22,10 @@ import (
 func ExampleLimiter_Wrap() {
 	g, err := gate.New(gate.Config{
 		Lim:       lim.NewConfig(2, 1, 10, 100), // cap 2, +1 per 10 ticks, 100 in flight
-		Sets:      1 << 14,
-		Ways:      4,
+		Sets:      8192,
+		Ways:      8,
 		TickNanos: 100_000_000, // 0.1 s
+		// Seed nil: New draws a secret one.
 	})
 	if err != nil {
 		panic(err)
@@ -55,10 +56,13 @@ func ExampleNew_behindLoadBalancers() {
 	mux := http.NewServeMux()
 	// README begins
 	g, err := gate.New(gate.Config{
-		Lim:       lim.NewConfig(20, 1, 10, 512), // burst 20, +1 token per 10 ticks, 512 in flight
-		Sets:      1 << 14,
-		Ways:      4,
+		Lim: lim.NewConfig(20, 1, 10, 512), // burst 20, +1 token per 10 ticks, 512 in flight
+		// 65,536 ways: for up to 32,768 clients active in any 20 s (a bucket refills in
+		// cap/refil*ivl ticks), at most half the ways, with 8 ways a set (see gate.Config).
+		Sets:      8192,
+		Ways:      8,
 		TickNanos: 100_000_000, // a tick is 0.1 s: one token per second per client
+		// Seed nil: New draws a secret one, so nobody can aim addresses at one set.
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -1,13 +1,18 @@
 // Package redisgate is the gate on Redis (>= 7.0), through rueidis: spec
-// 2.0's set-associative table of per-key buckets and one in-flight count,
-// shared by every node that talks to one Redis primary, the in-flight places
-// held as leases (spec DIST-3, DIST-4). With Sets >= 2^32 - 5 (every
-// lim_ip_key is alone in its set) and Ways 1 a key is never evicted and
-// each admit reads one bucket: the layout for production (spec DIST-2).
+// 3.0's set-associative table of per-key buckets, with an eviction budget
+// per set, and one in-flight count, shared by every node that talks to one
+// Redis primary, the in-flight places held as leases (spec DIST-3, DIST-4).
+// With Sets 2^63 - 1 and Ways 1 two live keys share a set only when their
+// SipHashes agree modulo Sets, and each admit reads one bucket: the layout
+// for production (spec DIST-2).
+//
+// The node computes the set of a key, SipHash-2-4 under Config.Seed (spec
+// GATE-13, GATE-18): the seed never reaches Redis. Every node of a table
+// must hold the same seed, so New requires one (see [Config]).
 //
 // One Admit is one EVALSHA (the EVAL fallback on NOSCRIPT is rueidis's): the
-// in-flight test, the set's ways, the refill, the take and the lease,
-// atomically (spec DIST-8). Release is
+// in-flight test, the set's ways and budget, the refill, the takes and the
+// lease, atomically (spec DIST-8). Release is
 // one ZREM of the decision's lease: releasing twice, or a decision that did
 // not pass, is a no-op.
 //
@@ -15,7 +20,9 @@
 //
 //	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the Redis clock
 //	{lim:NAME}:s:SET  hash: the set SET (16 hex digits), way (16 hex) -> key
-//	                  (16 hex) and bucket (64 hex: tq, tr, lq, lr)
+//	                  (16 hex) and bucket (64 hex: tq, tr, lq, lr), and
+//	                  "budget" -> the set's eviction budget (64 hex, the
+//	                  same encoding; absent until its first eviction)
 //
 // Exactness: the only products and quotients in LIM-8..LIM-12 are by the
 // config constants ivl and refil, so Go divides now by ivl and cap by refil
@@ -23,13 +30,18 @@
 // = lq*ivl + lr. Lua then only adds and compares integers held as 32-bit
 // halves, exact in doubles. Every int64 crosses the boundary as 16 hex
 // digits. The retry of a limited take (cost 1) depends only on the config
-// and is impl/lim's; Retry-After is impl/gate's RetryAfterSeconds.
+// and is impl/lim's; a refused eviction's retry depends on the budget's
+// deficit (cost - tks'), which the script returns as a (q, r) pair and Go
+// turns into ticks with impl/lim; Retry-After is impl/gate's
+// RetryAfterSeconds.
 //
 // TTLs (spec DIST-6): a bucket carries no information once it is full
-// (GATE-14), so a set's TTL runs to the real time its last-written bucket
-// would be full again, rounded up, plus Config.TTLMargin (which must cover
-// clock skew between nodes and Redis and any step back of now), and only
-// grows; the lease set's TTL runs past its last lease.
+// (GATE-14), nor does a full budget (an absent one is born full, GATE-19),
+// so a set's TTL runs to the real time each bucket it last wrote (its way's,
+// its budget's) would be full again, rounded up, plus Config.TTLMargin (which
+// must cover clock skew between nodes and Redis and any step back of now),
+// and only grows: an expiry drops only full ways and a full budget. The
+// lease set's TTL runs past its last lease.
 //
 // Who supplies now: the caller, in ticks (spec DIST-1): [Gate.Now] is this
 // node's wall clock since Config.Epoch. Leases expire on the Redis clock.
@@ -43,7 +55,8 @@
 // [ErrIndeterminate]; an indeterminate pass holds a lease that expires by
 // itself (a release, DIST-2).
 //
-// Imports: the standard library, impl/lim, impl/gate and rueidis.
+// Imports: the standard library, impl/lim, impl/gate, impl/internal/siphash,
+// impl/internal/redisfault and rueidis.
 package redisgate
 
 import (
@@ -60,6 +73,7 @@ import (
 
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/internal/redisfault"
+	"github.com/limcheck/limcheck/impl/internal/siphash"
 	"github.com/limcheck/limcheck/impl/lim"
 	"github.com/redis/rueidis"
 )
@@ -84,6 +98,16 @@ type Config struct {
 	Sets      int64          // >= 1 (spec GATE-13)
 	Ways      int64          // ways per set, >= 1
 	TickNanos int64          // the length of one tick, >= 1
+	// Seed is the secret that places keys in sets (spec GATE-18). Required,
+	// unlike impl/gate's, where nil draws one: the table lives in Redis,
+	// shared by every node and outliving each, so every node and every
+	// restart must place a key in the same set. A seed drawn per process
+	// would give a key one bucket per node (its limit multiplied by the
+	// nodes) and orphan the table at each restart, and no node could tell.
+	// Draw it once from a secure source (16 bytes of crypto/rand) and give it
+	// to every node as a secret; any 16-byte value is valid. New copies it;
+	// the gate never logs it or returns it.
+	Seed *[16]byte
 	// LeaseTTL is how long a pass holds its place without a release (Redis
 	// time), >= 1ms: a node that dies releases its requests this way.
 	LeaseTTL time.Duration
@@ -102,10 +126,10 @@ type Config struct {
 type Decision struct {
 	Verdict    gate.Verdict
 	Set        int64      // the set of the request's key
-	Way        int64      // the way that holds the key after the take; -1 on a shed or a replayed pass
-	Retry      int64      // the bucket's retry in ticks; 0 unless Limited
+	Way        int64      // the way that holds the key after the take; -1 on a shed, a replayed pass or a refused eviction
+	Retry      int64      // the bucket's retry in ticks (the budget's on a refused eviction); 0 unless Limited
 	RetryAfter int64      // Retry-After in seconds; 0 on Pass
-	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed or a replayed pass)
+	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed, a replayed pass or a refused eviction)
 	lease      string     // the pass's lease ("" unless Pass)
 	seq        uint64     // the lease's number: lease = leaseOf(seq)
 }
@@ -122,7 +146,8 @@ func (d Decision) AppendResponse(dst []byte) []byte {
 // Gate is a gate on Redis. Safe for concurrent use.
 type Gate struct {
 	c       rueidis.Client
-	cfg     Config
+	cfg     Config // Seed nil: the gate keeps only its key
+	key     siphash.Key
 	tag     string // "{lim:NAME}:"
 	cap     [2]string
 	refil1  string // refil - 1
@@ -164,12 +189,15 @@ func New(cfg Config) (*Gate, error) {
 		return nil, fmt.Errorf("%w: Sets %d and Ways %d must be >= 1", ErrConfig, cfg.Sets, cfg.Ways)
 	case cfg.TickNanos < 1:
 		return nil, fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
+	case cfg.Seed == nil:
+		return nil, fmt.Errorf("%w: Seed is nil: every node of a Redis gate needs the same seed", ErrConfig)
 	case cfg.LeaseTTL < time.Millisecond:
 		return nil, fmt.Errorf("%w: LeaseTTL %v below 1ms", ErrConfig, cfg.LeaseTTL)
 	case cfg.TTLMargin < 0 || cfg.Timeout < 0:
 		return nil, fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
 	}
-	g := &Gate{c: cfg.Client, cfg: cfg, tag: "{lim:" + cfg.Name + "}:", timeout: cfg.Timeout}
+	g := &Gate{c: cfg.Client, cfg: cfg, key: siphash.New(*cfg.Seed), tag: "{lim:" + cfg.Name + "}:", timeout: cfg.Timeout}
+	g.cfg.Seed = nil // spec GATE-18: "never logs or returns it"
 	if g.timeout == 0 {
 		g.timeout = 2 * time.Second
 	}
@@ -201,7 +229,7 @@ func New(cfg Config) (*Gate, error) {
 	return g, nil
 }
 
-// Config returns the gate's configuration.
+// Config returns the gate's configuration, without its seed (Seed is nil).
 func (g *Gate) Config() Config { return g.cfg }
 
 // Now is this node's tick: the time since Config.Epoch in TickNanos.
@@ -226,8 +254,9 @@ func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUi
 
 // setOf is the set of key k (spec GATE-13); k >= 0.
 //
-// spec DIST-2: "The Redis gate is the 2.0 gate of its config, `sets` and `ways` included: a set is one hash, and one admit reads and writes that hash alone."
-func (g *Gate) setOf(k int64) int64 { return k % g.cfg.Sets }
+// spec GATE-13: "its set is `s = h mod sets`, where `h = siphash(seed, k)`"
+// spec DIST-2: "The node computes the set (GATE-13, GATE-18), so the seed never reaches Redis."
+func (g *Gate) setOf(k int64) int64 { return int64(g.key.Sum64(uint64(k)) % uint64(g.cfg.Sets)) }
 
 func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + hex16(set) }
 func (g *Gate) leases() string         { return g.tag + "if" }
@@ -256,7 +285,7 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	for attempt := 0; ; attempt++ {
 		var r []rueidis.RedisMessage
 		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
-			d, err := g.decision(r, lease)
+			d, err := g.decision(r, lease, now)
 			d.seq, d.Set = seq, set
 			return d, err
 		}
@@ -271,15 +300,19 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	return Decision{}, fmt.Errorf("%w: %w", ErrIndeterminate, err)
 }
 
-func (g *Gate) decision(r []rueidis.RedisMessage, lease string) (Decision, error) {
-	if len(r) != 3 {
+func (g *Gate) decision(r []rueidis.RedisMessage, lease string, now int64) (Decision, error) {
+	if len(r) != 4 {
 		return Decision{}, fmt.Errorf("redisgate: bad admit reply (%d elements)", len(r))
 	}
 	v, err1 := r[0].ToString()
 	way, err2 := r[1].ToString()
 	rec, err3 := r[2].ToString()
-	if err := errors.Join(err1, err2, err3); err != nil {
+	deficit, err4 := r[3].ToString()
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return Decision{}, fmt.Errorf("redisgate: bad admit reply: %w", err)
+	}
+	if deficit != "" {
+		return g.refused(v, deficit, now)
 	}
 	d := Decision{Way: -1}
 	if way != "" {
@@ -307,6 +340,32 @@ func (g *Gate) decision(r []rueidis.RedisMessage, lease string) (Decision, error
 		return Decision{}, fmt.Errorf("redisgate: bad verdict %q", v)
 	}
 	return d, nil
+}
+
+// refused is the decision of an eviction the set's budget refused: limited,
+// no way, the retry of the budget's take at now (LIM-12: ceil((cost -
+// tks') * ivl / refil), that is a take of cost - tks' from an empty bucket).
+func (g *Gate) refused(verdict, deficit string, now int64) (Decision, error) {
+	d, err := g.decodeQR(deficit)
+	if err != nil || verdict != "limited" || d < 1 {
+		return Decision{}, fmt.Errorf("redisgate: bad refusal %q, deficit %q (%v)", verdict, deficit, err)
+	}
+	// spec GATE-19: "If it rejects, the verdict is `limited` as in GATE-8, with the budget take's `retry` and its GATE-12 conversion and `lim_resp_503`"
+	retry := g.cfg.Lim.Take(lim.MakeBucket(0, now), now, d).Retry
+	return Decision{Verdict: gate.Limited, Way: -1, Retry: retry, RetryAfter: gate.RetryAfterSeconds(retry, g.cfg.TickNanos)}, nil
+}
+
+// decodeQR reads a token count written as (q, r), 32 hex digits: q*refil + r.
+func (g *Gate) decodeQR(rec string) (int64, error) {
+	if len(rec) != 32 {
+		return 0, fmt.Errorf("redisgate: bad token record %q", rec)
+	}
+	q, err1 := strconv.ParseUint(rec[:16], 16, 64)
+	r, err2 := strconv.ParseUint(rec[16:], 16, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("redisgate: bad token record %q: %w", rec, err)
+	}
+	return int64(q)*g.cfg.Lim.Refil() + int64(r), nil
 }
 
 // decode reads a bucket record: tks = tq*refil + tr, last = lq*ivl + lr, in

@@ -2,10 +2,12 @@ package redisgate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/lim"
 	"github.com/redis/rueidis"
 	"pgregory.net/rapid"
@@ -47,9 +49,10 @@ func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
 
 // TestNewRefusesBadConfigs checks that New names each invalid field with
 // ErrConfig: no client, a bad name, an invalid lim config, sets, ways or
-// tick below 1, a lease TTL below 1 ms.
+// tick below 1, a lease TTL below 1 ms, no seed (a Redis gate's nodes must
+// share one: DIST-2).
 func TestNewRefusesBadConfigs(t *testing.T) {
-	ok := Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: 1, Ways: 1, TickNanos: 1, LeaseTTL: time.Second}
+	ok := Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: 1, Ways: 1, TickNanos: 1, LeaseTTL: time.Second, Seed: &[16]byte{}}
 	for name, edit := range map[string]func(*Config){
 		"nil client":    func(c *Config) { c.Client = nil },
 		"empty name":    func(c *Config) { c.Name = "" },
@@ -59,6 +62,7 @@ func TestNewRefusesBadConfigs(t *testing.T) {
 		"ways 0":        func(c *Config) { c.Ways = 0 },
 		"tick 0":        func(c *Config) { c.TickNanos = 0 },
 		"lease 0":       func(c *Config) { c.LeaseTTL = 0 },
+		"no seed":       func(c *Config) { c.Seed = nil },
 	} {
 		if _, err := New(ok); err != nil {
 			t.Fatalf("New(valid config) = %v", err)
@@ -73,3 +77,69 @@ func TestNewRefusesBadConfigs(t *testing.T) {
 
 // noClient is a client New can hold: New never calls it.
 type noClient struct{ rueidis.Client }
+
+// TestSetOfIsTheKeyedSipHash checks spec GATE-13 and GATE-18 on the node:
+// the set is SipHash-2-4 of the key under the seed, read unsigned, mod
+// Sets, with GATE-18's check value (seed 00..0f, k = 0x0706050403020100, h
+// = 0x93f5f5799a932462) at three table sizes; and that the gate keeps no
+// copy of the caller's seed: Config hides it and a later change of the
+// caller's array moves no key.
+func TestSetOfIsTheKeyedSipHash(t *testing.T) {
+	const k, h = int64(0x0706050403020100), uint64(0x93f5f5799a932462)
+	for _, tc := range []struct {
+		sets   int64
+		want   int64
+		reason string
+	}{
+		{math.MaxInt64, int64(h - math.MaxInt64), "the production layout: h read unsigned, above MaxInt64"},
+		{1, 0, "one set holds every key"},
+		{1 << 32, int64(h & (1<<32 - 1)), "a power of two keeps the low bits"},
+	} {
+		seed := [16]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+		g, err := New(Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: tc.sets, Ways: 1, TickNanos: 1, LeaseTTL: time.Second, Seed: &seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed[0] = 0xff
+		if got := g.setOf(k); got != tc.want {
+			t.Errorf("%s: setOf(%#x) with Sets %d = %d, want %d", tc.reason, k, tc.sets, got, tc.want)
+		}
+		if g.Config().Seed != nil {
+			t.Errorf("Config().Seed = %v, want nil: a gate never returns its seed (GATE-18)", g.Config().Seed)
+		}
+	}
+}
+
+// TestRefusedRetryIsTheBudgetTakes checks spec GATE-19's retry: a refused
+// eviction whose budget falls short by d tokens, written as (q, r) by
+// refil, retries after ceil(d * ivl / refil) ticks (LIM-12), exact at the
+// int64 edges and saturated (LIM-13), with GATE-12's Retry-After, no way
+// and the verdict limited; a malformed or empty deficit is an error.
+func TestRefusedRetryIsTheBudgetTakes(t *testing.T) {
+	for _, tc := range []struct {
+		cap, refil, ivl, tick, d int64
+		retry, after             int64
+		reason                   string
+	}{
+		{10, 1, 1, 1, 1, 1, 1, "one token short, one tick"},
+		{10, 3, 7, 1e9, 5, 12, 12, "ceil(5*7/3) = 12, a second a tick"},
+		{math.MaxInt64, 2, math.MaxInt64, 1, math.MaxInt64, math.MaxInt64, 9223372037, "past int64: saturated"},
+		{math.MaxInt64, math.MaxInt64, 3, 1, math.MaxInt64 - 1, 3, 1, "(q, r) = (0, refil-1): no carry lost"},
+	} {
+		g := &Gate{cfg: Config{Lim: lim.NewConfig(tc.cap, tc.refil, tc.ivl, 1), TickNanos: tc.tick}}
+		q, r := floorDivMod(tc.d, tc.refil)
+		d, err := g.refused("limited", hex16(q)+hex16(r), 5)
+		want := Decision{Verdict: gate.Limited, Way: -1, Retry: tc.retry, RetryAfter: tc.after}
+		if err != nil || d != want {
+			t.Errorf("%s: refused(limited, deficit %d) = %+v, %v; want %+v", tc.reason, tc.d, d, err, want)
+		}
+	}
+	g := &Gate{cfg: Config{Lim: lim.NewConfig(10, 1, 1, 1), TickNanos: 1}}
+	for _, bad := range []struct{ verdict, deficit string }{
+		{"limited", "00"}, {"limited", hex16(0) + hex16(0)}, {"pass", hex16(0) + hex16(1)}, {"limited", fmt.Sprintf("%032s", "x")},
+	} {
+		if _, err := g.refused(bad.verdict, bad.deficit, 0); err == nil {
+			t.Errorf("refused(%q, %q) = nil error, want one", bad.verdict, bad.deficit)
+		}
+	}
+}

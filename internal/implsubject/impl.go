@@ -87,7 +87,13 @@ func openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
 		return nil, "", fmt.Errorf("%w: impl preallocates its ways; this adapter opens at most %d, not %d sets of %d",
 			oracle.ErrUnsupported, MaxGateSlots, sets, ways)
 	}
-	g, err := gate.New(gate.Config{Lim: lc, Sets: sets, Ways: ways, TickNanos: tick})
+	seed, err := cfg.GateSeed()
+	if err != nil {
+		return nil, "", err
+	}
+	// spec GATE-18: "a vector gives it": the case's seed, never impl's random default.
+	s16 := [16]byte(seed)
+	g, err := gate.New(gate.Config{Lim: lc, Sets: sets, Ways: ways, TickNanos: tick, Seed: &s16})
 	if errors.Is(err, gate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}

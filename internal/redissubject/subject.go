@@ -2,8 +2,8 @@
 // oracle's vocabulary: [Redis] is an [oracle.Subject] whose throttle runs
 // over impl/throttle/redisstore (and whose gate is impl/redisgate), so the
 // rapid state machines, the vectors, the fuzz targets and limcheck serve
-// --redis drive them exactly as they drive impl/. lim has no state: it is
-// impl's (internal/implsubject).
+// --redis drive them exactly as they drive impl/, a gate on its case's seed.
+// lim has no state: it is impl's (internal/implsubject).
 //
 // Every Open takes a fresh namespace, so instances never share keys; every
 // key has a TTL (Config.TTL, 10 minutes here), so nothing outlives a run for
@@ -116,9 +116,14 @@ func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, or
 }
 
 // openGate opens a Redis gate on cfg: every config the model opens (the
-// Redis gate is the 2.0 table, sets and ways included).
+// Redis gate is the 3.0 table, sets, ways and seed included, DIST-2), on
+// the case's seed (GATE-18: a vector gives it).
 func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
 	cap, refil, ivl, maxif, sets, ways, tick, err := cfg.GateConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	seed, err := gateSeed(cfg)
 	if err != nil {
 		return nil, "", err
 	}
@@ -127,7 +132,7 @@ func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass,
 		return nil, "", fmt.Errorf("redis %s: %w", r.addr, err)
 	}
 	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
-		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: TTL, TTLMargin: TTL})
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: TTL, TTLMargin: TTL, Seed: &seed})
 	if errors.Is(err, redisgate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}

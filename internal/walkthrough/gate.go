@@ -40,9 +40,30 @@ func (r *gateRun) release(want string) {
 	r.step("release()", fmt.Sprintf("in_flight=%d", r.g.InFlight()), want)
 }
 
+// decide records one admission with its set, way and retry in ticks: what
+// GATE-17 and GATE-19 observe ("way=none" when no way holds the key after
+// it).
+func (r *gateRun) decide(ip string, now int64, want string) {
+	d := r.g.Admit(ip, now)
+	way := "none"
+	if d.Way != gate.NoWay {
+		way = fmt.Sprint(d.Way)
+	}
+	got := fmt.Sprintf("%s set=%d way=%s retry=%d in_flight=%d", d.Verdict, d.Set, way, d.Retry, r.g.InFlight())
+	r.steps = append(r.steps, Step{Call: fmt.Sprintf("admit(%q, %d)", ip, now), Got: got, Want: want})
+}
+
+// exampleConfig is the worked example's gate: lim_cfg(2, 1, 10, 2), sets
+// 64, ways 4, a tick of 0.1 s and the zero seed.
+func exampleConfig() gate.Config {
+	return gate.Config{Lim: lim.NewConfig(2, 1, 10, 2), Sets: 64, Ways: 4, TickNanos: 100_000_000}
+}
+
 func workedExample() Example {
-	r := newGate(gate.Config{Lim: lim.NewConfig(2, 1, 10, 2), Sets: 64, Ways: 4, TickNanos: 100_000_000})
-	r.admit("a", 0, "pass retry_after=0 in_flight=1 bucket={Tks:1 Last:0}")
+	r := newGate(exampleConfig())
+	r.step(`siphash(seed, lim_ip_key("a") = 97)`, gate.SipHash(exampleConfig().Seed, 97), "9317687229460025665")
+	r.decide("a", 0, "pass set=1 way=0 retry=0 in_flight=1")
+	r.step(`bucket("a", 0)`, bucketOf(r.g, "a", 0), "{Tks:1 Last:0}")
 	r.admit("a", 1, "pass retry_after=0 in_flight=2 bucket={Tks:0 Last:0}")
 	r.admit("b", 2, "shed retry_after=1 in_flight=2 bucket=untouched")
 	r.release("in_flight=1")
@@ -50,6 +71,14 @@ func workedExample() Example {
 	r.admit("a", 4, "limited retry_after=1 in_flight=0 bucket={Tks:0 Last:0}")
 	r.admit("a", 10, "pass retry_after=0 in_flight=1 bucket={Tks:0 Last:10}")
 	return Example{ID: "worked-example", Title: "spec.md's worked example: a gate, tick by tick", Steps: r.steps}
+}
+
+// bucketOf is the bucket of ip at now as GATE-14 reads it, or "untouched".
+func bucketOf(g *gate.Gate, ip string, now int64) string {
+	if b, ok := g.Bucket(ip, now); ok {
+		return fmt.Sprintf("%+v", b)
+	}
+	return "untouched"
 }
 
 func find9() Example {
@@ -60,18 +89,34 @@ func find9() Example {
 }
 
 func find14() Example {
-	r := newGate(gate.Config{Lim: lim.NewConfig(15, 1, 1000, 1000), Sets: 4096, Ways: 2, TickNanos: 1_000_000})
-	passed := 0
-	for now := int64(0); now < 15; now++ {
-		for _, a := range []string{"198.51.31.69", "198.51.41.115", "198.51.65.104"} {
-			r.g.Admit(a, now)
+	var steps []Step
+	for _, c := range []struct {
+		ways              int64
+		victim, attackers string
+	}{{2, "victim passed 5 of 15, ticks 0..4", "attackers passed 35 of 45"}, {3, "victim passed 15 of 15, ticks 0..14", ""}} {
+		r := newGate(gate.Config{Lim: lim.NewConfig(15, 1, 1000, 1000), Sets: 1, Ways: c.ways, TickNanos: 1_000_000})
+		victim, attackers, first, last := 0, 0, int64(-1), int64(-1)
+		for now := int64(0); now < 15; now++ {
+			for _, a := range []string{"x1", "x2", "x3"} {
+				if r.g.Admit(a, now).Verdict == gate.Pass {
+					attackers++
+				}
+			}
+			if r.g.Admit("v", now).Verdict == gate.Pass {
+				victim++
+				if first < 0 {
+					first = now
+				}
+				last = now
+			}
 		}
-		if r.g.Admit("192.0.2.10", now).Verdict == gate.Pass {
-			passed++
+		call := fmt.Sprintf(`ways %d: admit x1, x2, x3, then admit("v", t), t = 0..14`, c.ways)
+		steps = append(steps, Step{Call: call, Got: fmt.Sprintf("victim passed %d of 15, ticks %d..%d", victim, first, last), Want: c.victim})
+		if c.attackers != "" {
+			steps = append(steps, Step{Call: call, Got: fmt.Sprintf("attackers passed %d of 45", attackers), Want: c.attackers})
 		}
 	}
-	r.step(`3 attackers in set 3509, then admit("192.0.2.10", t), t = 0..14`, fmt.Sprintf("victim passed %d of 15", passed), "victim passed 15 of 15")
-	return Example{ID: "FIND-14", Title: "an aimed collision leaves its victim unaffected", Steps: r.steps}
+	return Example{ID: "FIND-14", Title: "an aimed collision spends none of its victim's tokens, but one that knows the seed can make it wait", Steps: steps}
 }
 
 func find15() Example {
@@ -84,9 +129,17 @@ func find15() Example {
 
 func find16() Example {
 	r := newGate(gate.Config{Lim: lim.NewConfig(1, 1, 1000, 10), Sets: 1, Ways: 1, TickNanos: 1})
-	r.admit("a", 0, "pass retry_after=0 in_flight=1 bucket={Tks:0 Last:0}")
-	r.admit("b", 0, "pass retry_after=0 in_flight=2 bucket={Tks:0 Last:0}")
-	r.admit("a", 0, "pass retry_after=0 in_flight=3 bucket={Tks:0 Last:0}")
-	r.admit("b", 0, "pass retry_after=0 in_flight=4 bucket={Tks:0 Last:0}")
-	return Example{ID: "FIND-16", Title: "addresses of one set beyond ways recycle each other", Steps: r.steps}
+	r.decide("a", 0, "pass set=0 way=0 retry=0 in_flight=1")
+	r.decide("b", 0, "pass set=0 way=0 retry=0 in_flight=2")
+	r.decide("a", 0, "limited set=0 way=none retry=1000 in_flight=2")
+	r.decide("b", 0, "limited set=0 way=0 retry=1000 in_flight=2")
+	return Example{ID: "FIND-16", Title: "addresses of one set beyond ways take turns, paid by the set's budget", Steps: r.steps}
+}
+
+func find27() Example {
+	r := newGate(gate.Config{Lim: lim.NewConfig(1, 1, 1000, 10), Sets: 1, Ways: 1, TickNanos: 1})
+	r.decide("a", 0, "pass set=0 way=0 retry=0 in_flight=1")
+	r.decide("b", 0, "pass set=0 way=0 retry=0 in_flight=2")
+	r.decide("c", 0, "limited set=0 way=none retry=1000 in_flight=2")
+	return Example{ID: "FIND-27", Title: "a newcomer to an overflowing set waits for the budget", Steps: r.steps}
 }

@@ -39,7 +39,7 @@ func All() []Example {
 		find1(), find2(), find3(), find4(), find5(), find6(),
 		find7(), find8(), find9(), find10(), find11(), find12(), find13(),
 		find14(), find15(), find16(),
-	}, reviewFindings()...)
+	}, append(reviewFindings(), find27())...)
 }
 
 // recorder collects the steps of one example.

@@ -55,3 +55,20 @@ func TestFailedCountsMismatches(t *testing.T) {
 		t.Errorf("Failed() = %d, want 1", got)
 	}
 }
+
+// TestBudgetFindingsShowARefusal: the walks of FIND-16 and FIND-27 each
+// reach an admit the set's budget refuses (GATE-19): limited, with no way.
+func TestBudgetFindingsShowARefusal(t *testing.T) {
+	for _, e := range walkthrough.All() {
+		if e.ID != "FIND-16" && e.ID != "FIND-27" {
+			continue
+		}
+		refused := false
+		for _, s := range e.Steps {
+			refused = refused || regexp.MustCompile(`^limited set=\d+ way=none retry=1000 `).MatchString(s.Got)
+		}
+		if !refused {
+			t.Errorf("%s's walk has no admit refused by the budget (limited, way=none, retry 1000)", e.ID)
+		}
+	}
+}

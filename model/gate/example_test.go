@@ -7,10 +7,11 @@ import (
 	"github.com/limcheck/limcheck/model/lim"
 )
 
-// ExampleGate runs the first rows of spec.md's worked example: two passes,
-// a shed while two requests are in flight, then a limited request.
+// ExampleGate runs the first rows of spec.md's worked example: two passes
+// of "a" in set 1 (the zero seed), a shed while two requests are in flight,
+// then a limited request.
 func ExampleGate() {
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(2, 1, 10, 2), Sets: 64, Ways: 4, TickNanos: 100_000_000})
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(2, 1, 10, 2), Sets: 64, Ways: 4, TickNanos: 100_000_000, Seed: gate.Seed{}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -27,8 +28,8 @@ func ExampleGate() {
 	fmt.Println(d.Verdict, d.Retry, d.RetryAfter, g.InFlight())
 	fmt.Printf("%q\n", d.Response)
 	// Output:
-	// pass 33 0 1 {1 0}
-	// pass 33 0 2 {0 0}
+	// pass 1 0 1 {1 0}
+	// pass 1 0 2 {0 0}
 	// shed
 	// limited 10 1 0
 	// "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nlim rejected"

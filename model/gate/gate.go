@@ -27,6 +27,7 @@ type Config struct {
 	Sets      int64      `json:"sets"`       // number of sets, >= 1
 	Ways      int64      `json:"ways"`       // ways per set, >= 1
 	TickNanos int64      `json:"tick_nanos"` // length of one tick in nanoseconds, >= 1
+	Seed      Seed       `json:"seed"`       // the secret that places keys in sets (GATE-18)
 }
 
 // Verdict is the kind of a gate [Decision].
@@ -39,14 +40,16 @@ const (
 	Limited Verdict = "limited" // the key's bucket rejected: 503 with the bucket's retry
 )
 
-// NoWay is the Way of a shed [Decision]: a shed reads no way (GATE-4).
+// NoWay is the Way of a [Decision] after which no way holds the key: a
+// shed, which reads no way (GATE-4), and a newcomer whose eviction the set's
+// budget refused (GATE-19).
 const NoWay int64 = -1
 
 // Decision is the outcome of one [Gate.Admit].
 type Decision struct {
 	Verdict    Verdict `json:"verdict"`
 	Set        int64   `json:"set"`         // the set of the request's key (a shed reads none of its ways)
-	Way        int64   `json:"way"`         // the way that holds the key after the take; NoWay on a shed
+	Way        int64   `json:"way"`         // the way that holds the key after the take; NoWay on a shed or a refused eviction
 	Retry      int64   `json:"retry"`       // the bucket's retry in ticks; 0 unless Limited
 	RetryAfter int64   `json:"retry_after"` // Retry-After in seconds; 0 on Pass
 	Response   string  `json:"response"`    // the exact 503 bytes; "" on Pass
@@ -59,18 +62,20 @@ type entry struct {
 }
 
 // Gate is the composition layer's state: the set-associative table of
-// per-key buckets and the in-flight count. The zero Gate is not usable; build
+// per-key buckets, each set's eviction budget and the in-flight count. The zero Gate is not usable; build
 // one with [New]. Not safe for concurrent use.
 type Gate struct {
 	cfg      Config
 	sets     map[int64]map[int64]entry // set -> way -> entry; an absent way is empty
+	budgets  map[int64]lim.Bucket      // set -> its eviction budget (GATE-19); absent is born full
 	inflight int64
 }
 
-// New returns a gate with every way empty and nothing in flight, or an error
-// wrapping [ErrConfig] that names the invalid field.
+// New returns a gate with every way empty, every set's budget absent and
+// nothing in flight, or an error wrapping [ErrConfig] that names the invalid
+// field. Every Seed is valid.
 func New(cfg Config) (*Gate, error) {
-	// spec GATE-1: "A gate needs a valid lim config, sets >= 1, ways >= 1 and tick_nanos >= 1; anything else is a construction error."
+	// spec GATE-1: "A gate needs a valid lim config, sets >= 1, ways >= 1, tick_nanos >= 1 and a seed of 16 bytes (every 16-byte value is valid); anything else is a construction error."
 	switch {
 	case !cfg.Lim.Valid():
 		return nil, fmt.Errorf("%w: lim config %+v is not valid", ErrConfig, cfg.Lim)
@@ -81,17 +86,21 @@ func New(cfg Config) (*Gate, error) {
 	case cfg.TickNanos < 1:
 		return nil, fmt.Errorf("%w: tick_nanos %d < 1", ErrConfig, cfg.TickNanos)
 	}
-	// spec GATE-2: "A new gate has nothing in flight and every way empty."
-	return &Gate{cfg: cfg, sets: map[int64]map[int64]entry{}}, nil
+	// spec GATE-2: "A new gate has nothing in flight, every way empty and every set's budget absent."
+	return &Gate{cfg: cfg, sets: map[int64]map[int64]entry{}, budgets: map[int64]lim.Bucket{}}, nil
 }
 
 // Config returns the gate's configuration.
 func (g *Gate) Config() Config { return g.cfg }
 
-// SetOf returns the set of ip: lim_ip_key(ip) mod Sets.
-func (g *Gate) SetOf(ip string) int64 {
-	// spec GATE-13: "The table has sets*ways ways; a way is empty or holds one key and its bucket; the set of ip is lim_ip_key(ip) mod sets; a key is in at most one way."
-	return lim.IPKey(ip) % g.cfg.Sets
+// SetOf returns the set of ip: SipHash-2-4 of lim_ip_key(ip) under the
+// seed, mod Sets (GATE-13, GATE-18).
+func (g *Gate) SetOf(ip string) int64 { return g.setOf(lim.IPKey(ip)) }
+
+// setOf returns the set of key k.
+func (g *Gate) setOf(k int64) int64 {
+	// spec GATE-13: "The set of a key k is s = h mod sets, h its SipHash under the seed (GATE-18); a key is held by at most one way, a way of its own set."
+	return int64(SipHash(g.cfg.Seed, uint64(k)) % uint64(g.cfg.Sets))
 }
 
 // InFlight returns the number of passed requests not yet released.
@@ -102,11 +111,12 @@ func (g *Gate) InFlight() int64 { return g.inflight }
 // behaves as empty, GATE-14). The bucket is the stored one, not refilled.
 func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool) {
 	k := lim.IPKey(ip)
-	w, ok := g.wayOf(k%g.cfg.Sets, k)
+	set := g.setOf(k)
+	w, ok := g.wayOf(set, k)
 	if !ok {
 		return lim.Bucket{}, false
 	}
-	b := g.sets[k%g.cfg.Sets][w].bkt
+	b := g.sets[set][w].bkt
 	if g.full(b, now) {
 		return lim.Bucket{}, false
 	}
@@ -118,7 +128,7 @@ func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool) {
 // until it is reused; use [Gate.Bucket] for what a decision can observe.
 func (g *Gate) WayOf(ip string) (set, way int64, ok bool) {
 	k := lim.IPKey(ip)
-	set = k % g.cfg.Sets
+	set = g.setOf(k)
 	way, ok = g.wayOf(set, k)
 	return set, way, ok
 }
@@ -126,14 +136,19 @@ func (g *Gate) WayOf(ip string) (set, way int64, ok bool) {
 // Admit decides one request from ip at tick now, at a cost of one token.
 func (g *Gate) Admit(ip string, now int64) Decision {
 	k := lim.IPKey(ip)
-	set := k % g.cfg.Sets
+	set := g.setOf(k)
 	// spec GATE-4: "The in-flight gate runs first: on a shed no way is read, touched or written and in-flight is unchanged."
 	acq := lim.Acquire(g.inflight, g.cfg.Lim.Maxif)
 	if acq.OK == 0 {
 		// spec GATE-9: "A shed answers lim_resp_503(1): Retry-After 1."
 		return Decision{Verdict: Shed, Set: set, Way: NoWay, RetryAfter: 1, Response: lim.Response503(1)}
 	}
-	way, b := g.place(set, k, now)
+	way, b, refused := g.place(set, k, now)
+	if refused != nil {
+		// spec GATE-19: "A refused eviction is limited: no way changes and none holds k, the retry is the budget take's retry."
+		secs := RetryAfterSeconds(refused.Retry, g.cfg.TickNanos)
+		return Decision{Verdict: Limited, Set: set, Way: NoWay, Retry: refused.Retry, RetryAfter: secs, Response: lim.Response503(secs)}
+	}
 	// spec GATE-5: "Each admission takes exactly one token: lim_take(bucket, cfg, now, 1)."
 	t := lim.Take(b, g.cfg.Lim, now, 1)
 	// spec GATE-6: "The way keeps the bucket of the take's result on both outcomes."
@@ -141,7 +156,7 @@ func (g *Gate) Admit(ip string, now int64) Decision {
 	if t.OK == 1 {
 		// spec GATE-7: "A pass keeps the acquired place (in-flight becomes lim_acq's n) and carries no response."
 		g.inflight = acq.N
-		// spec GATE-17: "A decision names the set of the key and, unless shed, the way that holds it after the take."
+		// spec GATE-17: "A decision names the set of the key and, unless shed or refused an eviction, the way that holds it after the take."
 		return Decision{Verdict: Pass, Set: set, Way: way}
 	}
 	// spec GATE-8: "A limited request keeps no in-flight place and answers lim_resp_503 with the bucket's retry converted to seconds."
@@ -150,8 +165,10 @@ func (g *Gate) Admit(ip string, now int64) Decision {
 }
 
 // place returns the way of set that key k uses at now and the bucket it
-// takes from (GATE-10, GATE-15, GATE-16), allocating the set's map when needed.
-func (g *Gate) place(set, k, now int64) (way int64, b lim.Bucket) {
+// takes from (GATE-10, GATE-15, GATE-16), allocating the set's map when
+// needed. When k must evict, the set's budget pays (GATE-19); refused is the
+// budget's take when it refused (then no way changed), nil otherwise.
+func (g *Gate) place(set, k, now int64) (way int64, b lim.Bucket, refused *lim.TakeResult) {
 	ways := g.sets[set]
 	if ways == nil {
 		ways = map[int64]entry{}
@@ -162,7 +179,7 @@ func (g *Gate) place(set, k, now int64) (way int64, b lim.Bucket) {
 	// spec GATE-15: "(a) The way that holds the key, if its bucket is not full at now, takes from that bucket."
 	old, held := g.wayOf(set, k)
 	if held && !g.full(ways[old].bkt, now) {
-		return old, ways[old].bkt
+		return old, ways[old].bkt, nil
 	}
 	// spec GATE-15: "(b) Else the lowest way of the set that is empty or full at now holds the key (its own full way is one); any other way holding it is emptied."
 	for w := int64(0); w < g.cfg.Ways; w++ { // ends by len(ways)+1: the map is finite
@@ -170,7 +187,7 @@ func (g *Gate) place(set, k, now int64) (way int64, b lim.Bucket) {
 			if held && old != w {
 				delete(ways, old)
 			}
-			return w, born
+			return w, born, nil
 		}
 	}
 	// spec GATE-16: "Else evict the way whose bucket refilled at now holds the most tokens, ties to the lowest way; the evicted key's state is dropped."
@@ -180,7 +197,17 @@ func (g *Gate) place(set, k, now int64) (way int64, b lim.Bucket) {
 			victim, most = w, tks
 		}
 	}
-	return victim, born
+	// spec GATE-19: "An eviction pays cap - tks' of its victim from the set's budget, a lim bucket of the gate's lim config, born full where absent or full at now; the budget keeps the take's result on both outcomes."
+	budget, ok := g.budgets[set]
+	if !ok || g.full(budget, now) {
+		budget = born
+	}
+	pay := lim.Take(budget, g.cfg.Lim, now, g.cfg.Lim.Cap-most)
+	g.budgets[set] = pay.Bucket()
+	if pay.OK == 0 {
+		return NoWay, lim.Bucket{}, &pay
+	}
+	return victim, born, nil
 }
 
 // wayOf returns the way of set that holds key k.

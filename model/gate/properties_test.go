@@ -46,6 +46,15 @@ func tickGen() *rapid.Generator[int64] {
 	return rapid.OneOf(rapid.SampledFrom([]int64{1, sec / 10, sec - 1, sec, sec + 1, maxT}), posEdge())
 }
 
+// seedGen draws a seed: the zero seed, the check value's, or any 16 bytes.
+func seedGen() *rapid.Generator[gate.Seed] {
+	return rapid.OneOf(
+		rapid.Just(gate.Seed{}),
+		rapid.Just(checkSeed),
+		rapid.Map(rapid.SliceOfN(rapid.Byte(), 16, 16), func(b []byte) gate.Seed { return gate.Seed(b) }),
+	)
+}
+
 // configGen draws a valid gate config; maxif is biased small so sheds happen.
 func configGen() *rapid.Generator[gate.Config] {
 	return rapid.Custom(func(t *rapid.T) gate.Config {
@@ -59,6 +68,7 @@ func configGen() *rapid.Generator[gate.Config] {
 			Sets:      setsGen().Draw(t, "sets"),
 			Ways:      waysGen().Draw(t, "ways"),
 			TickNanos: tickGen().Draw(t, "tick_nanos"),
+			Seed:      seedGen().Draw(t, "seed"),
 		}
 	})
 }

@@ -30,6 +30,7 @@ func tableConfigGen() *rapid.Generator[gate.Config] {
 			Sets:      rapid.Int64Range(1, 3).Draw(t, "sets"),
 			Ways:      rapid.OneOf(rapid.Int64Range(1, 3), rapid.Just[int64](maxT)).Draw(t, "ways"),
 			TickNanos: tickGen().Draw(t, "tick_nanos"),
+			Seed:      seedGen().Draw(t, "seed"),
 		}
 	})
 }
@@ -69,12 +70,16 @@ func TestProp23NoKeyDrainsAnother(t *testing.T) {
 				now = nowGen(now, c.Lim.Ivl).Draw(t, "now")
 				read := anyEdge().Draw(t, "read at")
 				before := readAll(g, read)
-				if d := g.Admit(ip, now); d.Verdict != gate.Shed {
-					b, ok := g.Bucket(ip, now)
+				d := g.Admit(ip, now)
+				b, ok := g.Bucket(ip, now)
+				switch {
+				case d.Verdict != gate.Shed && d.Way != gate.NoWay:
 					if !ok {
 						t.Fatalf("Admit(%q, %d) = %s, then Bucket(%q, %d) untouched", ip, now, show(d), ip, now)
 					}
 					own[ip] = b
+				case d.Verdict == gate.Limited && ok: // a refused eviction (GATE-19) takes nothing
+					t.Fatalf("Admit(%q, %d) = %s, then Bucket(%q, %d) = %+v, want untouched", ip, now, show(d), ip, now, b)
 				}
 				for other, after := range readAll(g, read) {
 					if other != ip && after.Touched && after != before[other] {
@@ -99,6 +104,8 @@ func TestProp23NoKeyDrainsAnother(t *testing.T) {
 // never lowers a key's tokens on return: a key that lost its way and is
 // admitted again takes from cap tokens (it passes and leaves {cap-1, now}),
 // at least the tks' its dropped bucket would have refilled to at that now.
+// A return whose eviction the set's budget refuses (GATE-19) takes from no
+// bucket: it is limited with no way, and the key returns later.
 func TestProp24EvictionNeverLowersTokensOnReturn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := tableConfigGen().Draw(t, "config")
@@ -114,6 +121,12 @@ func TestProp24EvictionNeverLowersTokensOnReturn(t *testing.T) {
 			_, _, held := g.WayOf(ip)
 			d := g.Admit(ip, now)
 			b, _ := g.Bucket(ip, now)
+			if d.Way == gate.NoWay { // the set's budget refused the eviction (GATE-19): no take
+				if _, _, ok := g.WayOf(ip); d.Verdict != gate.Limited || ok {
+					t.Fatalf("Admit(%q, %d) = %s with no way, but WayOf holds it: %t", ip, now, show(d), ok)
+				}
+				continue
+			}
 			own[ip] = b
 			if !seen || held {
 				continue
@@ -167,50 +180,87 @@ func equalStates(a, b keyState) bool {
 	return len(a) == len(b)
 }
 
-// evicts reports whether Admit(ip, now) on g would evict (GATE-16): no way
-// holds ip's key and every way of its set holds a key whose bucket is not
-// full at now. It counts the flood addresses (distinct keys) it can see.
-func evicts(g *gate.Gate, ip string, now int64) bool {
-	if _, _, held := g.WayOf(ip); held {
-		return false
+// evictionCost returns what Admit(ip, now) on g would pay its set's budget
+// (GATE-16, GATE-19), read from the gate's exported state: no live bucket
+// holds ip's key, every way of its set holds a flood address's key whose
+// bucket is not full at now, and the cost is cap - the most tokens one of
+// them refills to at now. ok is false when the admit would not evict.
+func evictionCost(g *gate.Gate, ip string, now int64) (cost int64, ok bool) {
+	c := g.Config()
+	if _, held := g.Bucket(ip, now); held {
+		return 0, false
 	}
-	live := int64(0)
+	live, most := int64(0), int64(0)
 	for _, other := range floodIPs {
-		if _, ok := g.Bucket(other, now); ok && g.SetOf(other) == g.SetOf(ip) {
+		if b, ok := g.Bucket(other, now); ok && g.SetOf(other) == g.SetOf(ip) {
 			live++
+			most = max(most, lim.Take(b, c.Lim, now, c.Lim.Cap).Tks) // tks' (LIM-10): b is not full
 		}
 	}
-	return live >= g.Config().Ways
+	return c.Lim.Cap - most, live >= c.Ways
 }
 
-// TestProp26FloodBound checks PROP-26: the flood bound: at non-decreasing
-// now with no shed, a gate's passes over requests with E evictions are at
-// most the passes of a gate that never evicts (sets 1, ways 2^63-1) on the
-// same requests, plus E * cap.
-func TestProp26FloodBound(t *testing.T) {
+// budgetBound is cap + refil*floor((now - t0)/ivl): what one bucket of l
+// born full at t0 can give up to now.
+func budgetBound(l lim.Config, t0, now int64) *big.Int {
+	steps := new(big.Int).Quo(new(big.Int).Sub(big.NewInt(now), big.NewInt(t0)), big.NewInt(l.Ivl))
+	return steps.Add(steps.Mul(steps, big.NewInt(l.Refil)), big.NewInt(l.Cap))
+}
+
+// TestProp26PassesAtMostExactPlusBudgetsPaid checks PROP-26: the flood
+// bound: at non-decreasing now, with no shed (maxif MaxInt64 and a release
+// after every pass), a gate's passes over a sequence of requests are at most
+// the passes of a gate that never evicts (sets 1, ways 2^63-1) on the same
+// requests, plus the tokens its sets' budgets paid; and what a set's budget
+// pays up to now is at most cap + refil*floor((now - t0)/ivl), t0 the tick
+// of the set's first eviction. What a budget pays is computed from the
+// gate's exported state ([evictionCost]), not read from the model: an admit
+// that evicts pays, and one that is refused (limited with no way) pays
+// nothing; an admit that would not evict is never refused.
+func TestProp26PassesAtMostExactPlusBudgetsPaid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := tableConfigGen().Draw(t, "config")
 		c.Lim.Maxif = maxT
 		g := mustNew(t, c)
-		exact := mustNew(t, gate.Config{Lim: c.Lim, Sets: 1, Ways: math.MaxInt64, TickNanos: c.TickNanos})
+		exact := mustNew(t, gate.Config{Lim: c.Lim, Sets: 1, Ways: math.MaxInt64, TickNanos: c.TickNanos, Seed: c.Seed})
 		now := anyEdge().Draw(t, "start")
-		var passes, exactPasses, evictions int64
+		paid, first := map[int64]*big.Int{}, map[int64]int64{} // per set: tokens paid, tick of the first eviction
+		total := new(big.Int)
+		var passes, exactPasses int64
 		for range rapid.IntRange(1, 80).Draw(t, "admits") {
 			ip := rapid.SampledFrom(floodIPs).Draw(t, "ip")
 			now = upGen(now, c.Lim.Ivl).Draw(t, "now")
-			if evicts(g, ip, now) {
-				evictions++
+			set := g.SetOf(ip)
+			cost, evicting := evictionCost(g, ip, now)
+			d := g.Admit(ip, now)
+			refused := d.Way == gate.NoWay
+			switch {
+			case refused && !evicting:
+				t.Fatalf("Admit(%q, %d) = %s: refused, but it evicts no way", ip, now, show(d))
+			case refused && paid[set] == nil:
+				t.Fatalf("Admit(%q, %d) = %s: the set's first eviction refused by a budget born full", ip, now, show(d))
+			case evicting && !refused:
+				if paid[set] == nil {
+					paid[set], first[set] = new(big.Int), now
+				}
+				paid[set].Add(paid[set], big.NewInt(cost))
+				total.Add(total, big.NewInt(cost))
+				if bound := budgetBound(c.Lim, first[set], now); paid[set].Cmp(bound) > 0 {
+					t.Fatalf("after Admit(%q, %d): set %d paid %v since its first eviction at %d, over cap + refil*steps = %v",
+						ip, now, set, paid[set], first[set], bound)
+				}
 			}
-			if g.Admit(ip, now).Verdict == gate.Pass {
+			if d.Verdict == gate.Pass {
 				passes++
+				g.Release()
 			}
 			if exact.Admit(ip, now).Verdict == gate.Pass {
 				exactPasses++
+				exact.Release()
 			}
-			bound := new(big.Int).Add(big.NewInt(exactPasses), new(big.Int).Mul(big.NewInt(evictions), big.NewInt(c.Lim.Cap)))
-			if big.NewInt(passes).Cmp(bound) > 0 {
-				t.Fatalf("after Admit(%q, %d): %d passes with %d evictions, exact per-key buckets pass %d: over %d + %d * cap %d",
-					ip, now, passes, evictions, exactPasses, exactPasses, evictions, c.Lim.Cap)
+			if bound := new(big.Int).Add(big.NewInt(exactPasses), total); big.NewInt(passes).Cmp(bound) > 0 {
+				t.Fatalf("after Admit(%q, %d): %d passes, a never-evicting gate %d, budgets paid %v: over %v",
+					ip, now, passes, exactPasses, total, bound)
 			}
 		}
 	})

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// The port protocol limcheck-port/2 (spec.md PROTO-1..PROTO-11) around openComponent/do.
+// The port protocol limcheck-port/3 (spec.md PROTO-1..PROTO-11) around openComponent/do.
 // usage: node ports/js/driver.js [--list-mutants]   (LIMCHECK_MUTANT=<name>: see mutants.js)
 const readline = require('readline');
 const mutants = require('./mutants');
@@ -40,7 +40,7 @@ function reply(line, n, insts) {
 
 function serve() {
   process.stdout.write(JSON.stringify({ // PROTO-2: the hello, before reading anything
-    protocol: 'limcheck-port/2', name: 'limcheck-js', version: VERSION, components: Object.keys(COMPONENTS),
+    protocol: 'limcheck-port/3', name: 'limcheck-js', version: VERSION, components: Object.keys(COMPONENTS),
   }) + '\n');
   const insts = new Map(); // inst -> open instance
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });

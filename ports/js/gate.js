@@ -1,8 +1,10 @@
 'use strict';
-// Component gate: the composition layer (spec.md GATE-1..GATE-17): a table of sets of
-// ways, each way empty or holding one key and its bucket.
+// Component gate: the composition layer (spec.md GATE-1..GATE-19): a table of sets of
+// ways, each way empty or holding one key and its bucket, a set chosen by SipHash-2-4 of the
+// key under the gate's seed, and one eviction budget per set.
 const { MAX_INT64, ConfigError, OpError, arg, emitBytes, int64, parseBytes, bmax, bmin, ceilDiv, floorDiv } = require('./wire');
 const { cfgValid, limAcq, limBktNew, limCfg, limIpKey, limRel, limResp503, limTake } = require('./lim');
+const { SEED_BYTES, keyHash, parseSeed } = require('./siphash');
 const mutants = require('./mutants');
 
 const NANOS_PER_SECOND = 1000000000n;
@@ -19,10 +21,16 @@ function retryAfterSecs(retry, tickNanos) {
 // The gate_table_per_config mutant's tables: one per config, process-wide.
 const TABLES = new Map();
 
+const ZERO_SEED = Buffer.alloc(SEED_BYTES); // a valid, public seed (GATE-18): vectors pin theirs
+
+// A gate of limCfg(cap, refil, ivl, maxif), sets x ways ways, ticks of tickNanos nanoseconds
+// and the 16-byte Buffer seed; throws ConfigError when GATE-1 refuses them.
 class Gate {
-  constructor(cap, refil, ivl, maxif, sets, ways, tickNanos) {
+  constructor(cap, refil, ivl, maxif, sets, ways, tickNanos, seed = ZERO_SEED) {
     this.lim = limCfg(cap, refil, ivl, maxif);
-    if (!cfgValid(this.lim) || sets < 1n || ways < 1n || tickNanos < 1n) throw new ConfigError('gate config refused'); // GATE-1
+    const badSeed = !Buffer.isBuffer(seed) || seed.length !== SEED_BYTES;
+    if (!cfgValid(this.lim) || sets < 1n || ways < 1n || tickNanos < 1n || badSeed) throw new ConfigError('gate config refused'); // GATE-1
+    this.seed = seed;
     this.sets = sets;
     this.ways = ways;
     if (mutants.active('sets_uint16')) this.sets = BigInt.asUintN(16, sets) || 1n;
@@ -31,18 +39,22 @@ class Gate {
     this.tickNanos = tickNanos;
     this.inFlight = 0n; // GATE-2
     this.table = new Map(); // set (decimal) -> Map(way (decimal) -> {key, tks, last, used}); absent = empty
+    this.budgets = new Map(); // set (decimal) -> its eviction budget {tks, last}; absent at start (GATE-2)
+    this.firstAdmit = null; // the tick of the gate's first admit, for budget_born_at_first_admit
     this.uses = 0n; // a counter of takes, for the evict_lru mutant
     if (mutants.active('gate_table_per_config')) { // every gate of this config shares one table
-      const key = [cap, refil, ivl, maxif, sets, ways, tickNanos].join(',');
+      const key = [cap, refil, ivl, maxif, sets, ways, tickNanos, seed.toString('hex')].join(',');
       if (!TABLES.has(key)) TABLES.set(key, new Map());
       this.table = TABLES.get(key);
       this.table.clear();
     }
   }
 
-  setOf(key) { // GATE-13
-    if (mutants.active('set_bitmask')) return key & (this.sets - 1n);
-    return key % this.sets;
+  setOf(key) { // GATE-13: h mod sets, h GATE-18's hash of the key under the seed
+    if (mutants.active('set_unkeyed')) return key % this.sets;
+    const h = keyHash(this.seed, key);
+    if (mutants.active('set_bitmask')) return h & (this.sets - 1n);
+    return h % this.sets;
   }
 
   ways_(s) {
@@ -54,20 +66,23 @@ class Gate {
   admit(ip, now) {
     const key = limIpKey(ip);
     const s = this.setOf(key);
+    if (this.firstAdmit === null) this.firstAdmit = now;
     if (mutants.active('gate_wrong_order')) return this.admitTakeFirst(s, key, now);
     const acq = limAcq(this.inFlight, this.lim.maxif); // GATE-4
     if (acq.ok !== 1n) return Gate.shed(s);
     const { way, r } = this.take(s, key, now);
+    if (r.ok !== 1n && mutants.active('limited_keeps_inflight')) this.inFlight = acq.n;
+    if (way === null) return this.refused(s, r); // GATE-19: the budget refused the eviction
     if (r.ok === 1n) { // GATE-7
       this.inFlight = acq.n;
       return { verdict: 'pass', set: s, way, retry: 0n, retry_after: 0n };
     }
-    if (mutants.active('limited_keeps_inflight')) this.inFlight = acq.n;
     return this.limited(s, way, r);
   }
 
   admitTakeFirst(s, key, now) { // the gate_wrong_order mutant: the take before lim_acq
     const { way, r } = this.take(s, key, now);
+    if (way === null) return this.refused(s, r);
     if (r.ok !== 1n) return this.limited(s, way, r);
     const acq = limAcq(this.inFlight, this.lim.maxif);
     if (acq.ok !== 1n) return Gate.shed(s);
@@ -90,7 +105,9 @@ class Gate {
     return t >= cap;
   }
 
-  // The way of set s for key at now and the bucket it takes from (GATE-15, GATE-16).
+  // The way of set s for key at now and the bucket it takes from (GATE-15, GATE-16), or way
+  // null and the budget's refusing take when the set's budget refused the eviction (GATE-19):
+  // then no way changed.
   place(s, key, now) {
     const ways = this.ways_(s);
     const born = limBktNew(this.lim.cap, now); // GATE-10
@@ -105,6 +122,15 @@ class Gate {
       }
     }
     const victim = this.evict(ways, now); // GATE-16: every way is filled, so ways is finite
+    let refused = this.pay(s, ways.get(victim.toString()), now);
+    if (refused !== null) {
+      if (mutants.active('refused_retry_victim')) { // the budget's take, made on the victim's bucket
+        const v = ways.get(victim.toString());
+        refused = { ...refused, retry: limTake(v, this.lim, now, this.lim.cap - this.refilled(v, now)).retry };
+      }
+      if (mutants.active('refused_evicts_anyway')) ways.delete(victim.toString());
+      return { way: null, b: refused };
+    }
     if (mutants.active('full_set_inherits')) return { way: victim, b: ways.get(victim.toString()) };
     return { way: victim, b: born };
   }
@@ -126,8 +152,31 @@ class Gate {
     return BigInt(best);
   }
 
+  // GATE-16, GATE-19: the set s's budget pays cap - tks' of the victim's bucket at now; null
+  // when it paid, else its take's refusing result.
+  pay(s, victim, now) {
+    if (mutants.active('evict_free')) return null;
+    const cap = this.lim.cap;
+    let cost = cap - this.refilled(victim, now); // >= 1: a victim is not full
+    if (mutants.active('budget_cost_cap')) cost = cap;
+    if (mutants.active('budget_cost_one')) cost = 1n;
+    const slot = mutants.active('budget_per_gate') ? '0' : s.toString(); // one budget, whichever set evicts
+    let budget = this.budgets.get(slot);
+    if (mutants.active('budget_born_at_first_admit')) {
+      if (budget === undefined) budget = limBktNew(cap, this.firstAdmit);
+    } else if (budget === undefined || this.full(budget, now)) {
+      budget = limBktNew(cap, now); // GATE-19: born full where absent or full at now
+    }
+    const r = limTake(budget, this.lim, now, cost);
+    this.budgets.set(slot, { tks: r.tks, last: r.last }); // GATE-19: on both outcomes
+    return r.ok === 1n ? null : r;
+  }
+
+  // The way of s that holds key after its take at now and the take's result; way null and the
+  // budget's take when the budget refused an eviction (nothing written, GATE-19).
   take(s, key, now) {
     const { way, b } = this.place(s, key, now);
+    if (way === null) return { way, r: b };
     const r = limTake(b, this.lim, now, 1n); // GATE-5
     this.uses += 1n;
     this.ways_(s).set(way.toString(), { key, tks: r.tks, last: r.last, used: this.uses }); // GATE-6
@@ -141,6 +190,14 @@ class Gate {
   limited(s, way, r) { // GATE-8
     const ra = retryAfterSecs(r.retry, this.tickNanos);
     return { verdict: 'limited', set: s, way, retry: r.retry, retry_after: ra, response: limResp503(ra) };
+  }
+
+  // GATE-19, GATE-17: a refused eviction is limited with the budget take's retry, and names no
+  // way (no way holds the key).
+  refused(s, r) {
+    const d = this.limited(s, 0n, r);
+    if (!mutants.active('refused_way_zero')) delete d.way;
+    return d;
   }
 
   release() { this.inFlight = limRel(this.inFlight); } // GATE-11
@@ -181,7 +238,8 @@ function openGate(config) {
   const g = arg(config || {}, 'gate');
   if (g === null || typeof g !== 'object' || Array.isArray(g)) throw new OpError('config.gate: not an object');
   const f = (k) => int64(arg(g, k), `config.gate.${k}`);
-  return new Gate(f('cap'), f('refil'), f('ivl'), f('maxif'), f('sets'), f('ways'), f('tick_nanos'));
+  const seed = parseSeed(arg(g, 'seed'), 'config.gate.seed'); // VEC-9: 32 hex digits
+  return new Gate(f('cap'), f('refil'), f('ivl'), f('maxif'), f('sets'), f('ways'), f('tick_nanos'), seed);
 }
 
-module.exports = { NANOS_PER_SECOND, retryAfterSecs, Gate, openGate };
+module.exports = { NANOS_PER_SECOND, ZERO_SEED, retryAfterSecs, Gate, openGate };

@@ -27,7 +27,10 @@ const NAMES = Object.freeze([
   'threshold_uint16', 'threshold_uint32', 'sets_uint16',
   'sets_uint32', 'sets_capped_4096', 'check_any_first_16', 'check_any_first_64', 'key_cut_64',
   'ip_key_cut_256', 'stamps_ring_16', 'evict_lru', 'full_set_inherits', 'forget_nonfull',
-  'evict_ties_highest', 'full_strict', 'evict_stored_tks',
+  'evict_ties_highest', 'full_strict', 'evict_stored_tks', 'set_unkeyed', 'seed_halves_swapped',
+  'seed_big_endian', 'siphash_1_3', 'siphash_msg_4_bytes', 'siphash_msg_decimal', 'evict_free',
+  'budget_cost_cap', 'budget_cost_one', 'budget_born_at_first_admit', 'budget_per_gate', 'refused_way_zero', 'refused_evicts_anyway',
+  'refused_retry_victim',
 ]);
 
 const LISTED = new Set(NAMES);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Python port behind spec.md's port protocol, limcheck-port/2 (PROTO-1..PROTO-11).
+"""The Python port behind spec.md's port protocol, limcheck-port/3 (PROTO-1..PROTO-11).
 
 usage: limcheck run --port 'python3 ports/python/driver.py'
        python3 ports/python/driver.py --list-mutants
@@ -50,7 +50,7 @@ def main():
         return 2
     if mutants.ACTIVE:
         print("limcheck-python: mutant %s planted" % mutants.ACTIVE, file=sys.stderr)
-    send({"protocol": "limcheck-port/2", "name": "limcheck-python", "version": VERSION,
+    send({"protocol": "limcheck-port/3", "name": "limcheck-python", "version": VERSION,
           "components": list(COMPONENTS)})  # PROTO-2
     instances = {}
     for line in sys.stdin.buffer:  # bytes: the protocol is UTF-8 whatever the locale

@@ -6,5 +6,6 @@
 // is ever written by hand (spec VEC-13). [All] lists every draft, in a fixed
 // order; the generator (conformance/internal/gen) gives each its ID.
 //
-// Imports: the standard library, conformance and oracle.
+// Imports: the standard library, conformance, oracle and model/... (the
+// builders choose keys by their sets, GATE-13).
 package build

@@ -37,7 +37,7 @@ func builders() []func() []Draft {
 		limConfig, limBucketNew, limContract, limStepBack, limSteps, limClamp, limPass, limReject,
 		limOverflow, limFindings, limAcquire, limRelease, limKey, limKeyFindings, limResponse,
 		gateConfig, gateNew, gateKeys, gateShed, gateAdmit, gateBirth, gateRelease, gateRetryAfter,
-		gateTime, gateFindings, gateExample, gateForget, gateFill, gateEvict, gateFlood,
+		gateTime, gateFindings, gateExample, gateForget, gateFill, gateEvict, gateFlood, gateSeeds, gateBudget,
 		throttleConfig, throttleCheck, throttleWindow, throttleBan, throttleRecord, throttleAny,
 		throttleKeys, throttlePurge, throttleFindings,
 		faultRules, faultCheck, faultRecord, faultOthers, faultAny,

@@ -2,8 +2,11 @@ package build
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/model/gate"
+	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -87,9 +90,52 @@ func resp(retry int64) oracle.Op   { return oracle.Op{Kind: oracle.LimResp503, R
 
 // gate config and ops.
 
-// gcfgW is a gate config: lim_cfg's parameters, sets, ways and tick_nanos.
+// gcfgW is a gate config: lim_cfg's parameters, sets, ways and tick_nanos,
+// with the zero seed (a public seed: every gate case carries one, VEC-9).
 func gcfgW(cap, refil, ivl, maxif, sets, ways, tick int64) *oracle.Config {
-	return &oracle.Config{Gate: &oracle.GateConfig{Cap: i(cap), Refil: i(refil), Ivl: i(ivl), Maxif: i(maxif), Sets: i(sets), Ways: i(ways), TickNanos: i(tick)}}
+	return &oracle.Config{Gate: &oracle.GateConfig{Cap: i(cap), Refil: i(refil), Ivl: i(ivl), Maxif: i(maxif), Sets: i(sets), Ways: i(ways), TickNanos: i(tick),
+		Seed: zeroSeed}}
+}
+
+// Seeds of the cases, as text (GATE-18): the zero seed most cases use, the
+// spec's check-value seed (bytes 00 01 .. 0f) and the all-0xff seed.
+const (
+	zeroSeed  = "00000000000000000000000000000000"
+	checkSeed = "000102030405060708090a0b0c0d0e0f"
+	ffSeed    = "ffffffffffffffffffffffffffffffff"
+)
+
+// seeded returns a copy of the gate config c with the seed of text seed.
+func seeded(c *oracle.Config, seed string) *oracle.Config {
+	g := *c.Gate
+	g.Seed = seed
+	return &oracle.Config{Gate: &g}
+}
+
+// setOf is the set of ip in a gate of sets sets under seed (GATE-13,
+// GATE-18): an input the builders choose keys by, computed, not an
+// expectation (the model computes those). It panics on a malformed seed, a
+// builder's mistake.
+func setOf(seed, ip string, sets int64) int64 {
+	s, err := oracle.ParseSeed(seed)
+	if err != nil {
+		panic(err)
+	}
+	return int64(gate.SipHash(s, uint64(lim.IPKey(ip))) % uint64(sets))
+}
+
+// mates returns the first n addresses prefix+"0", prefix+"1", ... whose set
+// among sets under seed is the set of ip, ip excepted: keys that compete for
+// ip's ways, found under the case's seed.
+func mates(seed, ip string, sets int64, n int, prefix string) []string {
+	want := setOf(seed, ip, sets)
+	var out []string
+	for j := 0; len(out) < n; j++ {
+		if cand := prefix + strconv.Itoa(j); cand != ip && setOf(seed, cand, sets) == want {
+			out = append(out, cand)
+		}
+	}
+	return out
 }
 
 // gcfg is gcfgW with 4 ways, more than the cases that use it fill.

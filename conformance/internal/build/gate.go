@@ -47,19 +47,19 @@ func gateNew() []Draft {
 	}
 }
 
-// gateKeys: a key's set is lim_ip_key mod sets and its bucket is its own
-// (GATE-13; DEC-29).
+// gateKeys: a key's set is the SipHash of lim_ip_key under the seed, mod
+// sets, and its bucket is its own (GATE-13, GATE-18; DEC-29).
 func gateKeys() []Draft {
 	return []Draft{
-		gateCase("set", gcfg(2, 1, 10, 10, 64, tenth), "the set of a is lim_ip_key(a) mod 64 = 33; it fills way 0", on("GATE-13", "GATE-17"),
+		gateCase("set", gcfg(2, 1, 10, 10, 64, tenth), "under the zero seed the set of a is siphash(seed, 97) mod 64 = 1; it fills way 0", on("GATE-13", "GATE-17", "GATE-18"),
 			admit("a", 0), bucket("a", 0)),
 		gateCase("set", gcfg(2, 1, 10, 10, 1, tenth), "with one set every key gets its own way and bucket (DEC-29 inside)", on("GATE-13", "GATE-15", "DEC-29"),
 			admit("a", 0), admit("b", 0), admit("c", 0), admit("a", 0), admit("a", 0), bucket("b", 0)),
 		gateCase("set", gcfg(1, 1, 10, 10, 64, tenth), "keys in different sets have separate buckets (DEC-29 outside)", on("GATE-13", "DEC-29"),
 			admit("a", 0), admit("b", 0), admit("a", 0)),
-		gateCase("set", gcfg(1, 1, 10, 10, 64, tenth), "a and ! are both in set 33 of 64 but hold two ways and two tokens (DEC-29 inside)", on("GATE-13", "DEC-29", "PROP-23"),
+		gateCase("set", gcfg(1, 1, 10, 10, 64, tenth), "under the zero seed a and ! are both in set 1 of 64 but hold two ways and two tokens (DEC-29 inside)", on("GATE-13", "DEC-29", "PROP-23"),
 			admit("a", 0), admit("!", 0), admit("a", 0), bucket("!", 0)),
-		gateCase("set", gcfg(2, 1, 10, 10, 65536, tenth), "the set of 10.0.0.1 among 65536 sets is its key mod 65536", on("GATE-13"),
+		gateCase("set", gcfg(2, 1, 10, 10, 65536, tenth), "the set of 10.0.0.1 among 65536 sets is its key's SipHash under the zero seed mod 65536", on("GATE-13", "GATE-18"),
 			admit("10.0.0.1", 0), bucket("10.0.0.1", 0)),
 	}
 }

@@ -54,31 +54,20 @@ func gateEvict() []Draft {
 			admit("a", 0), admit("a", 0), admit("b", 0), admit("c", 0), admit("d", 0), bucket("b", 0), bucket("c", 0)),
 		gateCase("evict", gcfgW(3, 1, 100, 9, 1, 3, tenth), "no tie: way 2 holds the most tokens and goes though lower ways exist (DEC-31 outside)", on("GATE-16", "DEC-31"),
 			admit("a", 0), admit("a", 0), admit("b", 0), admit("b", 0), admit("c", 0), admit("d", 0), bucket("c", 0)),
-		gateCase("evict", gcfgW(2, 1, 100, 9, 1, 1, tenth), "the evicted key returns born full, with more tokens than it had", on("GATE-16", "GATE-10", "PROP-24"),
+		gateCase("evict", gcfgW(3, 1, 100, 9, 1, 1, tenth), "the evicted key returns born full, with more tokens than it had: the set's budget pays 2, then 1", on("GATE-16", "GATE-10", "GATE-19", "PROP-24"),
 			admit("a", 0), admit("a", 0), admit("b", 1), bucket("a", 1), admit("a", 2), bucket("b", 2)),
-		gateCase("evict", gcfgW(1, 1, 1000, 9, 1, 1, tenth), "a newcomer to a full set is never limited: eviction gives it a born-full bucket", on("GATE-16", "GATE-10"),
+		gateCase("evict", gcfgW(1, 1, 1000, 9, 1, 1, tenth), "a newcomer to a full set is not limited while its budget pays: eviction gives it a born-full bucket", on("GATE-16", "GATE-10", "GATE-19"),
 			admit("a", 0), admit("a", 0), admit("b", 0)),
 	}
 }
 
 // gateFlood: a set under flood, the aimed collision of FIND-14, forgetting
-// after a step back (FIND-15) and recycling beyond ways (FIND-16).
+// after a step back (FIND-15), turns beyond ways paid by the set's budget
+// (FIND-16) and a newcomer waiting for it (FIND-27).
 func gateFlood() []Draft {
-	attackers := []string{"198.51.31.69", "198.51.41.115", "198.51.65.104"}
-	var aimed []Draft
-	var aimedOps []oracle.Op
-	for now := int64(0); now < 15; now++ {
-		for _, a := range attackers {
-			aimedOps = append(aimedOps, admit(a, now))
-		}
-		aimedOps = append(aimedOps, admit("192.0.2.10", now))
-	}
-	aimed = append(aimed, gateCase("find", gcfgW(15, 1, 1000, 1000, 4096, 2, 1_000_000),
-		"FIND-14: three attackers in the victim's set 3509 send first at each tick 0..14; the victim passes 15 of 15",
-		on("FIND-14", "GATE-16", "PROP-23"), append(aimedOps, bucket("192.0.2.10", 14))...))
 	flood := gcfgW(2, 1, 1000, 99, 1, 2, tenth)
-	return append(aimed,
-		gateCase("flood", flood, "a set under flood: the depleted victim keeps its way and its debt, fresh keys evict each other", on("GATE-16", "PROP-23"),
+	return append(aimedCollision(),
+		gateCase("flood", flood, "a set under flood: the depleted victim keeps its way and its debt, fresh keys evict each other while the set's budget pays", on("GATE-16", "GATE-19", "PROP-23"),
 			admit("v", 0), admit("v", 0), admit("x1", 1), admit("x2", 1), admit("x3", 1), admit("x4", 1), bucket("v", 1), admit("v", 1)),
 		gateCase("flood", gcfgW(3, 1, 1000, 99, 1, 2, tenth), "a set under flood: a victim fuller than the flood is reset to full", on("GATE-16", "PROP-24"),
 			admit("v", 0), admit("x1", 1), admit("x1", 1), admit("x2", 1), bucket("v", 1), admit("v", 1), bucket("x2", 1)),
@@ -86,9 +75,34 @@ func gateFlood() []Draft {
 			admit("a", 0), admit("b", 10), admit("a", 5)),
 		gateCase("find", gcfgW(1, 1, 10, 10, 2, 1, 1), "FIND-15: with a and b in two sets nothing is dropped and a at 5 is limited", on("FIND-15", "GATE-14"),
 			admit("a", 0), admit("b", 10), admit("a", 5)),
-		gateCase("find", gcfgW(1, 1, 1000, 10, 1, 1, 1), "FIND-16: one way: a and b evict each other and pass four times at tick 0", on("FIND-16", "GATE-16", "PROP-26"),
+		gateCase("find", gcfgW(1, 1, 1000, 10, 1, 1, 1), "FIND-16: one way: b's eviction of a spends the set's budget, so a returns limited with no way and b is limited by its own bucket", on("FIND-16", "GATE-16", "GATE-19", "PROP-26"),
 			admit("a", 0), admit("b", 0), admit("a", 0), admit("b", 0)),
 		gateCase("find", gcfgW(1, 1, 1000, 10, 1, 2, 1), "FIND-16: two ways: a and b have their own buckets and pass once each", on("FIND-16", "GATE-15"),
 			admit("a", 0), admit("b", 0), admit("a", 0), admit("b", 0)),
+		gateCase("find", gcfgW(1, 1, 1000, 10, 1, 1, 1), "FIND-27: one way: c, never seen, is limited with no way and retry 1000 after b's eviction spent the set's budget (DEC-57 inside)", on("FIND-27", "GATE-19", "GATE-17", "DEC-57"),
+			admit("a", 0), admit("b", 0), admit("c", 0), bucket("b", 0), bucket("c", 0), inFlight()),
+		gateCase("find", gcfgW(1, 1, 1000, 10, 1, 3, 1), "FIND-27: three ways: a, b and c have their own buckets and all pass, no eviction to pay for (DEC-57 outside)", on("FIND-27", "GATE-15", "DEC-57"),
+			admit("a", 0), admit("b", 0), admit("c", 0)),
 	)
+}
+
+// aimedCollision is FIND-14: three attackers in the victim's one set (as an
+// attacker who knows the seed arranges) send first at each tick 0..14.
+func aimedCollision() []Draft {
+	var ops []oracle.Op
+	for now := int64(0); now < 15; now++ {
+		for _, a := range []string{"x1", "x2", "x3"} {
+			ops = append(ops, admit(a, now))
+		}
+		ops = append(ops, admit("v", now))
+	}
+	ops = append(ops, bucket("v", 14))
+	return []Draft{
+		gateCase("find", gcfgW(15, 1, 1000, 1000, 1, 2, 1_000_000),
+			"FIND-14: sets 1, ways 2: three attackers send first at each tick 0..14; the victim passes its first 5 and waits for the set's budget after",
+			on("FIND-14", "GATE-16", "GATE-19", "PROP-23"), ops...),
+		gateCase("find", gcfgW(15, 1, 1000, 1000, 1, 3, 1_000_000),
+			"FIND-14: sets 1, ways 3: the same three attackers; the victim passes 15 of 15",
+			on("FIND-14", "GATE-15", "PROP-23"), ops...),
+	}
 }

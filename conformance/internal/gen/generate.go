@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/internal/build"
@@ -23,7 +24,7 @@ func Generate(dir, specVersion string, drafts []build.Draft) ([]conformance.Case
 	if err != nil {
 		return nil, err
 	}
-	prev, err := previous(dir)
+	prev, err := previous(dir, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -55,9 +56,27 @@ func fill(drafts []build.Draft, specVersion string) ([]Entry, error) {
 	return entries, nil
 }
 
-// previous maps the key of every case file in dir to its ID. It reads only
-// component, id and description, so that it survives a format change.
-func previous(dir string) (map[string]string, error) {
+// previous maps the key of every case file in dir to its ID, leaving out
+// each case whose expectations entries change: its ops (their arguments and
+// expected results) or its expect_open, so that it gets a new ID and its old
+// one is retired. It reads only component, id, description, ops and
+// expect_open, so that it survives a change elsewhere in the format (a
+// config gaining a field with the same expectations keeps its ID).
+//
+// spec VEC-2: "a case whose expectations changed gets a new ID (VEC-3)"
+func previous(dir string, entries []Entry) (map[string]string, error) {
+	now := map[string]expectations{}
+	for _, e := range entries {
+		data, err := json.Marshal(e.Case)
+		if err != nil {
+			return nil, fmt.Errorf("gen: %w", err)
+		}
+		x, err := readExpectations(data)
+		if err != nil {
+			return nil, fmt.Errorf("gen: %s: %w", e.Case.Description, err)
+		}
+		now[key(e.Case)] = x
+	}
 	prev := map[string]string{}
 	for _, comp := range oracle.Components() {
 		files, err := filepath.Glob(filepath.Join(dir, string(comp), "*.json"))
@@ -77,10 +96,30 @@ func previous(dir string) (map[string]string, error) {
 			}{&c.ID, &c.Component, &c.Description}); err != nil {
 				return nil, fmt.Errorf("gen: %s: %w", f, err)
 			}
-			prev[key(c)] = c.ID
+			was, err := readExpectations(data)
+			if err != nil {
+				return nil, fmt.Errorf("gen: %s: %w", f, err)
+			}
+			if x, ok := now[key(c)]; ok && reflect.DeepEqual(x, was) {
+				prev[key(c)] = c.ID
+			}
 		}
 	}
 	return prev, nil
+}
+
+// expectations is what a case expects, as JSON values: its ops, each with
+// its arguments and its expect, and its expect_open.
+type expectations struct {
+	Ops        any `json:"ops"`
+	ExpectOpen any `json:"expect_open"`
+}
+
+// readExpectations reads a case file's expectations.
+func readExpectations(data []byte) (expectations, error) {
+	var x expectations
+	err := json.Unmarshal(data, &x)
+	return x, err
 }
 
 // readIDs reads dir's ids.txt; a missing one lists nothing.

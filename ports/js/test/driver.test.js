@@ -14,7 +14,7 @@ const DRIVER = path.join(__dirname, '..', 'driver.js');
 const ROOT = path.join(__dirname, '..', '..', '..');
 const VECTORS = path.join(ROOT, 'conformance', 'vectors');
 const MUTANTS = JSON.parse(fs.readFileSync(path.join(ROOT, 'ports', 'mutants.json'), 'utf8')).map((m) => m.name);
-const HELLO = { protocol: 'limcheck-port/2', name: 'limcheck-js', version: require('../index').VERSION, components: ['lim', 'gate', 'throttle', 'throttle_faults'] };
+const HELLO = { protocol: 'limcheck-port/3', name: 'limcheck-js', version: require('../index').VERSION, components: ['lim', 'gate', 'throttle', 'throttle_faults'] };
 
 // Time limits are a generous base times LIMCHECK_TEST_SLOWDOWN, the knob the
 // Go tests read too: a healthy driver on a busy machine never counts as hung.
@@ -39,7 +39,9 @@ function session(reqs, mutant) {
 
 // One instance (inst 1) of component with config, then ops.
 const on = (component, config, ...ops) => [{ op: 'open', inst: 1, component, config }, ...ops.map((o) => ({ inst: 1, ...o }))];
-const gate = (cap, refil, ivl, maxif, sets, tickNanos, ways = '2') => ({ gate: { cap, refil, ivl, maxif, sets, ways, tick_nanos: tickNanos } });
+const ZERO_SEED = '0'.repeat(32);
+const SEED = '000102030405060708090a0b0c0d0e0f'; // GATE-18's check-value seed
+const gate = (cap, refil, ivl, maxif, sets, tickNanos, ways = '2', seed = ZERO_SEED) => ({ gate: { cap, refil, ivl, maxif, sets, ways, tick_nanos: tickNanos, seed } });
 const adm = (ip, now) => ({ op: 'admit', ip, now });
 const thr = (threshold, windowSecs, banSecs) => ({ throttle: { threshold, window_secs: windowSecs, ban_secs: banSecs } });
 const take = (tks, last, cap, refil, ivl, now, cost) => ({ op: 'lim_take', tks, last, cap, refil, ivl, maxif: '1', now, cost });
@@ -144,7 +146,7 @@ const KILLS = {
   threshold_uint32: on('throttle', thr('4294967297', '10', '10'), { op: 'check', key: 'k', now: '0' }),
   sets_uint16: on('gate', gate('1', '1', '10', '1', '65537', '1'), { op: 'admit', ip: 'a', now: '0' }),
   sets_uint32: on('gate', gate('1', '1', '10', '1', '4294967297', '1'), { op: 'admit', ip: 'a', now: '0' }),
-  sets_capped_4096: on('gate', gate('1', '1', '10', '1', '4097', '1'), { op: 'admit', ip: 'ab', now: '0' }),
+  sets_capped_4096: on('gate', gate('1', '1', '10', '1', '4097', '1'), { op: 'admit', ip: 'a', now: '0' }),
   check_any_first_16: on('throttle', thr('1', '10', '10'), rf('b', '0'), { op: 'check_any', keys: [...Array(16).fill('a'), 'b'], now: '0' }),
   check_any_first_64: on('throttle', thr('1', '10', '10'), rf('b', '0'), { op: 'check_any', keys: [...Array(64).fill('a'), 'b'], now: '0' }),
   key_cut_64: on('throttle', thr('1', '10', '10'), rf(`${'x'.repeat(64)}1`, '0'), { op: 'check', key: `${'x'.repeat(64)}2`, now: '0' }),
@@ -157,6 +159,22 @@ const KILLS = {
   evict_ties_highest: on('gate', gate('1', '1', '10', '9', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
   full_strict: on('gate', gate('2', '1', '10', '9', '1', '1', '1'), adm('a', '0'), adm('a', '0'), { op: 'bucket', ip: 'a', now: '20' }),
   evict_stored_tks: on('gate', gate('3', '2', '100', '9', '1', '1'), adm('a', '0'), adm('a', '0'), adm('a', '0'), adm('b', '50'), adm('b', '50'), adm('c', '100')),
+  // The seed (GATE-13, GATE-18): "a" (key 97) in 64 sets.
+  set_unkeyed: on('gate', gate('1', '1', '10', '1', '64', '1', '1', SEED), adm('a', '0')),
+  seed_halves_swapped: on('gate', gate('1', '1', '10', '1', '64', '1', '1', SEED), adm('a', '0')),
+  seed_big_endian: on('gate', gate('1', '1', '10', '1', '64', '1', '1', SEED), adm('a', '0')),
+  siphash_1_3: on('gate', gate('1', '1', '10', '1', '64', '1', '1'), adm('a', '0')),
+  siphash_msg_4_bytes: on('gate', gate('1', '1', '10', '1', '64', '1', '1'), adm('a', '0')),
+  siphash_msg_decimal: on('gate', gate('1', '1', '10', '1', '64', '1', '1'), adm('a', '0')),
+  // The eviction budget (GATE-16, GATE-19): one set of one way unless said.
+  evict_free: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
+  budget_cost_cap: on('gate', gate('3', '1', '10', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('a', '0')),
+  budget_cost_one: on('gate', gate('2', '1', '10', '10', '1', '1', '1'), adm('a', '0'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
+  budget_born_at_first_admit: on('gate', gate('1', '1', '5', '10', '1', '1', '1'), adm('a', '13'), adm('e', '16'), adm('b', '18')),
+  budget_per_gate: on('gate', gate('1', '1', '1000', '10', '2', '1', '1'), adm('a', '0'), adm('c', '0'), adm('b', '0'), adm('h', '0')),
+  refused_way_zero: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
+  refused_evicts_anyway: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0'), { op: 'bucket', ip: 'b', now: '0' }),
+  refused_retry_victim: on('gate', gate('2', '2', '2', '10', '1', '1', '1'), adm('e', '13'), adm('c', '14'), adm('c', '15'), adm('a', '8')),
 };
 
 test('--list-mutants lists ports/mutants.json, and every mutant has a session here', () => {

@@ -5,6 +5,7 @@ const assert = require('node:assert/strict');
 const { openComponent, wire } = require('../index');
 const { limBkt, limCfg, limIpKey, limResp503, limTake } = require('../lim');
 const { Gate } = require('../gate');
+const { keyHash, parseSeed, siphash } = require('../siphash');
 const { ExactStore, FaultStore, Throttle } = require('../throttle');
 
 const B = (s) => Buffer.from(s, 'latin1');
@@ -31,24 +32,168 @@ test('worked example', () => {
   assert.deepEqual(tl(g.bucket(B('a'), 10n)), { tks: 0n, last: 10n });
 });
 
-test('FIND-14: an aimed collision leaves its victim unaffected', () => {
-  const g = new Gate(15n, 1n, 1000n, 1000n, 4096n, 2n, 1000000n);
-  let passed = 0;
-  for (let now = 0n; now < 15n; now++) {
-    for (const a of ['198.51.31.69', '198.51.41.115', '198.51.65.104']) g.admit(B(a), now);
-    if (g.admit(B('192.0.2.10'), now).verdict === 'pass') passed++;
+test('FIND-14: an aimed collision makes its victim wait, with ways 2 only', () => {
+  for (const [ways, victimPasses, attackerPasses] of [[2n, 5, 35], [3n, 15, null]]) {
+    const g = new Gate(15n, 1n, 1000n, 1000n, 1n, ways, 1000000n);
+    const victim = [];
+    let attackers = 0;
+    for (let now = 0n; now < 15n; now++) {
+      for (const a of ['x1', 'x2', 'x3']) if (g.admit(B(a), now).verdict === 'pass') attackers++;
+      victim.push(g.admit(B('v'), now).verdict);
+    }
+    assert.deepEqual(victim, [...Array(victimPasses).fill('pass'), ...Array(15 - victimPasses).fill('limited')], `ways ${ways}`);
+    if (attackerPasses !== null) assert.equal(attackers, attackerPasses); // FIND-14 counts them with ways 2
   }
-  assert.equal(passed, 15);
 });
 
+const ZERO_SEED = '0'.repeat(32);
+
 test('dispatcher takes vector ops', () => {
-  const s = openComponent('gate', { gate: { cap: '2', refil: '1', ivl: '10', maxif: '2', sets: '64', ways: '4', tick_nanos: '100000000' } });
-  assert.deepEqual(s.do({ op: 'admit', ip: 'a', now: '0' }), { verdict: 'pass', set: '33', way: '0', retry: '0', retry_after: '0' });
+  const s = openComponent('gate', { gate: { cap: '2', refil: '1', ivl: '10', maxif: '2', sets: '64', ways: '4', tick_nanos: '100000000', seed: ZERO_SEED } });
+  // spec.md's worked example: siphash(0, 97) mod 64 = 1
+  assert.deepEqual(s.do({ op: 'admit', ip: 'a', now: '0' }), { verdict: 'pass', set: '1', way: '0', retry: '0', retry_after: '0' });
   assert.deepEqual(s.do({ op: 'bucket', ip: 'b', now: '0' }), { touched: false });
   assert.deepEqual(s.do({ op: 'bucket', ip: 'a', now: '0' }), { touched: true, tks: '1', last: '0' });
   assert.throws(() => new Gate(2n, 1n, 10n, 2n, 0n, 1n, 1n), wire.ConfigError);
   assert.throws(() => new Gate(2n, 1n, 10n, 2n, 1n, 0n, 1n), wire.ConfigError);
   assert.deepEqual(openComponent('lim').do({ op: 'lim_ip_key', ip: { hex: '0061' } }), { key: '97' });
+});
+
+// GATE-18: SipHash-2-4 of k as 8 little-endian bytes; GATE-1 and VEC-9: the config's seed.
+test('GATE-18: SipHash-2-4 check values', () => {
+  const k16 = Buffer.from([...Array(16).keys()]);
+  assert.equal(keyHash(k16, 0x0706050403020100n), 0x93f5f5799a932462n); // GATE-18's check value
+  assert.equal(siphash(k16, Buffer.from([...Array(15).keys()])), 0xa129ca6149be45e5n); // the paper's 15-byte message
+  assert.equal(siphash(k16, Buffer.alloc(0)), 0x726fdb47dd0e0e31n); // the reference's first vector
+  assert.equal(keyHash(Buffer.alloc(16), 97n), 9317687229460025665n); // the worked example's "a"
+  assert.equal(keyHash(Buffer.alloc(16), 97n) % 64n, 1n);
+  const g = new Gate(1n, 1n, 10n, 1n, 64n, 1n, 1n);
+  const h = new Gate(1n, 1n, 10n, 1n, 64n, 1n, 1n, k16);
+  assert.deepEqual([g.admit(B('a'), 0n).set, h.admit(B('a'), 0n).set], [1n, keyHash(k16, 97n) % 64n]);
+});
+
+test('GATE-1, VEC-9: the config\'s seed', () => {
+  const cfg = (seed) => ({ gate: { cap: '1', refil: '1', ivl: '1', maxif: '1', sets: '1', ways: '1', tick_nanos: '1', seed } });
+  assert.deepEqual(openComponent('gate', cfg('000102030405060708090a0b0c0d0e0f')).seed, Buffer.from([...Array(16).keys()]));
+  assert.deepEqual(openComponent('gate', cfg('F'.repeat(32))).seed, Buffer.alloc(16, 0xff));
+  for (const bad of ['', '00'.repeat(15), '00'.repeat(17), '0'.repeat(31), 'g'.repeat(32), ` ${'0'.repeat(31)}`, `${'0'.repeat(32)}\n`]) {
+    assert.throws(() => openComponent('gate', cfg(bad)), wire.ConfigError, JSON.stringify(bad));
+  }
+  for (const bad of [0, null, ['0'.repeat(32)], { hex: '0'.repeat(32) }]) {
+    assert.throws(() => openComponent('gate', cfg(bad)), wire.OpError, JSON.stringify(bad));
+  }
+  const c = cfg(ZERO_SEED);
+  delete c.gate.seed;
+  assert.throws(() => openComponent('gate', c), wire.OpError);
+  assert.throws(() => new Gate(1n, 1n, 1n, 1n, 1n, 1n, 1n, Buffer.alloc(15)), wire.ConfigError);
+  assert.deepEqual(parseSeed('ab'.repeat(16)), Buffer.alloc(16, 0xab));
+});
+
+// A limited decision of set 0; way null: the budget refused an eviction (GATE-19).
+function limited(retry, way = null, retryAfter = 1n) {
+  const d = { verdict: 'limited', set: 0n, way, retry, retry_after: retryAfter, response: limResp503(retryAfter) };
+  if (way === null) delete d.way;
+  return d;
+}
+const passed = (way = 0n, set = 0n) => ({ verdict: 'pass', set, way, retry: 0n, retry_after: 0n });
+
+// Runs admit(ip, now) for each [ip, now, want] on g.
+function steps(g, table) {
+  table.forEach(([ip, now, want], i) => assert.deepEqual(g.admit(B(ip), now), want, `step ${i}: admit(${ip}, t${now})`));
+}
+
+// GATE-16, GATE-19: an eviction costs cap - tks' of its victim, paid by its set's budget.
+test('FIND-16: turns pay from the budget', () => {
+  const g = new Gate(1n, 1n, 1000n, 10n, 1n, 1n, 1n);
+  steps(g, [
+    ['a', 0n, passed()],
+    ['b', 0n, passed()], // evicts a at a cost of 1 - 0 = 1: the budget 1 -> 0
+    ['a', 0n, limited(1000n)], // the budget is empty: no way
+    ['b', 0n, limited(1000n, 0n)], // b's own bucket
+  ]);
+  assert.equal(g.inFlight, 2n);
+});
+
+test('FIND-27: a newcomer waits for the budget', () => {
+  const g = new Gate(1n, 1n, 1000n, 10n, 1n, 1n, 1n);
+  steps(g, [['a', 0n, passed()], ['b', 0n, passed()], ['c', 0n, limited(1000n)]]);
+  assert.deepEqual([tl(g.bucket(B('c'), 0n)), tl(g.bucket(B('b'), 0n)), g.inFlight], [null, { tks: 0n, last: 0n }, 2n]);
+  assert.deepEqual([...g.budgets], [['0', { tks: 0n, last: 0n }]]);
+  steps(g, [['c', 0n, limited(1000n)]]); // still refused: b kept its way
+});
+
+test('GATE-16: an eviction costs cap - tks\' of its victim, not cap', () => {
+  const g = new Gate(3n, 1n, 10n, 10n, 1n, 1n, 1n);
+  steps(g, [
+    ['a', 0n, passed()], // a {2, 0}
+    ['b', 0n, passed()], // evicts a: 3 - 2 = 1, budget 3 -> 2
+    ['a', 0n, passed()], // evicts b: budget 2 -> 1
+    ['b', 0n, passed()], // budget 1 -> 0
+    ['a', 0n, limited(10n)], // 1 token short: ceil(1 * 10 / 1)
+    ['b', 0n, passed()], // b's own way
+    ['b', 0n, passed()], // b {0, 0}
+    ['a', 5n, limited(30n)], // the victim b costs 3: ceil((3 - 0) * 10 / 1)
+  ]);
+});
+
+test('GATE-2, GATE-19: a budget is born at its set\'s first eviction', () => {
+  const g = new Gate(1n, 1n, 5n, 10n, 1n, 1n, 1n);
+  steps(g, [
+    ['a', 13n, passed()],
+    ['e', 16n, passed()], // the budget is born {1, 16} and pays: {0, 16}
+    ['b', 18n, limited(5n)], // no whole step since 16
+  ]);
+});
+
+test('GATE-19: a budget full at now is born again at now', () => {
+  const g = new Gate(1n, 1n, 5n, 10n, 1n, 1n, 1n);
+  steps(g, [
+    ['b', 1n, passed()],
+    ['a', 1n, passed()], // budget {0, 1}
+    ['c', 19n, passed()], // a is full at 19: c takes its way, no eviction
+    ['e', 19n, passed()], // evicts c; the budget, full at 19, is born {1, 19}: {0, 19}
+    ['a', 22n, limited(5n)], // refilled from {0, 16} it would pay
+  ]);
+});
+
+test('GATE-19: the set keeps the budget take\'s result on a refusal too', () => {
+  const g = new Gate(2n, 1n, 10n, 10n, 1n, 1n, 1n);
+  steps(g, [
+    ['b', 1n, passed()], // b {1, 1}
+    ['a', -2n, passed()], // evicts b (cost 1); budget {2, -2} -> {1, -2}
+    ['b', 3n, passed()], // evicts a (cost 1); budget {0, -2}
+    ['b', 11n, passed()], // b {0, 3}
+    // e would evict b ({0, 3}: no step by 12, cost 2); the budget refills to {1, 8}, refuses
+    // and keeps {1, 8}
+    ['e', 12n, limited(10n)],
+  ]);
+  assert.deepEqual(g.budgets.get('0'), { tks: 1n, last: 8n });
+  // at 5 < 8 the kept budget stays at 1 token (LIM-8), 1 short; {0, -2} would be 2 short
+  steps(g, [['d', 5n, limited(10n)]]);
+});
+
+test('GATE-19: each set has its own budget', () => {
+  const g = new Gate(1n, 1n, 1000n, 10n, 2n, 1n, 1n); // zero seed, 2 sets: a and c in set 1, b and h in set 0
+  steps(g, [['a', 0n, passed(0n, 1n)], ['c', 0n, passed(0n, 1n)], ['b', 0n, passed()], ['h', 0n, passed()]]);
+});
+
+test('GATE-19: a refusal\'s retry is the budget take\'s, not the victim\'s', () => {
+  const g = new Gate(2n, 2n, 2n, 10n, 1n, 1n, 1n);
+  steps(g, [
+    ['e', 13n, passed()],
+    ['c', 14n, passed()], // evicts e (cost 1): budget {1, 14}
+    ['c', 15n, passed()], // c {0, 14}
+    ['a', 8n, limited(1n)], // c costs 2, the budget has 1: ceil(1 * 2 / 2)
+  ]);
+});
+
+test('GATE-16, GATE-19, DEC-30: a refusal writes no way and reports none', () => {
+  const g = new Gate(1n, 1n, 1000n, 10n, 1n, 2n, 1n);
+  steps(g, [['a', 0n, passed()], ['b', 0n, passed(1n)], ['c', 0n, passed()], ['d', 0n, limited(1000n)]]);
+  assert.deepEqual(['a', 'b', 'c', 'd'].map((ip) => tl(g.bucket(B(ip), 0n))), [null, { tks: 0n, last: 0n }, { tks: 0n, last: 0n }, null]);
+  const s = openComponent('gate', { gate: { cap: '1', refil: '1', ivl: '1000', maxif: '10', sets: '1', ways: '1', tick_nanos: '1', seed: ZERO_SEED } });
+  for (const ip of ['a', 'b']) s.do({ op: 'admit', ip, now: '0' });
+  assert.ok(!('way' in s.do({ op: 'admit', ip: 'c', now: '0' })));
 });
 
 test('FIND-1: retry too early and too late', () => {

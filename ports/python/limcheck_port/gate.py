@@ -1,7 +1,9 @@
-"""Component gate: the composition layer (spec.md GATE-1..GATE-17): a table of sets of
-ways, each way empty or holding one key and its bucket."""
+"""Component gate: the composition layer (spec.md GATE-1..GATE-19): a table of sets of
+ways, each way empty or holding one key and its bucket, a set chosen by SipHash-2-4 of the
+key under the gate's seed, and one eviction budget per set."""
 
 from . import mutants
+from .siphash import SEED_BYTES, key_hash, parse_seed
 from .lim import cfg_valid, lim_acq, wrap, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
 from .wire import MAX_INT64, ConfigError, OpError, arg, emit_bytes, int64, parse_bytes
 
@@ -22,11 +24,19 @@ def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, 
 _TABLES = {}
 
 
+ZERO_SEED = bytes(SEED_BYTES)  # a valid, public seed (GATE-18): vectors pin theirs
+
+
 class Gate:
-    def __init__(self, cap, refil, ivl, maxif, sets, ways, tick_nanos):
+    """A gate of lim_cfg(cap, refil, ivl, maxif), sets x ways ways, ticks of tick_nanos
+    nanoseconds and the 16-byte seed; raises ConfigError when GATE-1 refuses them."""
+
+    def __init__(self, cap, refil, ivl, maxif, sets, ways, tick_nanos, seed=ZERO_SEED):
         self.lim = lim_cfg(cap, refil, ivl, maxif)
-        if not cfg_valid(self.lim) or sets < 1 or ways < 1 or tick_nanos < 1:  # GATE-1
+        bad_seed = not isinstance(seed, bytes) or len(seed) != SEED_BYTES
+        if not cfg_valid(self.lim) or sets < 1 or ways < 1 or tick_nanos < 1 or bad_seed:  # GATE-1
             raise ConfigError("gate config refused")
+        self.seed = seed
         self.sets, self.ways = sets, ways
         if mutants.active("sets_uint16"):
             self.sets = sets % (1 << 16) or 1
@@ -37,34 +47,45 @@ class Gate:
         self.tick_nanos = tick_nanos
         self.in_flight = 0  # GATE-2
         self.table = {}  # set -> {way: {"key", "tks", "last", "used"}}; an absent way is empty
+        self.budgets = {}  # set -> its eviction budget {"tks", "last"}; absent at start (GATE-2)
+        self.first_admit = None  # the tick of the gate's first admit, for budget_born_at_first_admit
         self.uses = 0  # a counter of takes, for the evict_lru mutant
         if mutants.active("gate_table_per_config"):  # every gate of this config shares one table
-            self.table = _TABLES.setdefault((cap, refil, ivl, maxif, sets, ways, tick_nanos), {})
+            self.table = _TABLES.setdefault((cap, refil, ivl, maxif, sets, ways, tick_nanos, seed), {})
             self.table.clear()
 
-    def set_of(self, key):  # GATE-13
+    def set_of(self, key):  # GATE-13: h mod sets, h GATE-18's hash of the key under the seed
+        if mutants.active("set_unkeyed"):
+            return key % self.sets
+        h = key_hash(self.seed, key)
         if mutants.active("set_bitmask"):
-            return key & (self.sets - 1)
-        return key % self.sets
+            return h & (self.sets - 1)
+        return h % self.sets
 
     def admit(self, ip, now):
         key = lim_ip_key(ip)
         s = self.set_of(key)
+        if self.first_admit is None:
+            self.first_admit = now
         if mutants.active("gate_wrong_order"):
             return self._admit_take_first(s, key, now)
         acq = lim_acq(self.in_flight, self.lim["maxif"])  # GATE-4
         if not acq["ok"]:  # GATE-9
             return self._shed(s)
         w, r = self._take(s, key, now)
+        if mutants.active("limited_keeps_inflight") and not r["ok"]:
+            self.in_flight = acq["n"]
+        if w is None:  # GATE-19: the budget refused the eviction
+            return self._refused(s, r)
         if r["ok"]:  # GATE-7
             self.in_flight = acq["n"]
             return {"verdict": "pass", "set": s, "way": w, "retry": 0, "retry_after": 0}
-        if mutants.active("limited_keeps_inflight"):
-            self.in_flight = acq["n"]
         return self._limited(s, w, r)
 
     def _admit_take_first(self, s, key, now):  # the gate_wrong_order mutant
         w, r = self._take(s, key, now)
+        if w is None:
+            return self._refused(s, r)
         if not r["ok"]:
             return self._limited(s, w, r)
         acq = lim_acq(self.in_flight, self.lim["maxif"])
@@ -88,7 +109,9 @@ class Gate:
         return t >= cap
 
     def _place(self, s, key, now):
-        """The way of set s for key at now and the bucket it takes from (GATE-15, GATE-16)."""
+        """The way of set s for key at now and the bucket it takes from (GATE-15, GATE-16),
+        or None and the budget's refusing take when the set's budget refused the eviction
+        (GATE-19): then no way changed."""
         ways = self.table.setdefault(s, {})
         born = lim_bkt_new(self.lim["cap"], now)  # GATE-10
         old = next((w for w, e in ways.items() if e["key"] == key), None)
@@ -103,6 +126,14 @@ class Gate:
                 return w, born
             w += 1
         victim = self._evict(ways, now)  # GATE-16: every way is filled, so ways is finite
+        refused = self._pay(s, ways[victim], now)
+        if refused is not None:
+            if mutants.active("refused_retry_victim"):  # the budget's take, made on the victim's bucket
+                c = self.lim["cap"] - self._refilled(ways[victim], now)
+                refused = dict(refused, retry=lim_take(ways[victim], self.lim, now, c)["retry"])
+            if mutants.active("refused_evicts_anyway"):
+                del ways[victim]
+            return None, refused
         if mutants.active("full_set_inherits"):
             return victim, ways[victim]  # the newcomer takes from the evicted key's bucket
         return victim, born
@@ -118,8 +149,34 @@ class Gate:
                 best = w
         return best
 
+    def _pay(self, s, victim, now):
+        """GATE-16, GATE-19: the set s's budget pays cap - tks' of the victim's bucket at now;
+        None when it paid, else its take's refusing result."""
+        if mutants.active("evict_free"):
+            return None
+        cap = self.lim["cap"]
+        cost = cap - self._refilled(victim, now)  # >= 1: a victim is not full
+        if mutants.active("budget_cost_cap"):
+            cost = cap
+        if mutants.active("budget_cost_one"):
+            cost = 1
+        if mutants.active("budget_per_gate"):
+            s = 0  # one budget, whichever set evicts
+        budget = self.budgets.get(s)
+        if mutants.active("budget_born_at_first_admit"):
+            budget = lim_bkt_new(cap, self.first_admit) if budget is None else budget
+        elif budget is None or self._full(budget, now):
+            budget = lim_bkt_new(cap, now)  # GATE-19: born full where absent or full at now
+        r = lim_take(budget, self.lim, now, cost)
+        self.budgets[s] = {"tks": r["tks"], "last": r["last"]}  # GATE-19: on both outcomes
+        return None if r["ok"] else r
+
     def _take(self, s, key, now):
+        """The way of s that holds key after its take at now and the take's result; None and
+        the budget's take when the budget refused an eviction (nothing written, GATE-19)."""
         w, b = self._place(s, key, now)
+        if w is None:
+            return None, b
         r = lim_take(b, self.lim, now, 1)  # GATE-5
         self.uses += 1
         self.table[s][w] = {"key": key, "tks": r["tks"], "last": r["last"], "used": self.uses}  # GATE-6
@@ -134,6 +191,14 @@ class Gate:
         ra = retry_after_secs(r["retry"], self.tick_nanos)  # GATE-8
         return {"verdict": "limited", "set": s, "way": w, "retry": r["retry"], "retry_after": ra,
                 "response": lim_resp_503(ra)}
+
+    def _refused(self, s, r):
+        """GATE-19, GATE-17: a refused eviction is limited with the budget take's retry, and
+        names no way (no way holds the key)."""
+        d = self._limited(s, 0, r)
+        if not mutants.active("refused_way_zero"):
+            del d["way"]
+        return d
 
     def release(self):  # GATE-11
         self.in_flight = lim_rel(self.in_flight)
@@ -172,4 +237,5 @@ def open_gate(config):
     if not isinstance(g, dict):
         raise OpError("config.gate: not an object")
     f = lambda k: int64(arg(g, k), "config.gate." + k)
-    return Gate(f("cap"), f("refil"), f("ivl"), f("maxif"), f("sets"), f("ways"), f("tick_nanos"))
+    seed = parse_seed(arg(g, "seed"), "config.gate.seed")  # VEC-9: 32 hex digits
+    return Gate(f("cap"), f("refil"), f("ivl"), f("maxif"), f("sets"), f("ways"), f("tick_nanos"), seed)

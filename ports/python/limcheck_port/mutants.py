@@ -110,6 +110,20 @@ NAMES = (
     "evict_ties_highest",
     "full_strict",
     "evict_stored_tks",
+    "set_unkeyed",
+    "seed_halves_swapped",
+    "seed_big_endian",
+    "siphash_1_3",
+    "siphash_msg_4_bytes",
+    "siphash_msg_decimal",
+    "evict_free",
+    "budget_cost_cap",
+    "budget_cost_one",
+    "budget_born_at_first_admit",
+    "budget_per_gate",
+    "refused_way_zero",
+    "refused_evicts_anyway",
+    "refused_retry_victim",
 )
 
 ACTIVE = os.environ.get("LIMCHECK_MUTANT", "")

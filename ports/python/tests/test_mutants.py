@@ -23,7 +23,7 @@ MAX_INT64 = (1 << 63) - 1
 SLOWDOWN = float(os.environ.get("LIMCHECK_TEST_SLOWDOWN") or 1)
 WAIT = 60 * SLOWDOWN
 
-HELLO = {"protocol": "limcheck-port/2", "name": "limcheck-python", "version": "2.0.1",
+HELLO = {"protocol": "limcheck-port/3", "name": "limcheck-python", "version": "3.0.0",
          "components": ["lim", "gate", "throttle", "throttle_faults"]}
 
 
@@ -83,9 +83,13 @@ def session_in_process(component, config, ops, mutant="", twin=False):
     return replies_of(reqs, replies, twin)
 
 
-def gate(cap, refil, ivl, maxif, sets, tick_nanos, ways=2):
+ZERO_SEED = "0" * 32
+SEED = "000102030405060708090a0b0c0d0e0f"  # GATE-18's check-value seed
+
+
+def gate(cap, refil, ivl, maxif, sets, tick_nanos, ways=2, seed=ZERO_SEED):
     return {"gate": {"cap": str(cap), "refil": str(refil), "ivl": str(ivl), "maxif": str(maxif),
-                     "sets": str(sets), "ways": str(ways), "tick_nanos": str(tick_nanos)}}
+                     "sets": str(sets), "ways": str(ways), "tick_nanos": str(tick_nanos), "seed": seed}}
 
 
 def throttle(threshold, window_secs, ban_secs):
@@ -117,6 +121,12 @@ def passed(s, w=0):
 
 def bucket(ip, now):
     return {"op": "bucket", "ip": ip, "now": str(now)}
+
+
+def refused(retry, retry_after=1, s=0):
+    """A budget's refusal of an eviction (GATE-19): limited, and no way."""
+    return {"verdict": "limited", "set": str(s), "retry": str(retry), "retry_after": str(retry_after),
+            "response": resp(retry_after)}
 
 
 def held(tks, last):
@@ -324,7 +334,7 @@ CASES = {
     "acq_accepts_negative": ("lim", None, [
         ({"op": "lim_acq", "n": "-1", "maxif": "1"}, {"ok": "0", "n": "-1"}),
     ]),
-    "set_bitmask": ("gate", gate(1, 1, 10, 1, 3, 1), [(admit("a", 0), passed(1))]),
+    "set_bitmask": ("gate", gate(1, 1, 10, 1, 3, 1), [(admit("a", 0), passed(1))]),  # h & 2 = 0
     "resp_lf_only": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
     "resp_header_order": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
     "resp_body_newline": ("lim", None, [({"op": "lim_resp_503", "retry": "1"}, {"response": resp(1)})]),
@@ -378,9 +388,10 @@ CASES = {
     ]),
     "threshold_uint16": ("throttle", throttle(65537, 10, 10), [(check("k", 0), allow(65537))]),
     "threshold_uint32": ("throttle", throttle((1 << 32) + 1, 10, 10), [(check("k", 0), allow((1 << 32) + 1))]),
-    "sets_uint16": ("gate", gate(1, 1, 10, 1, 65537, 1), [(admit("a", 0), passed(97))]),
-    "sets_uint32": ("gate", gate(1, 1, 10, 1, (1 << 32) + 1, 1), [(admit("a", 0), passed(97))]),
-    "sets_capped_4096": ("gate", gate(1, 1, 10, 1, 4097, 1), [(admit("ab", 0), passed(514))]),  # 12805 mod 4097
+    # h = siphash(0, 97) = 9317687229460025665 for "a" (spec.md's worked example)
+    "sets_uint16": ("gate", gate(1, 1, 10, 1, 65537, 1), [(admit("a", 0), passed(8949))]),
+    "sets_uint32": ("gate", gate(1, 1, 10, 1, (1 << 32) + 1, 1), [(admit("a", 0), passed(2128182807))]),
+    "sets_capped_4096": ("gate", gate(1, 1, 10, 1, 4097, 1), [(admit("a", 0), passed(2509))]),
     "check_any_first_16": ("throttle", throttle(1, 10, 10), [
         (rf("b", 0), banned(10)),
         ({"op": "check_any", "keys": ["a"] * 16 + ["b"], "now": "0"}, banned(10)),
@@ -418,6 +429,45 @@ CASES = {
         (admit("a", 0), passed(0)), (admit("a", 0), passed(0)), (admit("a", 0), passed(0)),
         (admit("b", 50), passed(0, 1)), (admit("b", 50), passed(0, 1)),
         (admit("c", 100), passed(0, 0)),  # a refills to 2 by 100, b stays at 1: a goes
+    ]),
+    # The seed (GATE-13, GATE-18): "a" (key 97) in 64 sets under GATE-18's check-value seed.
+    "set_unkeyed": ("gate", gate(1, 1, 10, 1, 64, 1, seed=SEED), [(admit("a", 0), passed(29))]),  # not 97 mod 64
+    "seed_halves_swapped": ("gate", gate(1, 1, 10, 1, 64, 1, seed=SEED), [(admit("a", 0), passed(29))]),
+    "seed_big_endian": ("gate", gate(1, 1, 10, 1, 64, 1, seed=SEED), [(admit("a", 0), passed(29))]),
+    "siphash_1_3": ("gate", gate(1, 1, 10, 1, 64, 1), [(admit("a", 0), passed(1))]),
+    "siphash_msg_4_bytes": ("gate", gate(1, 1, 10, 1, 64, 1), [(admit("a", 0), passed(1))]),
+    "siphash_msg_decimal": ("gate", gate(1, 1, 10, 1, 64, 1), [(admit("a", 0), passed(1))]),
+    # The eviction budget (GATE-16, GATE-19): one set of one way unless said.
+    "evict_free": ("gate", gate(1, 1, 1000, 10, 1, 1, ways=1), [  # FIND-27
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0), (admit("c", 0), refused(1000)),
+    ]),
+    "budget_cost_cap": ("gate", gate(3, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0),  # a has 2: the eviction costs 1, not 3
+        (admit("a", 0), PASS0),
+    ]),
+    "budget_cost_one": ("gate", gate(2, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("a", 0), PASS0),
+        (admit("b", 0), PASS0),  # a has 0: the eviction costs 2, the whole budget
+        (admit("c", 0), refused(10)),
+    ]),
+    "budget_born_at_first_admit": ("gate", gate(1, 1, 5, 10, 1, 1, ways=1), [
+        (admit("a", 13), PASS0), (admit("e", 16), PASS0),  # the budget is born {1, 16}, not {1, 13}
+        (admit("b", 18), refused(5)),
+    ]),
+    "budget_per_gate": ("gate", gate(1, 1, 1000, 10, 2, 1, ways=1), [  # a, c in set 1; b, h in 0
+        (admit("a", 0), passed(1)), (admit("c", 0), passed(1)),
+        (admit("b", 0), PASS0), (admit("h", 0), PASS0),  # set 0's own budget pays
+    ]),
+    "refused_way_zero": ("gate", gate(1, 1, 1000, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0), (admit("c", 0), refused(1000)),
+    ]),
+    "refused_evicts_anyway": ("gate", gate(1, 1, 1000, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0), (admit("c", 0), refused(1000)),
+        (bucket("b", 0), held(0, 0)),
+    ]),
+    "refused_retry_victim": ("gate", gate(2, 2, 2, 10, 1, 1, ways=1), [
+        (admit("e", 13), PASS0), (admit("c", 14), PASS0), (admit("c", 15), PASS0),
+        (admit("a", 8), refused(1)),  # the budget's 1 token of 2: 1 tick; c's 0 would say 2
     ]),
 }
 
@@ -518,7 +568,7 @@ class Driver(unittest.TestCase):
         writer.join()
         self.assertEqual([r["seq"] for r in replies], list(range(2, 302)))
         self.assertTrue(all(set(r) == {"seq", "result"} for r in replies), replies)
-        self.assertEqual(replies[0]["result"], {"verdict": "pass", "set": "33", "way": "0", "retry": "0",
+        self.assertEqual(replies[0]["result"], {"verdict": "pass", "set": "1", "way": "0", "retry": "0",
                                                 "retry_after": "0"})
         self.assertEqual(replies[-2]["result"], {"n": "0"})
         self.assertEqual(replies[-1]["result"], {})
