@@ -87,7 +87,7 @@ func TestNewMemStoreConfig(t *testing.T) {
 		maxKeys int
 	}{
 		{"k 1 with defaults", throttle.MemConfig{StampsPerKey: 1}, true, throttle.DefaultMaxKeys},
-		{"k 0 keeps nothing", throttle.MemConfig{}, false, 0},
+		{"the zero MemConfig takes every default: k of the default threshold", throttle.MemConfig{}, true, throttle.DefaultMaxKeys},
 		{"k at the limit", throttle.MemConfig{StampsPerKey: throttle.MaxStampsPerKey}, true, throttle.DefaultMaxKeys},
 		{"k past the limit", throttle.MemConfig{StampsPerKey: throttle.MaxStampsPerKey + 1}, false, 0},
 		{"k MaxUint64", throttle.MemConfig{StampsPerKey: math.MaxUint64}, false, 0},
@@ -102,9 +102,13 @@ func TestNewMemStoreConfig(t *testing.T) {
 	} {
 		requireRow(t, "MemConfig", r.reason)
 		s, err := throttle.NewMemStore(r.cfg)
+		k := r.cfg.StampsPerKey
+		if k == 0 {
+			k = throttle.DefaultStampsPerKey
+		}
 		switch {
-		case r.ok && (err != nil || s.MaxKeys() != r.maxKeys || s.StampsPerKey() != r.cfg.StampsPerKey):
-			t.Errorf("%s: NewMemStore(%+v) = %v; want MaxKeys %d", r.reason, r.cfg, err, r.maxKeys)
+		case r.ok && (err != nil || s.MaxKeys() != r.maxKeys || s.StampsPerKey() != k):
+			t.Errorf("%s: NewMemStore(%+v) = %v; want MaxKeys %d, StampsPerKey %d", r.reason, r.cfg, err, r.maxKeys, k)
 		case !r.ok && (s != nil || !errors.Is(err, throttle.ErrConfig)):
 			t.Errorf("%s: NewMemStore(%+v) = %v, %v; want ErrConfig", r.reason, r.cfg, s, err)
 		}
@@ -129,5 +133,28 @@ func TestStoreErrorText(t *testing.T) {
 		if got := r.err.Error(); got != r.want || !errors.Is(r.err, r.err.Err) {
 			t.Errorf("%s: %q, want %q", r.reason, got, r.want)
 		}
+	}
+}
+
+// TestZeroMemConfigServesTheDefaultThrottle checks that the zero MemConfig,
+// like its siblings' zero values, is a working default: a store that a
+// throttle of DefaultConfig accepts and that bans at the threshold.
+func TestZeroMemConfigServesTheDefaultThrottle(t *testing.T) {
+	s, err := throttle.NewMemStore(throttle.MemConfig{})
+	if err != nil {
+		t.Fatalf("NewMemStore(MemConfig{}) = %v, want a store", err)
+	}
+	th, err := throttle.New(s, throttle.DefaultConfig())
+	if err != nil {
+		t.Fatalf("New(NewMemStore(MemConfig{}), DefaultConfig()) = %v, want a throttle", err)
+	}
+	var d throttle.Decision
+	for i := range throttle.DefaultThreshold {
+		if d, err = th.RecordFailure("ip:192.0.2.1", 100+i); err != nil {
+			t.Fatalf("RecordFailure #%d: %v", i+1, err)
+		}
+	}
+	if d.Verdict != throttle.Banned {
+		t.Errorf("after %d failures: %+v, want banned", throttle.DefaultThreshold, d)
 	}
 }

@@ -8,17 +8,19 @@ import (
 
 // Defaults and limits of [MemConfig].
 const (
-	DefaultMaxKeys  = 1 << 20 // tracked keys of a store with MaxKeys 0
-	DefaultShards   = 64      // lock shards of a store with Shards 0
-	MaxShards       = 1 << 12 // most lock shards
-	MaxMaxKeys      = 1 << 29 // largest MaxKeys: record ids stay below 2^31 even in one shard
-	MaxStampsPerKey = 1 << 14 // largest StampsPerKey
+	DefaultStampsPerKey = DefaultThreshold // stamps kept per key by a store with StampsPerKey 0
+	DefaultMaxKeys      = 1 << 20          // tracked keys of a store with MaxKeys 0
+	DefaultShards       = 64               // lock shards of a store with Shards 0
+	MaxShards           = 1 << 12          // most lock shards
+	MaxMaxKeys          = 1 << 29          // largest MaxKeys: record ids stay below 2^31 even in one shard
+	MaxStampsPerKey     = 1 << 14          // largest StampsPerKey
 )
 
 // MemConfig configures a [MemStore]. A value type.
 type MemConfig struct {
 	// StampsPerKey is k, the number of largest failure stamps kept per key,
-	// in 1..MaxStampsPerKey. A [Throttle] needs k >= its threshold.
+	// in 1..MaxStampsPerKey; 0 means DefaultStampsPerKey, the default
+	// config's threshold. A [Throttle] needs k >= its threshold.
 	StampsPerKey uint64
 	// MaxKeys is the most keys tracked at once, in 1..MaxMaxKeys; 0 means
 	// DefaultMaxKeys.
@@ -132,6 +134,9 @@ func NewMemStore(cfg MemConfig) (*MemStore, error) {
 
 // withDefaults fills the zero fields of c and checks the ranges.
 func (c MemConfig) withDefaults() (MemConfig, error) {
+	if c.StampsPerKey == 0 {
+		c.StampsPerKey = DefaultStampsPerKey
+	}
 	if c.MaxKeys == 0 {
 		c.MaxKeys = DefaultMaxKeys
 	}
