@@ -118,3 +118,27 @@ func TestCutTextForgedMark(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeResultDecodeErrorIsBounded: a result field of 1 MiB that does
+// not decode (an integer, a number where a string goes, a field name)
+// fails its op with an error that quotes a bounded prefix of it.
+func TestHugeResultDecodeErrorIsBounded(t *testing.T) {
+	big := "1" + strings.Repeat("0", 1<<20-100)
+	for _, tc := range []struct {
+		name, result, reason string
+	}{
+		{"integer", `{"retry":"` + big + `"}`, "VEC-6: an integer out of range"},
+		{"number", `{"retry":` + big + `}`, "VEC-6: an integer written as a JSON number"},
+		{"verdict number", `{"verdict":` + big + `}`, "a number where a string goes"},
+		{"field name", `{"` + strings.Repeat("k", 1<<20-100) + `":"1"}`, "VEC-10: a field no result has"},
+	} {
+		r, err := decodeReply([]byte(`{"seq":1,"result":` + tc.result + `}`))
+		if err != nil || r.badJSON == nil {
+			t.Errorf("%s: decodeReply = %v, %v; want a reply whose result does not decode (%s)", tc.name, r.badJSON, err, tc.reason)
+			continue
+		}
+		if n := len(r.badJSON.Error()); n > maxDecodeError+cutNoteMax {
+			t.Errorf("%s: the decode error has %d bytes, want at most %d (%s)", tc.name, n, maxDecodeError+cutNoteMax, tc.reason)
+		}
+	}
+}
