@@ -81,7 +81,7 @@ func (n Num) MarshalJSON() ([]byte, error) { return []byte(strconv.Quote(n.Strin
 func (n *Num) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("oracle: integer %s must be a decimal string", b)
+		return fmt.Errorf("oracle: integer %s must be a decimal string", cutPrefix(string(b)))
 	}
 	v, err := ParseNum(s)
 	if err != nil {
@@ -101,10 +101,32 @@ func ParseNum(s string) (Num, error) {
 	bad := digits == "" || len(digits) > 1 && digits[0] == '0' || neg && digits == "0"
 	abs, err := strconv.ParseUint(digits, 10, 64)
 	if bad || err != nil || neg && abs > 1<<63 {
-		return Num{}, fmt.Errorf("oracle: %q is not a canonical decimal integer in [-2^63, 2^64-1]", s)
+		return Num{}, fmt.Errorf("oracle: %s is not a canonical decimal integer in [-2^63, 2^64-1]", quotePrefix(s))
 	}
 	return Num{set: true, neg: neg, abs: abs}, nil
 }
+
+// quotePrefix quotes s as %q does, cut by cutPrefix.
+func quotePrefix(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:maxQuoted]) + cutPrefix(s)[maxQuoted:]
+}
+
+// cutPrefix returns s, or, when it is longer than maxQuoted bytes, its
+// first maxQuoted and how long it is: an error about a value from outside
+// (a port may write an integer of 1 MiB) stays a line.
+func cutPrefix(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:maxQuoted], len(s))
+}
+
+// maxQuoted is the most bytes of a value an error quotes: a canonical
+// integer has at most 20.
+const maxQuoted = 40
 
 // Bytes is a byte string, not necessarily UTF-8 (an address, a key, a
 // response). JSON carries valid UTF-8 as a plain string and anything else as

@@ -107,7 +107,7 @@ func (c cli) defaultFuzz() int {
 		if f.Divergence != nil {
 			fmt.Fprint(c.stdout, divergenceText(f, "impl"))
 		} else {
-			fmt.Fprintf(c.stdout, "  fault at %s: %s\n", opLabel(f.FaultOp), clean(f.Fault))
+			fmt.Fprintf(c.stdout, "  %s\n", clean(f.Run.FaultAt(opLabel(f.FaultOp))))
 		}
 		return exitFailed
 	case err != nil:

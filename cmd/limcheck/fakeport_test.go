@@ -140,6 +140,8 @@ func fakeportMain() {
 				os.Exit(0)
 			}
 		}
+	case "huge":
+		hugeMode()
 	case "slow-after", "lie-crash-after", "lie-hang-after", "leak-after", "lie-after", "bigfault-after", "evil-after", "skip-after":
 		s, edit = fuzzHostile(mode, n, &hello)
 	default:

@@ -305,6 +305,9 @@ func writeFoundHTML(file string, h protocol.Hello, f *search.Counterexample) err
 		r.Why = fmt.Sprintf("result differs at op %d", f.Divergence.Index)
 	default:
 		r.Why = "fault: " + f.Fault
+		if f.Run.Undecodable {
+			r.Why = "result does not decode: " + f.Fault
+		}
 	}
 	return writeHTML(file, newReport(h, []protocol.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))
 }

@@ -72,7 +72,11 @@ func (c cli) printCounterexample(res *fuzzOutcome, pf *portFlags) {
 		fmt.Fprint(c.stdout, divergenceText(f, "port"))
 	} else {
 		fmt.Fprint(c.stdout, indent(conformance.Differ(f.Trace, f.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context, "  "))
-		fmt.Fprintf(c.stdout, "  the port faulted at %s: %s\n", opLabel(f.FaultOp), clean(f.Fault))
+		if f.Run.Undecodable {
+			fmt.Fprintf(c.stdout, "  the port's result of %s does not decode: %s\n", opLabel(f.FaultOp), clean(f.Fault))
+		} else {
+			fmt.Fprintf(c.stdout, "  the port faulted at %s: %s\n", opLabel(f.FaultOp), clean(f.Fault))
+		}
 	}
 	if f.Run.Stderr != "" {
 		fmt.Fprintln(c.stdout, "port stderr while it ran:")

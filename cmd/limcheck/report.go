@@ -169,10 +169,21 @@ func (rep *report) setStderr(cr *caseReport, from, stderr, alone string) {
 // The most port text a report keeps: per case, and in all. Beyond them
 // it says what it cut. Fault and skip messages, results and the hello are
 // already cut where they are read (conformance/protocol).
+//
+// The room of maxPortText is shared so that no case loses what tells it
+// apart: every case keeps, whatever the room, its ID, component, level,
+// clauses, description (the vector's text, at most 1 KiB by VEC-1),
+// verdict, the first maxWhyKept bytes of its why, and at a divergence the
+// values of its first differing field. The room pays, case by case in
+// order, for the rest: the why past maxWhyKept, the whole expected and got
+// results, the ops before the divergence, and the stderr. So a port that
+// fills the room with its first cases costs the later ones their stderr
+// and whole results, never what failed and how.
 const (
 	maxStderr     = 64 << 10 // bytes of a case's stderr: its last ones
 	maxContextOps = 20       // ops shown before the diverging one
-	maxPortText   = 8 << 20  // bytes of port and vector text in one report
+	maxPortText   = 8 << 20  // bytes of port and vector text in one report, past what each case keeps
+	maxWhyKept    = 1 << 10  // bytes of a case's why kept whatever the room
 )
 
 // newReport builds the report of results.
@@ -212,7 +223,7 @@ func (rep *report) finish(elapsed time.Duration) {
 // caseOf is the report of one result.
 func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
-		Description: rep.keep(clean(r.Case.Description)), Why: rep.keep(clean(r.Why)), Seconds: r.Elapsed.Seconds()}
+		Description: clean(r.Case.Description), Why: rep.keepAtLeast(clean(r.Why), maxWhyKept), Seconds: r.Elapsed.Seconds()}
 	listed := rep.expectFail[r.Case.ID]
 	switch r.Verdict {
 	case conformance.Pass:
@@ -247,11 +258,16 @@ func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 		}
 		diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
 		cr.Context = rep.keep(jsonSafe(lastOps(diff.Context, maxContextOps)))
-		cr.Expected, cr.Got = rep.keepJSON(diff.Want), rep.keepJSON(diff.Got)
-		if (cr.Expected == nil) != (diff.Want == "(no result)") || (cr.Got == nil) != (diff.Got == "(no result)") {
-			cr.Why += fmt.Sprintf(" (its results are not kept: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
+		if !strings.HasSuffix(cr.Context, "\n") {
+			cr.Context += "\n" // a cut one: its note on a line of its own
 		}
+		cr.Expected, cr.Got = rep.keepJSON(diff.Want), rep.keepJSON(diff.Got)
 		cr.Differences = differences(cr.Expected, cr.Got, diff.Fields)
+		if (cr.Expected == nil) != (diff.Want == "(no result)") || (cr.Got == nil) != (diff.Got == "(no result)") {
+			cr.Why += fmt.Sprintf(" (its results are not kept, only their first difference: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
+			cr.Expected, cr.Got = nil, nil
+			cr.Differences = differences(json.RawMessage(jsonSafe(diff.Want)), json.RawMessage(jsonSafe(diff.Got)), diff.Fields[:min(1, len(diff.Fields))])
+		}
 		cr.Timeline = timeline(r.Case, i, r.Got)
 	}
 	return cr
@@ -296,6 +312,18 @@ func (rep *report) keep(s string) string {
 	}
 	rep.room = 0
 	return fmt.Sprintf("%s... (%d bytes cut: the report's limit of %d MiB of port text is reached)", s[:k], len(s)-k, maxPortText>>20)
+}
+
+// keepAtLeast is keep, but the first floor bytes of s (to a rune start)
+// are kept whatever the room, and only the rest is paid from it.
+func (rep *report) keepAtLeast(s string, floor int) string {
+	if len(s) <= floor {
+		return s
+	}
+	for floor > 0 && !utf8.RuneStart(s[floor]) {
+		floor--
+	}
+	return s[:floor] + rep.keep(s[floor:])
 }
 
 // lastBytes returns the last limit bytes of s (from a line start when
@@ -529,12 +557,29 @@ func (rep *report) stopper() string {
 }
 
 // difference is the case's divergence for people.
+//
+// A case whose results the report did not keep shows their first
+// difference: the field and its two values, as objects of that one field.
 func (c caseReport) difference() conformance.Difference {
 	d := conformance.Difference{Context: c.Context, Want: resultText(c.Expected), Got: resultText(c.Got)}
 	for _, f := range c.Differences {
 		d.Fields = append(d.Fields, f.Field)
 	}
+	if c.Expected == nil && c.Got == nil && len(c.Differences) > 0 {
+		f := c.Differences[0]
+		d.Want, d.Got = fieldText(f.Field, f.Expected), fieldText(f.Field, f.Got)
+	}
 	return d
+}
+
+// fieldText is the JSON object of one field, {} for a side without it,
+// and a note that the result's other fields are not kept.
+func fieldText(field string, v json.RawMessage) string {
+	if v == nil {
+		return "{} (without it; the result's other fields are not kept)"
+	}
+	key, _ := json.Marshal(field)
+	return fmt.Sprintf("{%s:%s} (its other fields are not kept)", key, v)
 }
 
 // resultText is a result's JSON as the text report shows it.

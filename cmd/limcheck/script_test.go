@@ -28,8 +28,9 @@ import (
 // limcheck (the real CLI) and fakeport (a misbehaving port, fakeport_test.go).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"limcheck": main,
-		"fakeport": fakeportMain,
+		"limcheck":        main,
+		"fakeport":        fakeportMain,
+		"limcheck-maxrss": maxrssMain,
 	})
 }
 

@@ -103,7 +103,23 @@ var resultFields = func() map[string]bool {
 // an error, which fails the op.
 //
 // spec VEC-10: "a field under any other name, in any other case, is a field expect lacks and fails the op"
+//
+// Its error quotes at most maxDecodeError bytes: a port may write a field
+// name, an integer or a number of 1 MiB, which the error of every failing
+// case would otherwise carry whole.
 func decodeResult(raw json.RawMessage, r *oracle.Result) error {
+	err := decodeResultFields(raw, r)
+	if err != nil && len(err.Error()) > maxDecodeError {
+		return errors.New(CutText(err.Error(), maxDecodeError))
+	}
+	return err
+}
+
+// maxDecodeError is the most bytes of a result's decode error a run keeps.
+const maxDecodeError = 512
+
+// decodeResultFields is decodeResult, its error whole.
+func decodeResultFields(raw json.RawMessage, r *oracle.Result) error {
 	m, err := members(raw)
 	if err != nil {
 		return err

@@ -896,7 +896,7 @@ func (st *traceState) take(op int, r reply) {
 	case r.kind == replyFault:
 		st.run.Fault, st.run.FaultOp, st.dead = CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
-		st.run.Fault, st.run.FaultOp, st.dead = "its result does not decode: "+r.badJSON.Error(), op, true
+		st.run.Fault, st.run.FaultOp, st.run.Undecodable, st.dead = r.badJSON.Error(), op, true, true
 	case op == -1:
 		switch r.result {
 		case oracle.Result{}:
@@ -928,7 +928,7 @@ func (st *traceState) takeTwin(op int, r reply) {
 	case r.kind == replyFault:
 		st.run.Fault, st.run.FaultOp, st.dead = second+CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
-		st.run.Fault, st.run.FaultOp, st.dead = second+"its result does not decode: "+r.badJSON.Error(), op, true
+		st.run.Fault, st.run.FaultOp, st.run.Undecodable, st.dead = second+r.badJSON.Error(), op, true, true
 	case op == -1 && r.result == oracle.Result{}:
 		st.twin = true
 	case op == -1:

@@ -331,4 +331,8 @@ func TestResultThatDoesNotDecodeFailsTheCaseOnly(t *testing.T) {
 	if got[0] != conformance.Fail || got[1] != conformance.Pass || got[2] != conformance.Pass || !strings.Contains(results[0].Why, "does not decode") {
 		t.Errorf("verdicts %v, first why %q", got, results[0].Why)
 	}
+	// The port sent no fault: the why says what it sent (issue 27, item 13).
+	if why := results[0].Why; !strings.HasPrefix(why, "result of op 0 (") || !strings.Contains(why, ") does not decode: ") || strings.Contains(why, "fault") {
+		t.Errorf("first why %q, want \"result of op 0 (...) does not decode: ...\" and no word of a fault", why)
+	}
 }

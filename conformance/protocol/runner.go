@@ -49,9 +49,11 @@ type TraceRun struct {
 	Skipped string
 	// Fault is set when the implementation could not apply a request of
 	// the trace (PROTO-6): its message. FaultOp is the op's index, -1 for
-	// open.
-	Fault   string
-	FaultOp int
+	// open. Undecodable says that the implementation sent no fault: its
+	// result for op FaultOp does not decode, and Fault says why.
+	Fault       string
+	FaultOp     int
+	Undecodable bool
 	// Twin holds, for a twin trace (oracle.Trace.Twin), the results of
 	// the ops on its second instance, in order; Outcome holds the
 	// first's. Nil for any other trace.
@@ -59,6 +61,17 @@ type TraceRun struct {
 	// Stderr is what a port wrote on stderr while the trace ran (at most
 	// its last 4 KiB); empty in process.
 	Stderr string
+}
+
+// FaultAt says what stopped a run with Fault set, at the op that where
+// names (FaultOp's): "fault at WHERE: MESSAGE" for a fault the
+// implementation sent, "result of WHERE does not decode: WHY" for a
+// result that does not decode (Undecodable).
+func (r TraceRun) FaultAt(where string) string {
+	if r.Undecodable {
+		return "result of " + where + " does not decode: " + r.Fault
+	}
+	return "fault at " + where + ": " + r.Fault
 }
 
 // ErrBroken is wrapped by every *BrokenError.

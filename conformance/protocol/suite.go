@@ -133,7 +133,7 @@ func judge(c conformance.Case, t oracle.Trace, run TraceRun) CaseResult {
 	case run.Skipped != "":
 		res.Verdict, res.Why = conformance.Skip, "skipped by the port: "+run.Skipped
 	case run.Fault != "":
-		res.Verdict, res.Why = conformance.Fail, fmt.Sprintf("fault at %s: %s", describe(t, run.FaultOp), run.Fault)
+		res.Verdict, res.Why = conformance.Fail, run.FaultAt(describe(t, run.FaultOp))
 	default:
 		if d := oracle.Compare(t, c.Expected(), run.Outcome); d != nil {
 			res.Verdict, res.Divergence = conformance.Fail, d

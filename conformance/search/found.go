@@ -271,6 +271,9 @@ func (c *Counterexample) finish(name string) error {
 	what := ""
 	if c.Fault != "" {
 		what = fmt.Sprintf("fault at %s", fuzzOpName(c.Trace, c.FaultOp))
+		if c.Run.Undecodable {
+			what = fmt.Sprintf("result of %s does not decode", fuzzOpName(c.Trace, c.FaultOp))
+		}
 	} else {
 		c.Divergence, c.OnTwin = divergence(c.Trace, want, c.Run)
 		switch {
@@ -331,7 +334,11 @@ func (c *Counterexample) Report(gotName string) string {
 		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Got()).Text("model", gotName))
 	} else {
 		b.WriteString(conformance.Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
-		fmt.Fprintf(&b, "%s faulted at %s: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
+		if c.Run.Undecodable {
+			fmt.Fprintf(&b, "the result %s gave for %s does not decode: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
+		} else {
+			fmt.Fprintf(&b, "%s faulted at %s: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
+		}
 	}
 	if c.Run.Stderr != "" {
 		fmt.Fprintf(&b, "\nstderr of %s while the trace ran:\n%s", gotName, c.Run.Stderr)
