@@ -140,7 +140,7 @@ func fakeportMain() {
 				os.Exit(0)
 			}
 		}
-	case "slow-after", "lie-crash-after", "lie-hang-after", "leak-after", "lie-after", "bigfault-after", "evil-after", "skip-after":
+	case "slow-after", "lie-crash-after", "lie-hang-after", "leak-after", "lie-after", "bigfault-after", "evil-after", "skip-after", "skip-twin-after":
 		s, edit = fuzzHostile(mode, n, &hello)
 	default:
 		fail("fakeport: unknown mode " + mode + "\n" + fakeportUsage)
@@ -153,6 +153,7 @@ func fakeportMain() {
 // line through edit when it is set.
 func serve(s oracle.Subject, hello protocol.Hello, edit func(io.Writer, int, []byte)) {
 	var out io.Writer = os.Stdout
+	hello.Name = longName(hello.Name)
 	if edit != nil {
 		out = &lineWriter{edit: edit}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
@@ -133,7 +134,7 @@ func (c cli) fuzzCmd(args []string) int {
 		if errors.As(rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
 			closeErr = nil // the break shrinking reports
 		}
-		st := c.fuzzFound(&res, *out, &pf, closeErr)
+		st := c.fuzzFound(&res, *out, &pf, closeErr, fuzzErr)
 		if *html != "" {
 			if err := writeFoundHTML(*html, port.Hello(), rep.Found); err != nil {
 				fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
@@ -189,14 +190,26 @@ func (pf *portFlags) fresh() (protocol.Runner, func() error, error) {
 // status is 1 whatever else went wrong (a break while shrinking, a file
 // that cannot be written, a port that broke at its end): the divergence
 // is the news, and the rest is reported beside it.
-func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr error) int {
+//
+// caseErr is why the counterexample could not be made a vector (its Case
+// is then empty): it is printed, not written.
+func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr, caseErr error) int {
 	f := res.rep.Found
-	f.Case.Description = clean(f.Case.Description) // the port's name is in it
+	// the port's name is in the description, cut (search.Counterexample);
+	// escaped, it must still keep to a vector's string limit (VEC-1)
+	f.Case.Description = fitText(clean(f.Case.Description), conformance.MaxString)
 	res.file = out
 	if res.file == "" {
 		res.file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
 	}
-	data, err := conformance.Encode(f.Case)
+	err := caseErr
+	var data []byte
+	if err == nil {
+		data, err = conformance.Encode(f.Case)
+	}
+	if err == nil {
+		_, err = conformance.Parse(data) // what replay will read
+	}
 	if err == nil {
 		err = os.WriteFile(res.file, data, 0o644)
 	}
@@ -291,6 +304,20 @@ func (res *fuzzOutcome) shrinkStderr() string {
 		return be.Stderr
 	}
 	return ""
+}
+
+// fitText returns s cut to at most limit bytes, at a rune boundary, saying
+// how many bytes were cut.
+func fitText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf(" ... (%d bytes cut)", len(s)) // no shorter than the note for the bytes cut
+	k := max(limit-len(note), 0)
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k] + fmt.Sprintf(" ... (%d bytes cut)", len(s)-k)
 }
 
 // shellQuote quotes s for sh.

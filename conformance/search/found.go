@@ -261,7 +261,16 @@ func freshRun(fresh func() (protocol.Runner, func() error, error), t oracle.Trac
 	return cutRun(run), fails(t, want, run), nil
 }
 
-// finish fills in the divergence or fault and the case of c's trace.
+// maxDescName is the most bytes of the runner's name a counterexample's
+// description quotes: a port's name may take 4 KiB (PROTO-2), and the
+// description must keep to a vector's MaxString with room to spare for
+// the rest of it, and for escapes a report adds.
+//
+// spec VEC-1: "a string over 1 KiB"
+const maxDescName = 128
+
+// finish fills in the divergence or fault and the case of c's trace, whose
+// description names the runner (name, cut to maxDescName).
 func (c *Counterexample) finish(name string) error {
 	want, err := oracle.Run(oracle.Model{}, c.Trace)
 	if err != nil {
@@ -280,6 +289,7 @@ func (c *Counterexample) finish(name string) error {
 			what = fmt.Sprintf("first divergence at %s", fuzzOpName(c.Trace, c.Divergence.Index))
 		}
 	}
+	name = protocol.CutText(name, maxDescName)
 	desc := fmt.Sprintf("limcheck fuzz --seed %d, trace %d, against %s, shrunk from %d to %d ops: %s",
 		c.Seed, c.Index, name, len(c.Original.Ops), len(c.Trace.Ops), what)
 	switch {
