@@ -47,7 +47,8 @@
 // takes globs (GATE-*), --level core|strict chooses levels. Repeating
 // --port checks several ports side by side: one table, a case per row and
 // a port per column, summaries per clause area and per port, --json as
-// limcheck-runs/1, --junit a testsuite per port. --html FILE (run, replay,
+// limcheck-runs/1, --junit a testsuite per port (fuzz and replay check one
+// port: --port twice is a usage error). --html FILE (run, replay,
 // fuzz) writes one self-contained HTML page with each failure's timeline
 // as inline SVG. list prints the cases the filters select; version the
 // tool's, spec's, protocol's and formats' versions.

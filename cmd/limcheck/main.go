@@ -237,10 +237,15 @@ type portFlags struct {
 	handshakeTimeout time.Duration
 	timeout          time.Duration
 	deadline         time.Time // the end of the whole run: set by the first open, kept by the next
+	one              bool      // --port may be given once (fuzz, replay): check refuses more
 }
 
+// register registers the flags of a command that checks one port (fuzz,
+// replay): --port given twice is a usage error (check), never a run of
+// the last one alone.
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
-	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
+	pf.one = true
+	fs.Var(&pf.commands, "port", "the port: a command line run by sh -c (default: the bundled Go implementation, in process); once")
 	pf.registerRest(fs, overall)
 }
 
@@ -271,6 +276,11 @@ func (pf *portFlags) registerRest(fs *flag.FlagSet, overall time.Duration) {
 // or blank: an unset variable in a CI script must not check the bundled
 // implementation instead of the port and pass.
 func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
+	if pf.one && len(pf.commands) > 1 {
+		cmd := strings.TrimPrefix(fs.Name(), "limcheck ")
+		fmt.Fprintf(c.stderr, "%s: -port given more than once: %s checks one port (limcheck run --port A --port B checks several side by side)\n", fs.Name(), cmd)
+		return false
+	}
 	if len(pf.commands) == 1 {
 		pf.command = pf.commands[0]
 	}
