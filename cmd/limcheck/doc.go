@@ -38,7 +38,9 @@
 // port process, prints it and writes it as a vector file (--out); a break
 // or a limit while shrinking stops shrinking, never loses the divergence.
 // It counts the ops of skipped traces apart, and a run in which the port
-// skipped every trace checked nothing: status 4, unless --allow-empty.
+// skipped every trace checked nothing: status 4, unless --allow-empty; so
+// is one in which it skipped every twinned trace (instance isolation,
+// PROTO-12, was never checked; some skipped is a warning).
 // replay runs one vector file.
 //
 // run prints each case as it finishes (a terminal gets a progress line on

@@ -11,8 +11,10 @@ import (
 
 // twinSkipper is the model that, after its first after opens, skips an
 // open that comes right after another open, with no op between: the
-// second instance of a twinned trace (VEC-15). Every trace run alone
-// passes; instance isolation (PROTO-12) is never checked.
+// second instance of a twinned trace (VEC-15), and the first of a trace
+// that follows one with no op (it cannot tell them apart: a close never
+// reaches a Subject). Every trace run alone passes; instance isolation
+// (PROTO-12) is never checked.
 type twinSkipper struct {
 	oracle.Model
 	after, opens int

@@ -18,7 +18,7 @@ import (
 
 // fuzzStatuses are fuzz's exit statuses, for its usage text.
 const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\n" +
-	"broke the protocol, 4 incomplete: every trace was skipped (without -allow-empty) or -timeout passed"
+	"broke the protocol, 4 incomplete: every trace, or every twinned one, was skipped (without -allow-empty) or -timeout passed"
 
 // defaultIsolation is how often limcheck fuzz twins a trace (the
 // -isolation flag, FuzzOptions.Isolation): one trace in 8 of each
@@ -40,7 +40,7 @@ func (c cli) fuzzCmd(args []string) int {
 	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
 	html := fs.String("html", "", "when a divergence is found, also write it as one self-contained HTML page, its trace drawn as a timeline, to `FILE`")
-	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked)")
+	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked), or every twinned one (instance isolation was not)")
 	isolation := fs.Int("isolation", defaultIsolation, "run every `N`th trace of gate and throttle twinned: on two instances of its config opened side by side, each op on both, so that state shared between instances fails (0: never)")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
@@ -155,12 +155,20 @@ func (c cli) fuzzCmd(args []string) int {
 		if rep.Traces == 0 {
 			res.incomplete = "nothing was checked: no trace ran"
 		}
+	case !rep.IsolationChecked() && !*allowEmpty:
+		// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
+		res.incomplete = noIsolation
 	}
 	if *jsonOut {
 		return c.fuzzJSON(&res)
 	}
 	return c.fuzzText(&res)
 }
+
+// noIsolation is why a run whose twinned traces were all skipped is
+// incomplete: a port may skip a trace (PROTO-6), but then a port that
+// shares state between instances passes.
+const noIsolation = "instance isolation (PROTO-12) was never checked: the port skipped every twinned trace"
 
 // fuzzProgress returns the progress line a terminal shows, redrawn at most
 // every 100ms.

@@ -74,16 +74,29 @@ const (
 
 // FuzzStatus is how far a Fuzz run has come.
 type FuzzStatus struct {
-	Traces     int           // traces run (skipped ones included)
-	Ops        int           // the ops of the traces run and not skipped: checked against the model
-	Skipped    int           // traces the runner declined (PROTO-6 skipped)
-	SkippedOps int           // the ops of the skipped traces: sent, never checked
-	Elapsed    time.Duration // since the run started
+	Traces     int // traces run (skipped ones included)
+	Ops        int // the ops of the traces run and not skipped: checked against the model
+	Skipped    int // traces the runner declined (PROTO-6 skipped)
+	SkippedOps int // the ops of the skipped traces: sent, never checked
+	// Twinned counts the twin traces run (FuzzOptions.Isolation), skipped
+	// ones included, and TwinnedSkipped those the runner skipped: on them
+	// instance isolation (spec PROTO-12) was not checked.
+	Twinned, TwinnedSkipped int
+	Elapsed                 time.Duration // since the run started
 }
 
 // Checked reports whether the run checked anything: some trace ran and
 // was not skipped.
 func (s FuzzStatus) Checked() bool { return s.Traces > s.Skipped }
+
+// IsolationChecked reports whether a twin trace ran and was not skipped;
+// true when the run had none to run (FuzzOptions.Isolation 0, or no
+// component whose instances hold state).
+//
+// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
+func (s FuzzStatus) IsolationChecked() bool {
+	return s.Twinned == 0 || s.Twinned > s.TwinnedSkipped
+}
 
 // FuzzReport is the result of a Fuzz run: how far it came and the
 // counterexample it found, if any.

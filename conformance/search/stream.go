@@ -130,8 +130,15 @@ func (f *fuzzRun) check(b *genBatch, j int, run protocol.TraceRun) {
 	rep := &f.rep
 	rep.Traces++
 	ops := len(b.want[j].Results)
+	twin := b.sent[j].Twin
+	if twin {
+		rep.Twinned++
+	}
 	switch {
 	case run.Skipped != "":
+		if twin {
+			rep.TwinnedSkipped++
+		}
 		rep.Skipped++
 		rep.SkippedOps += ops
 		if rep.FirstSkip == "" {
