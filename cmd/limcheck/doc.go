@@ -36,7 +36,8 @@
 // model, shrinks the
 // first divergence by re-running the port, confirms it alone in a fresh
 // port process, prints it and writes it as a vector file (--out); a break
-// or a limit while shrinking stops shrinking, never loses the divergence.
+// or a limit while shrinking stops shrinking, never loses the divergence;
+// so does a signal, after which fuzz exits 128+n.
 // It counts the ops of skipped traces apart, and a run in which the port
 // skipped every trace checked nothing: status 4, unless --allow-empty; so
 // is one in which it skipped every twinned trace (instance isolation,

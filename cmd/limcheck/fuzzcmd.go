@@ -27,7 +27,7 @@ const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 us
 // traces.
 const defaultIsolation = 8
 
-func (c cli) fuzzCmd(args []string) int {
+func (c cli) fuzzCmd(args []string) (status int) {
 	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
 	var pf portFlags
 	var comps listFlag
@@ -123,12 +123,19 @@ func (c cli) fuzzCmd(args []string) int {
 	if !*jsonOut {
 		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), *seed)
 	}
+	// From here a signal stops the run rather than limcheck (stop waits):
+	// what it found is written and printed, and the status is the signal's.
+	opt.Stop = startFuzzStop()
+	defer func() { status = endFuzzStop(status) }()
 	rep, fuzzErr := search.Fuzz(port, opt)
 	closeErr := port.Close()
 	if opt.Progress != nil {
 		fmt.Fprint(c.stderr, "\r\033[K")
 	}
-	res.rep = rep
+	res.rep, res.stoppedBy = rep, fuzzStoppedBy()
+	if res.stoppedBy != "" {
+		closeErr = nil // the port limcheck killed
+	}
 	switch {
 	case rep.Found != nil:
 		if errors.As(rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
@@ -141,6 +148,8 @@ func (c cli) fuzzCmd(args []string) int {
 			}
 		}
 		return st
+	case rep.Stopped || res.stoppedBy != "" && fuzzErr != nil:
+		res.incomplete = res.stoppedBy
 	case rep.TimedOut || errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)):
 		// a budget that ran out, not a break (a port the deadline stopped
 		// says so again as it closes)
@@ -244,6 +253,7 @@ type fuzzOutcome struct {
 	writeErr   error                 // why it could not be
 	broken     *protocol.BrokenError // how the port broke the protocol, outside shrinking
 	incomplete string                // why the run is incomplete (status 4)
+	stoppedBy  string                // the signal that stopped the run: "limcheck was stopped (interrupt)"
 	repro      string
 	jsonOut    bool
 }
@@ -274,6 +284,8 @@ func (res *fuzzOutcome) shrinkStopped() string {
 		why = "-shrink-time passed"
 	case search.ShrinkRunLimit:
 		why = "-shrink-runs reached"
+	case search.ShrinkInterrupted:
+		why = res.stoppedBy
 	default:
 		why = clean(f.ShrinkErr.Error())
 		var be *protocol.BrokenError
@@ -295,6 +307,9 @@ func (res *fuzzOutcome) confirmation() string {
 	case search.NotReproducible:
 		return fmt.Sprintf("does not reproduce in a fresh process: %s; neither the shrunk trace nor the trace as found fails alone there, so the one that failed in the run is written, marked NOT REPRODUCIBLE", leak)
 	case search.Unconfirmed:
+		if errors.Is(f.ConfirmErr, search.ErrStopped) {
+			return "not confirmed in a fresh process: " + res.stoppedBy
+		}
 		if f.ShrinkStop == search.ShrinkDeadline {
 			return "not confirmed in a fresh process: the --timeout passed"
 		}

@@ -185,10 +185,11 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 		Broken     string         `json:"broken,omitempty"`
 		Stderr     string         `json:"broken_stderr,omitempty"`
 		Incomplete string         `json:"incomplete,omitempty"`
+		Stopped    string         `json:"stopped,omitempty"`
 		Reproduce  string         `json:"reproduce"`
 	}{Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps,
 		Twinned: rep.Twinned, TwinSkip: rep.TwinnedSkipped, Isolation: isolationNote(rep.FuzzStatus), FirstSkip: clean(rep.FirstSkip),
-		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Reproduce: res.repro}
+		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Stopped: res.stoppedBy, Reproduce: res.repro}
 	if res.broken != nil {
 		out.Broken, out.Stderr = clean(res.broken.What), cleanText(res.broken.Stderr)
 	}

@@ -71,11 +71,14 @@ var (
 // with 128 + the signal's number, as a shell reports a process the signal
 // killed; a closed output with no port to stop (limcheck coverage | head)
 // ends it silently, as SIGPIPE does. A SIGINT or SIGTERM during a run
-// prints the run's partial report first (live.partial). It never returns.
+// prints the run's partial report first (live.partial); any of the four
+// during fuzz lets it write and print what it found (stopFuzz). It never
+// returns.
 func stop(sig syscall.Signal) {
 	stopping.Lock()
 	exiting.Store(true)
 	lv := freeze(sig)
+	fz := stopFuzz(sig) // before its port is killed
 	msg := fmt.Sprintf("\nlimcheck: %v", sig)
 	switch n := protocol.KillAll(); {
 	case n == 1:
@@ -91,6 +94,7 @@ func stop(sig syscall.Signal) {
 	if lv != nil {
 		lv.partial(sig)
 	}
+	waitFuzz(fz) // a divergence found is written and printed
 	os.Exit(128 + int(sig))
 }
 

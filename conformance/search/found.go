@@ -171,7 +171,7 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 	if shrinkTime <= 0 {
 		shrinkTime = defaultShrinkTime
 	}
-	lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns}
+	lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns, Stop: opt.Stop}
 	if !opt.Deadline.IsZero() && opt.Deadline.Before(lim.Deadline) {
 		lim.Deadline = opt.Deadline
 	}
@@ -192,10 +192,15 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 	c.stopped(opt, s.stop, s.err)
 }
 
-// stopped records why shrinking stopped: the deadline, when it has
-// passed, names a limit or a break it caused.
+// stopped records why shrinking stopped: a stop (opt.Stop), when it
+// came, names the break of the port it killed, and the deadline, when it
+// has passed, a limit or a break it caused.
 func (c *Counterexample) stopped(opt FuzzOptions, stop ShrinkStop, err error) {
 	c.ShrinkStop, c.ShrinkErr = stop, err
+	if stop != ShrinkDone && opt.stopped() {
+		c.ShrinkStop, c.ShrinkErr = ShrinkInterrupted, nil
+		return
+	}
 	if stop != ShrinkDone && (errors.Is(err, protocol.ErrDeadline) || opt.pastDeadline(time.Now())) {
 		// the port's deadline (or, for a runner that does not tell it
 		// from a break, the run's clock)
@@ -214,12 +219,19 @@ func (c *Counterexample) confirm(opt FuzzOptions, sent oracle.Trace) {
 	if opt.Fresh == nil {
 		return
 	}
-	if opt.pastDeadline(time.Now()) {
+	switch {
+	case opt.stopped():
+		c.ConfirmErr = ErrStopped // no port may start now
+		return
+	case opt.pastDeadline(time.Now()):
 		c.ConfirmErr = errDeadline
 		return
 	}
 	run, failed, err := freshRun(opt.Fresh, c.Trace)
 	switch {
+	case err != nil && opt.stopped():
+		c.ConfirmErr = ErrStopped
+		return
 	case err != nil:
 		c.ConfirmErr = err
 		return
@@ -233,6 +245,8 @@ func (c *Counterexample) confirm(opt FuzzOptions, sent oracle.Trace) {
 	}
 	run, failed, err = freshRun(opt.Fresh, sent)
 	switch {
+	case err != nil && opt.stopped():
+		c.ConfirmErr = ErrStopped
 	case err != nil:
 		c.ConfirmErr = fmt.Errorf("the trace as found: %w", err)
 	case failed:

@@ -82,7 +82,7 @@ func (f *fuzzRun) stream() (int, error) {
 	next := func() []oracle.Trace {
 		now := time.Now()
 		if !first {
-			if stop, _ := f.over(now); stop || f.fail != nil || f.pace.size(now) < f.pace.max {
+			if stop, _ := f.over(now); stop || f.fail != nil || f.opt.stopped() || f.pace.size(now) < f.pace.max {
 				return nil
 			}
 		}
