@@ -36,9 +36,12 @@
 // model, shrinks the
 // first divergence by re-running the port, confirms it alone in a fresh
 // port process, prints it and writes it as a vector file (--out); a break
-// or a limit while shrinking stops shrinking, never loses the divergence.
+// or a limit while shrinking stops shrinking, never loses the divergence;
+// so does a signal, after which fuzz exits 128+n.
 // It counts the ops of skipped traces apart, and a run in which the port
-// skipped every trace checked nothing: status 4, unless --allow-empty.
+// skipped every trace checked nothing: status 4, unless --allow-empty; so
+// is one in which it skipped every twinned trace (instance isolation,
+// PROTO-12, was never checked; some skipped is a warning).
 // replay runs one vector file.
 //
 // run prints each case as it finishes (a terminal gets a progress line on
@@ -47,7 +50,8 @@
 // takes globs (GATE-*), --level core|strict chooses levels. Repeating
 // --port checks several ports side by side: one table, a case per row and
 // a port per column, summaries per clause area and per port, --json as
-// limcheck-runs/1, --junit a testsuite per port. --html FILE (run, replay,
+// limcheck-runs/1, --junit a testsuite per port (fuzz and replay check one
+// port: --port twice is a usage error). --html FILE (run, replay,
 // fuzz) writes one self-contained HTML page with each failure's timeline
 // as inline SVG. list prints the cases the filters select; version the
 // tool's, spec's, protocol's and formats' versions.

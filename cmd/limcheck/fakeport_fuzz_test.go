@@ -21,7 +21,12 @@ const fuzzModes = `fuzz modes: slow-after N (every reply after the Nth 20ms late
   every lim_take after its Nth op), bigfault-after N (a 1 MiB fault for every op
   after the Nth), evil-after N (controls in its hello, in its faults after N ops,
   and in its stderr as it crashes at open 6), skip-after N (skips every open
-  after the Nth)`
+  after the Nth), skip-twin-after N (after its Nth open, skips an open that comes
+  right after an open: the second instance of a twinned trace)
+
+The environment: FAKEPORT_PIDS=FILE (each port adds its pid to FILE),
+FAKEPORT_HUNG=FILE (lie-hang-after writes FILE as it starts to hang),
+FAKEPORT_LONGNAME=N (the hello's name padded to N bytes, escapes in it).`
 
 // fuzzHostile returns the subject and reply editor (nil: none) of fuzz
 // mode mode with argument n, and edits the port's hello.
@@ -62,6 +67,8 @@ func fuzzHostile(mode string, n int, hello *protocol.Hello) (oracle.Subject, fun
 		return limOnly(&faulty{after: n, msg: "boom\x1b[31m\r\nPASS   lim-forged-001 \u202eexe.txt", crashAt: 6, stderr: "warn\x1b[2J\rFAIL forged\n"}), nil
 	case "skip-after":
 		return limOnly(&faulty{after: n, skipOpens: true}), nil
+	case "skip-twin-after":
+		return &twinSkipper{after: n}, nil
 	}
 	fail("fakeport: unknown mode " + mode + "\n" + fakeportUsage + "\n" + fuzzModes)
 	return nil, nil
@@ -81,6 +88,9 @@ type leaky struct {
 func (l *leaky) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
 	if l.opens++; l.breakAfter > 0 && l.opens > l.breakAfter {
 		if l.hang {
+			if file := os.Getenv("FAKEPORT_HUNG"); file != "" {
+				os.WriteFile(file, []byte("hung\n"), 0o644) //nolint:errcheck // the script waits for it
+			}
 			time.Sleep(time.Hour) // alive, silent
 		}
 		os.Stderr.WriteString(pyTraceback) //nolint:errcheck // best effort

@@ -142,7 +142,7 @@ func fakeportMain() {
 		}
 	case "huge":
 		hugeMode()
-	case "slow-after", "lie-crash-after", "lie-hang-after", "leak-after", "lie-after", "bigfault-after", "evil-after", "skip-after":
+	case "slow-after", "lie-crash-after", "lie-hang-after", "leak-after", "lie-after", "bigfault-after", "evil-after", "skip-after", "skip-twin-after":
 		s, edit = fuzzHostile(mode, n, &hello)
 	default:
 		fail("fakeport: unknown mode " + mode + "\n" + fakeportUsage)
@@ -155,6 +155,7 @@ func fakeportMain() {
 // line through edit when it is set.
 func serve(s oracle.Subject, hello protocol.Hello, edit func(io.Writer, int, []byte)) {
 	var out io.Writer = os.Stdout
+	hello.Name = longName(hello.Name)
 	if edit != nil {
 		out = &lineWriter{edit: edit}
 	}

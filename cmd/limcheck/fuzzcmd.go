@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
@@ -17,7 +18,7 @@ import (
 
 // fuzzStatuses are fuzz's exit statuses, for its usage text.
 const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 usage or input error, 3 the port\n" +
-	"broke the protocol, 4 incomplete: every trace was skipped (without -allow-empty) or -timeout passed"
+	"broke the protocol, 4 incomplete: every trace, or every twinned one, was skipped (without -allow-empty) or -timeout passed"
 
 // defaultIsolation is how often limcheck fuzz twins a trace (the
 // -isolation flag, FuzzOptions.Isolation): one trace in 8 of each
@@ -26,7 +27,7 @@ const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 us
 // traces.
 const defaultIsolation = 8
 
-func (c cli) fuzzCmd(args []string) int {
+func (c cli) fuzzCmd(args []string) (status int) {
 	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
 	var pf portFlags
 	var comps listFlag
@@ -39,7 +40,7 @@ func (c cli) fuzzCmd(args []string) int {
 	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
 	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
 	html := fs.String("html", "", "when a divergence is found, also write it as one self-contained HTML page, its trace drawn as a timeline, to `FILE`")
-	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked)")
+	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked), or every twinned one (instance isolation was not)")
 	isolation := fs.Int("isolation", defaultIsolation, "run every `N`th trace of gate and throttle twinned: on two instances of its config opened side by side, each op on both, so that state shared between instances fails (0: never)")
 	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
@@ -122,24 +123,33 @@ func (c cli) fuzzCmd(args []string) int {
 	if !*jsonOut {
 		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), *seed)
 	}
+	// From here a signal stops the run rather than limcheck (stop waits):
+	// what it found is written and printed, and the status is the signal's.
+	opt.Stop = startFuzzStop()
+	defer func() { status = endFuzzStop(status) }()
 	rep, fuzzErr := search.Fuzz(port, opt)
 	closeErr := port.Close()
 	if opt.Progress != nil {
 		fmt.Fprint(c.stderr, "\r\033[K")
 	}
-	res.rep = rep
+	res.rep, res.stoppedBy = rep, fuzzStoppedBy()
+	if res.stoppedBy != "" {
+		closeErr = nil // the port limcheck killed
+	}
 	switch {
 	case rep.Found != nil:
 		if errors.As(rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
 			closeErr = nil // the break shrinking reports
 		}
-		st := c.fuzzFound(&res, *out, &pf, closeErr)
+		st := c.fuzzFound(&res, *out, &pf, closeErr, fuzzErr)
 		if *html != "" {
 			if err := writeFoundHTML(*html, port.Hello(), rep.Found); err != nil {
 				fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
 			}
 		}
 		return st
+	case rep.Stopped || res.stoppedBy != "" && fuzzErr != nil:
+		res.incomplete = res.stoppedBy
 	case rep.TimedOut || errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)):
 		// a budget that ran out, not a break (a port the deadline stopped
 		// says so again as it closes)
@@ -154,12 +164,20 @@ func (c cli) fuzzCmd(args []string) int {
 		if rep.Traces == 0 {
 			res.incomplete = "nothing was checked: no trace ran"
 		}
+	case !rep.IsolationChecked() && !*allowEmpty:
+		// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
+		res.incomplete = noIsolation
 	}
 	if *jsonOut {
 		return c.fuzzJSON(&res)
 	}
 	return c.fuzzText(&res)
 }
+
+// noIsolation is why a run whose twinned traces were all skipped is
+// incomplete: a port may skip a trace (PROTO-6), but then a port that
+// shares state between instances passes.
+const noIsolation = "instance isolation (PROTO-12) was never checked: the port skipped every twinned trace"
 
 // fuzzProgress returns the progress line a terminal shows, redrawn at most
 // every 100ms.
@@ -189,14 +207,26 @@ func (pf *portFlags) fresh() (protocol.Runner, func() error, error) {
 // status is 1 whatever else went wrong (a break while shrinking, a file
 // that cannot be written, a port that broke at its end): the divergence
 // is the news, and the rest is reported beside it.
-func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr error) int {
+//
+// caseErr is why the counterexample could not be made a vector (its Case
+// is then empty): it is printed, not written.
+func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr, caseErr error) int {
 	f := res.rep.Found
-	f.Case.Description = clean(f.Case.Description) // the port's name is in it
+	// the port's name is in the description, cut (search.Counterexample);
+	// escaped, it must still keep to a vector's string limit (VEC-1)
+	f.Case.Description = fitText(clean(f.Case.Description), conformance.MaxString)
 	res.file = out
 	if res.file == "" {
 		res.file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
 	}
-	data, err := conformance.Encode(f.Case)
+	err := caseErr
+	var data []byte
+	if err == nil {
+		data, err = conformance.Encode(f.Case)
+	}
+	if err == nil {
+		_, err = conformance.Parse(data) // what replay will read
+	}
 	if err == nil {
 		err = os.WriteFile(res.file, data, 0o644)
 	}
@@ -223,6 +253,7 @@ type fuzzOutcome struct {
 	writeErr   error                 // why it could not be
 	broken     *protocol.BrokenError // how the port broke the protocol, outside shrinking
 	incomplete string                // why the run is incomplete (status 4)
+	stoppedBy  string                // the signal that stopped the run: "limcheck was stopped (interrupt)"
 	repro      string
 	jsonOut    bool
 }
@@ -253,6 +284,8 @@ func (res *fuzzOutcome) shrinkStopped() string {
 		why = "-shrink-time passed"
 	case search.ShrinkRunLimit:
 		why = "-shrink-runs reached"
+	case search.ShrinkInterrupted:
+		why = res.stoppedBy
 	default:
 		why = clean(f.ShrinkErr.Error())
 		var be *protocol.BrokenError
@@ -274,6 +307,9 @@ func (res *fuzzOutcome) confirmation() string {
 	case search.NotReproducible:
 		return fmt.Sprintf("does not reproduce in a fresh process: %s; neither the shrunk trace nor the trace as found fails alone there, so the one that failed in the run is written, marked NOT REPRODUCIBLE", leak)
 	case search.Unconfirmed:
+		if errors.Is(f.ConfirmErr, search.ErrStopped) {
+			return "not confirmed in a fresh process: " + res.stoppedBy
+		}
 		if f.ShrinkStop == search.ShrinkDeadline {
 			return "not confirmed in a fresh process: the --timeout passed"
 		}
@@ -291,6 +327,20 @@ func (res *fuzzOutcome) shrinkStderr() string {
 		return be.Stderr
 	}
 	return ""
+}
+
+// fitText returns s cut to at most limit bytes, at a rune boundary, saying
+// how many bytes were cut.
+func fitText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf(" ... (%d bytes cut)", len(s)) // no shorter than the note for the bytes cut
+	k := max(limit-len(note), 0)
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k] + fmt.Sprintf(" ... (%d bytes cut)", len(s)-k)
 }
 
 // shellQuote quotes s for sh.

@@ -17,6 +17,19 @@ func fuzzCounts(s search.FuzzStatus) string {
 	return fmt.Sprintf("%d traces, %d ops run, %d traces (%d ops) skipped", s.Traces, s.Ops, s.Skipped, s.SkippedOps)
 }
 
+// isolationNote says how many twinned traces the port skipped, on which
+// instance isolation (spec PROTO-12) was not checked; "" when it skipped
+// none.
+func isolationNote(s search.FuzzStatus) string {
+	switch {
+	case s.TwinnedSkipped == 0:
+		return ""
+	case s.IsolationChecked():
+		return fmt.Sprintf("%d twinned traces skipped: instance isolation (PROTO-12) not checked on them (%d twinned traces ran)", s.TwinnedSkipped, s.Twinned-s.TwinnedSkipped)
+	}
+	return fmt.Sprintf("%d twinned traces skipped: instance isolation (PROTO-12) not checked", s.TwinnedSkipped)
+}
+
 // opsRate is the ops run per second.
 func opsRate(s search.FuzzStatus) float64 { return float64(s.Ops) / max(s.Elapsed.Seconds(), 1e-9) }
 
@@ -37,13 +50,22 @@ func (c cli) fuzzText(res *fuzzOutcome) int {
 		if rep.FirstSkip != "" {
 			fmt.Fprintf(c.stdout, "  the first trace skipped: %s\n", clean(rep.FirstSkip))
 		}
-		if !rep.Checked() {
+		if s := isolationNote(rep.FuzzStatus); s != "" {
+			fmt.Fprintf(c.stdout, "  %s\n", s)
+		}
+		switch {
+		case !rep.Checked():
 			fmt.Fprintln(c.stdout, "  (--allow-empty accepts a run that checks nothing)")
+		case !rep.IsolationChecked():
+			fmt.Fprintln(c.stdout, "  (--isolation 0 runs no twinned trace; --allow-empty accepts the run)")
 		}
 	default:
 		fmt.Fprintf(c.stdout, "no divergence: %s in %v (%.0f ops/s)\n", counts, rep.Elapsed.Round(time.Millisecond), opsRate(rep.FuzzStatus))
 		if !rep.Checked() {
 			fmt.Fprintln(c.stdout, "  nothing was checked: the port skipped every trace (--allow-empty)")
+		}
+		if s := isolationNote(rep.FuzzStatus); s != "" {
+			fmt.Fprintf(c.stdout, "  warning: %s\n", s)
 		}
 	}
 	fmt.Fprintf(c.stdout, "reproduce: %s\n", res.repro)
@@ -157,6 +179,9 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 		Ops        int            `json:"ops"`
 		Skipped    int            `json:"skipped"`
 		SkippedOps int            `json:"skipped_ops"`
+		Twinned    int            `json:"twinned"`
+		TwinSkip   int            `json:"twinned_skipped"`
+		Isolation  string         `json:"isolation,omitempty"`
 		FirstSkip  string         `json:"first_skip,omitempty"`
 		ElapsedMS  int64          `json:"elapsed_ms"`
 		OpsPerSec  float64        `json:"ops_per_second"`
@@ -164,9 +189,11 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 		Broken     string         `json:"broken,omitempty"`
 		Stderr     string         `json:"broken_stderr,omitempty"`
 		Incomplete string         `json:"incomplete,omitempty"`
+		Stopped    string         `json:"stopped,omitempty"`
 		Reproduce  string         `json:"reproduce"`
-	}{Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps, FirstSkip: clean(rep.FirstSkip),
-		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Reproduce: res.repro}
+	}{Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps,
+		Twinned: rep.Twinned, TwinSkip: rep.TwinnedSkipped, Isolation: isolationNote(rep.FuzzStatus), FirstSkip: clean(rep.FirstSkip),
+		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Stopped: res.stoppedBy, Reproduce: res.repro}
 	if res.broken != nil {
 		out.Broken, out.Stderr = clean(res.broken.What), cleanText(res.broken.Stderr)
 	}

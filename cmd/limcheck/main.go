@@ -71,11 +71,14 @@ var (
 // with 128 + the signal's number, as a shell reports a process the signal
 // killed; a closed output with no port to stop (limcheck coverage | head)
 // ends it silently, as SIGPIPE does. A SIGINT or SIGTERM during a run
-// prints the run's partial report first (live.partial). It never returns.
+// prints the run's partial report first (live.partial); any of the four
+// during fuzz lets it write and print what it found (stopFuzz). It never
+// returns.
 func stop(sig syscall.Signal) {
 	stopping.Lock()
 	exiting.Store(true)
 	lv := freeze(sig)
+	fz := stopFuzz(sig) // before its port is killed
 	msg := fmt.Sprintf("\nlimcheck: %v", sig)
 	switch n := protocol.KillAll(); {
 	case n == 1:
@@ -91,6 +94,7 @@ func stop(sig syscall.Signal) {
 	if lv != nil {
 		lv.partial(sig)
 	}
+	waitFuzz(fz) // a divergence found is written and printed
 	os.Exit(128 + int(sig))
 }
 
@@ -237,10 +241,15 @@ type portFlags struct {
 	handshakeTimeout time.Duration
 	timeout          time.Duration
 	deadline         time.Time // the end of the whole run: set by the first open, kept by the next
+	one              bool      // --port may be given once (fuzz, replay): check refuses more
 }
 
+// register registers the flags of a command that checks one port (fuzz,
+// replay): --port given twice is a usage error (check), never a run of
+// the last one alone.
 func (pf *portFlags) register(fs *flag.FlagSet, overall time.Duration) {
-	fs.StringVar(&pf.command, "port", "", "the port: a command line run by sh -c (default: the bundled Go implementation, in process)")
+	pf.one = true
+	fs.Var(&pf.commands, "port", "the port: a command line run by sh -c (default: the bundled Go implementation, in process); once")
 	pf.registerRest(fs, overall)
 }
 
@@ -271,6 +280,11 @@ func (pf *portFlags) registerRest(fs *flag.FlagSet, overall time.Duration) {
 // or blank: an unset variable in a CI script must not check the bundled
 // implementation instead of the port and pass.
 func (pf *portFlags) check(c cli, fs *flag.FlagSet) bool {
+	if pf.one && len(pf.commands) > 1 {
+		cmd := strings.TrimPrefix(fs.Name(), "limcheck ")
+		fmt.Fprintf(c.stderr, "%s: -port given more than once: %s checks one port (limcheck run --port A --port B checks several side by side)\n", fs.Name(), cmd)
+		return false
+	}
 	if len(pf.commands) == 1 {
 		pf.command = pf.commands[0]
 	}

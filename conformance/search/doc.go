@@ -7,8 +7,10 @@
 //
 //   - [Fuzz] runs the search under [FuzzOptions] (a seed, a bound in ops
 //     or time, a deadline, the components, a way to start a fresh
-//     runner), reporting progress as a [FuzzStatus] (ops run and ops
-//     skipped apart; [FuzzStatus.Checked]) and its end as a [FuzzReport].
+//     runner, a channel that stops it), reporting progress as a
+//     [FuzzStatus] (ops run and ops skipped apart, twinned traces skipped
+//     apart again; [FuzzStatus.Checked], [FuzzStatus.IsolationChecked])
+//     and its end as a [FuzzReport].
 //     Under a time bound it sizes each chunk of traces it hands the
 //     runner to the time left, so a slow port cannot run a whole batch
 //     past it; a port (a protocol.Streamer) gets the chunks as one
@@ -19,8 +21,9 @@
 //     candidates on the Runner; [ErrNotReproduced] when it does not fail
 //     again.
 //   - [Counterexample] is what Fuzz found, as found and as shrunk, never
-//     lost to a break or a limit ([ShrinkStop] says why shrinking
-//     stopped) and confirmed alone on a fresh runner ([Confirmation]); it
+//     lost to a break, a limit or a stop ([ShrinkStop] says why shrinking
+//     stopped) and confirmed alone on a fresh runner ([Confirmation];
+//     [ErrStopped] when a stop came first); it
 //     keeps at most [MaxText] bytes of each string the implementation
 //     controls. [Counterexample.Report] renders it for people, and its
 //     Case is the vector [TraceCase] makes of a trace: level by

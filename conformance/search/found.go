@@ -171,7 +171,7 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 	if shrinkTime <= 0 {
 		shrinkTime = defaultShrinkTime
 	}
-	lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns}
+	lim := ShrinkLimits{Deadline: found.Add(shrinkTime), Runs: opt.ShrinkRuns, Stop: opt.Stop}
 	if !opt.Deadline.IsZero() && opt.Deadline.Before(lim.Deadline) {
 		lim.Deadline = opt.Deadline
 	}
@@ -192,10 +192,15 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 	c.stopped(opt, s.stop, s.err)
 }
 
-// stopped records why shrinking stopped: the deadline, when it has
-// passed, names a limit or a break it caused.
+// stopped records why shrinking stopped: a stop (opt.Stop), when it
+// came, names the break of the port it killed, and the deadline, when it
+// has passed, a limit or a break it caused.
 func (c *Counterexample) stopped(opt FuzzOptions, stop ShrinkStop, err error) {
 	c.ShrinkStop, c.ShrinkErr = stop, err
+	if stop != ShrinkDone && opt.stopped() {
+		c.ShrinkStop, c.ShrinkErr = ShrinkInterrupted, nil
+		return
+	}
 	if stop != ShrinkDone && (errors.Is(err, protocol.ErrDeadline) || opt.pastDeadline(time.Now())) {
 		// the port's deadline (or, for a runner that does not tell it
 		// from a break, the run's clock)
@@ -214,12 +219,19 @@ func (c *Counterexample) confirm(opt FuzzOptions, sent oracle.Trace) {
 	if opt.Fresh == nil {
 		return
 	}
-	if opt.pastDeadline(time.Now()) {
+	switch {
+	case opt.stopped():
+		c.ConfirmErr = ErrStopped // no port may start now
+		return
+	case opt.pastDeadline(time.Now()):
 		c.ConfirmErr = errDeadline
 		return
 	}
 	run, failed, err := freshRun(opt.Fresh, c.Trace)
 	switch {
+	case err != nil && opt.stopped():
+		c.ConfirmErr = ErrStopped
+		return
 	case err != nil:
 		c.ConfirmErr = err
 		return
@@ -233,6 +245,8 @@ func (c *Counterexample) confirm(opt FuzzOptions, sent oracle.Trace) {
 	}
 	run, failed, err = freshRun(opt.Fresh, sent)
 	switch {
+	case err != nil && opt.stopped():
+		c.ConfirmErr = ErrStopped
 	case err != nil:
 		c.ConfirmErr = fmt.Errorf("the trace as found: %w", err)
 	case failed:
@@ -261,7 +275,16 @@ func freshRun(fresh func() (protocol.Runner, func() error, error), t oracle.Trac
 	return cutRun(run), fails(t, want, run), nil
 }
 
-// finish fills in the divergence or fault and the case of c's trace.
+// maxDescName is the most bytes of the runner's name a counterexample's
+// description quotes: a port's name may take 4 KiB (PROTO-2), and the
+// description must keep to a vector's MaxString with room to spare for
+// the rest of it, and for escapes a report adds.
+//
+// spec VEC-1: "a string over 1 KiB"
+const maxDescName = 128
+
+// finish fills in the divergence or fault and the case of c's trace, whose
+// description names the runner (name, cut to maxDescName).
 func (c *Counterexample) finish(name string) error {
 	want, err := oracle.Run(oracle.Model{}, c.Trace)
 	if err != nil {
@@ -283,6 +306,7 @@ func (c *Counterexample) finish(name string) error {
 			what = fmt.Sprintf("first divergence at %s", fuzzOpName(c.Trace, c.Divergence.Index))
 		}
 	}
+	name = protocol.CutText(name, maxDescName)
 	desc := fmt.Sprintf("limcheck fuzz --seed %d, trace %d, against %s, shrunk from %d to %d ops: %s",
 		c.Seed, c.Index, name, len(c.Original.Ops), len(c.Trace.Ops), what)
 	switch {

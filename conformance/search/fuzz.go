@@ -64,6 +64,27 @@ type FuzzOptions struct {
 	// state from one instance to the next fails in a long conversation on
 	// traces that pass alone.
 	Fresh func() (protocol.Runner, func() error, error)
+	// Stop, if non-nil, is closed to stop the run at once (limcheck
+	// closes it on a signal, then kills the port, so that a call of the
+	// runner in progress breaks): a run it stops before a failing trace
+	// returns Stopped and no error; a failing trace found is not lost:
+	// shrinking stops (ShrinkInterrupted), no fresh runner is started
+	// (ErrStopped), and Found holds the smallest failing trace reached.
+	Stop <-chan struct{}
+}
+
+// ErrStopped is a counterexample's ConfirmErr when FuzzOptions.Stop
+// stopped the run before it could run on a fresh runner.
+var ErrStopped = errors.New("search: the run was stopped")
+
+// stopped reports whether o.Stop is closed.
+func (o FuzzOptions) stopped() bool {
+	select {
+	case <-o.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // The defaults of FuzzOptions.
@@ -74,16 +95,29 @@ const (
 
 // FuzzStatus is how far a Fuzz run has come.
 type FuzzStatus struct {
-	Traces     int           // traces run (skipped ones included)
-	Ops        int           // the ops of the traces run and not skipped: checked against the model
-	Skipped    int           // traces the runner declined (PROTO-6 skipped)
-	SkippedOps int           // the ops of the skipped traces: sent, never checked
-	Elapsed    time.Duration // since the run started
+	Traces     int // traces run (skipped ones included)
+	Ops        int // the ops of the traces run and not skipped: checked against the model
+	Skipped    int // traces the runner declined (PROTO-6 skipped)
+	SkippedOps int // the ops of the skipped traces: sent, never checked
+	// Twinned counts the twin traces run (FuzzOptions.Isolation), skipped
+	// ones included, and TwinnedSkipped those the runner skipped: on them
+	// instance isolation (spec PROTO-12) was not checked.
+	Twinned, TwinnedSkipped int
+	Elapsed                 time.Duration // since the run started
 }
 
 // Checked reports whether the run checked anything: some trace ran and
 // was not skipped.
 func (s FuzzStatus) Checked() bool { return s.Traces > s.Skipped }
+
+// IsolationChecked reports whether a twin trace ran and was not skipped;
+// true when the run had none to run (FuzzOptions.Isolation 0, or no
+// component whose instances hold state).
+//
+// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
+func (s FuzzStatus) IsolationChecked() bool {
+	return s.Twinned == 0 || s.Twinned > s.TwinnedSkipped
+}
 
 // FuzzReport is the result of a Fuzz run: how far it came and the
 // counterexample it found, if any.
@@ -94,6 +128,9 @@ type FuzzReport struct {
 	// reached its bound and found nothing: the run is incomplete, and
 	// FuzzStatus counts what it did.
 	TimedOut bool
+	// Stopped is set when FuzzOptions.Stop stopped the run before it
+	// found anything: FuzzStatus counts what it did.
+	Stopped bool
 	// FirstSkip is the runner's reason for the first trace it skipped
 	// (cut to MaxText bytes); empty when it skipped none.
 	FirstSkip string
@@ -137,6 +174,10 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 	defer g.stop()
 	f := &fuzzRun{r: r, opt: opt, g: g, start: start, pace: pacer{max: batch, end: opt.timeEnd(start)}}
 	for {
+		if opt.stopped() {
+			f.rep.Stopped, f.rep.Elapsed = true, time.Since(start)
+			return f.rep, nil
+		}
 		if stop, timedOut := f.over(time.Now()); stop {
 			f.rep.TimedOut = timedOut
 			return f.rep, nil
@@ -156,6 +197,9 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 		switch {
 		case f.genErr != nil:
 			return f.rep, f.genErr
+		case err != nil && opt.stopped():
+			f.rep.Stopped = true // the port was killed: no break of its own
+			return f.rep, nil
 		case errors.Is(err, protocol.ErrDeadline) || err != nil && opt.pastDeadline(time.Now()):
 			// the port's own deadline, or a runner that does not tell its
 			// deadline from a break, stopped by the run's

@@ -118,6 +118,9 @@ const (
 	// ShrinkRunLimit: ShrinkLimits.Runs (FuzzOptions.ShrinkRuns) were
 	// run.
 	ShrinkRunLimit ShrinkStop = "the shrink runs were reached"
+	// ShrinkInterrupted: ShrinkLimits.Stop (FuzzOptions.Stop) was
+	// closed: limcheck is stopping on a signal.
+	ShrinkInterrupted ShrinkStop = "the run was stopped"
 )
 
 // ShrinkLimits bound a Shrink; it stops at whichever is reached first.
@@ -127,6 +130,20 @@ const (
 type ShrinkLimits struct {
 	Deadline time.Time // no candidate is run after it (zero: none)
 	Runs     int       // the most runs of the port, the first re-run included (0: no bound)
+	// Stop, when closed, stops shrinking before the next candidate (nil:
+	// never); a candidate that breaks the runner after it closed stops it
+	// as ShrinkInterrupted, not ShrinkBroken.
+	Stop <-chan struct{}
+}
+
+// stopped reports whether l.Stop is closed.
+func (l ShrinkLimits) stopped() bool {
+	select {
+	case <-l.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // runOne runs t alone through r.
@@ -166,6 +183,8 @@ type shrinker struct {
 func (s *shrinker) done() bool {
 	if s.stop == ShrinkDone {
 		switch {
+		case s.lim.stopped():
+			s.stop = ShrinkInterrupted
 		case s.err != nil:
 			s.stop = ShrinkBroken
 		case s.lim.Runs > 0 && s.runs >= s.lim.Runs:

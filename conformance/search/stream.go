@@ -82,7 +82,7 @@ func (f *fuzzRun) stream() (int, error) {
 	next := func() []oracle.Trace {
 		now := time.Now()
 		if !first {
-			if stop, _ := f.over(now); stop || f.fail != nil || f.pace.size(now) < f.pace.max {
+			if stop, _ := f.over(now); stop || f.fail != nil || f.opt.stopped() || f.pace.size(now) < f.pace.max {
 				return nil
 			}
 		}
@@ -130,8 +130,15 @@ func (f *fuzzRun) check(b *genBatch, j int, run protocol.TraceRun) {
 	rep := &f.rep
 	rep.Traces++
 	ops := len(b.want[j].Results)
+	twin := b.sent[j].Twin
+	if twin {
+		rep.Twinned++
+	}
 	switch {
 	case run.Skipped != "":
+		if twin {
+			rep.TwinnedSkipped++
+		}
 		rep.Skipped++
 		rep.SkippedOps += ops
 		if rep.FirstSkip == "" {
