@@ -28,7 +28,9 @@ type runs struct {
 }
 
 // checkMany runs selected on every port of pf.commands, one after the
-// other, and reports them side by side.
+// other, and reports them side by side. --timeout is the whole run's:
+// every port shares one deadline, and a port it passes before is not
+// started.
 func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conformance.Case, alone int) int {
 	expected, err := readExpectFail(rf.expectFail, all)
 	if err != nil {
@@ -37,9 +39,14 @@ func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conforman
 	}
 	rs := &runs{Format: runsFormat, Command: "run", SpecVersion: specVersion(), Ports: make([]*report, len(pf.commands))}
 	start := time.Now()
+	pf.deadline = start.Add(pf.timeout)
 	for i, command := range pf.commands {
 		one := *pf
 		one.command, one.commands = command, nil
+		if time.Now().After(pf.deadline) {
+			rs.Ports[i] = timedOutBefore(pf, command, selected, expected)
+			continue
+		}
 		onStop := func(rep *report) { // a signal: this port's partial report, the later ports not run
 			rs.Ports[i] = rep
 			for j := i + 1; j < len(rs.Ports); j++ {
@@ -59,6 +66,15 @@ func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conforman
 	}
 	rs.Elapsed = time.Since(start)
 	return c.emitMany(rf, rs)
+}
+
+// timedOutBefore is the report of a port the run's --timeout passed
+// before: not started, every case not run.
+func timedOutBefore(pf *portFlags, command string, selected []conformance.Case, expected map[string]bool) *report {
+	rep := notStarted(command, selected, expected, "the run's --timeout passed")
+	rep.Incomplete = fmt.Sprintf("the run's --timeout (%v) passed before this port started", pf.timeout)
+	rep.Command, rep.timedOut = "run", true
+	return rep
 }
 
 // notStarted is the report of a port that never ran: every case NOT RUN,
