@@ -134,7 +134,7 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 // report of a run a signal stops, instead of emit (live.partial).
 func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, alone int, stream bool, onStop func(*report)) (*report, int) {
 	start := time.Now()
-	port, err := pf.open()
+	port, err := c.openWatched(cmd, pf, rf, expected, selected, start, onStop)
 	var (
 		broken *protocol.BrokenError
 		late   *protocol.DeadlineError
@@ -185,6 +185,23 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 	}
 	lv.end()
 	return rep, rep.status()
+}
+
+// openWatched is pf.open. Side by side (onStop set), a signal during the
+// handshake prints the report of the ports so far, this one's every case
+// NOT RUN, as one during its run does: the live report of its run is
+// registered from before the port starts.
+func (c cli) openWatched(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, start time.Time, onStop func(*report)) (*protocol.Port, error) {
+	if onStop == nil {
+		return pf.open()
+	}
+	lv := c.newLive(cmd, rf, startReport(protocol.Hello{Name: pf.command}, expected), selected, 0, start, false)
+	lv.onStop = onStop
+	port, err := pf.open()
+	lv.mu.Lock() // a signal that froze lv holds it: limcheck exits with lv's report
+	defer lv.mu.Unlock()
+	lv.end()
+	return port, err
 }
 
 // batchOps is about how many ops one RunCases call of runInBatches runs.
