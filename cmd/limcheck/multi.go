@@ -141,13 +141,14 @@ func (c cli) emitMany(rf *reportFlags, rs *runs) int {
 	}
 	for _, rep := range rs.Ports {
 		if rep.Incomplete != "" {
-			fmt.Fprintf(c.stderr, "limcheck run: port %s: %s\n", rep.title(), rep.Incomplete)
+			fmt.Fprintf(c.stderr, "limcheck run: port %s: %s\n", rep.label(), rep.Incomplete)
 		}
 	}
 	return status
 }
 
-// title names the report's port: its hello's name and version.
+// title names the report's port: its hello's name and version, as the
+// HTML page shows them (a text report shows its label).
 func (rep *report) title() string { return strings.TrimSpace(rep.Port.Name + " " + rep.Port.Version) }
 
 // cell is a case's verdict as a cell of the table.
@@ -166,7 +167,7 @@ func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 	n := len(rs.Ports[0].Cases)
 	fmt.Fprintf(w, "limcheck: %d ports (%s), spec %s, %d cases\n", len(rs.Ports), protocol.Protocol, rs.SpecVersion, n)
 	for i, rep := range rs.Ports {
-		fmt.Fprintf(w, "  [%d] %s\n", i+1, rep.title())
+		fmt.Fprintf(w, "  [%d] %s\n", i+1, rep.label())
 	}
 	idWidth := 4
 	for _, c := range rs.Ports[0].Cases {
@@ -200,7 +201,7 @@ func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 	writeAreas(w, rs)
 	fmt.Fprintln(w, "\nby port:")
 	for i, rep := range rs.Ports {
-		fmt.Fprintf(w, "  [%d] %s: %s\n", i+1, rep.title(), rep.closing())
+		fmt.Fprintf(w, "  [%d] %s: %s\n", i+1, rep.label(), rep.closing())
 	}
 	for i, rep := range rs.Ports {
 		var b strings.Builder
@@ -208,7 +209,7 @@ func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 			writeCase(&b, c, true)
 		}
 		if b.Len() > 0 || rep.Broken != "" || rep.Incomplete != "" {
-			fmt.Fprintf(w, "\n[%d] %s:\n%s", i+1, rep.title(), b.String())
+			fmt.Fprintf(w, "\n[%d] %s:\n%s", i+1, rep.label(), b.String())
 			rep.streamed, rep.headShown = len(rep.Cases), true
 			writeTail(w, rep)
 		}
