@@ -83,7 +83,7 @@ func (rep *report) junitBreak() (junitCase, bool) {
 
 // junitSuite is the testsuite of one port's report.
 func (rep *report) junitSuite() junitSet {
-	set := junitSet{Name: "limcheck " + rep.Port.Name, Tests: len(rep.Cases), Time: seconds(rep.Elapsed.Seconds()),
+	set := junitSet{Name: "limcheck " + cutLabel(strings.Join(strings.Fields(rep.Port.Name), " ")), Tests: len(rep.Cases), Time: seconds(rep.Elapsed.Seconds()),
 		Properties: props("port.name", rep.Port.Name, "port.version", rep.Port.Version, "port.components", strings.Join(rep.Port.Components, " "),
 			"spec.version", rep.SpecVersion, "protocol", protocol.Protocol, "report.format", reportFormat)}
 	brk, broke := rep.junitBreak()
@@ -164,10 +164,18 @@ func (c caseReport) failureMessage() string {
 }
 
 // writeJUnit writes the reports, one testsuite each, as JUnit XML to file.
+// Each testsuite's name is "limcheck " and its port's name, white space
+// collapsed, cut as a text report's label is, and made unique among them
+// (uniqueNames); its properties keep the name as the port gave it.
 func writeJUnit(file string, reps ...*report) error {
 	doc := junitSuites{}
-	for _, rep := range reps {
+	names := make([]string, len(reps))
+	for i, rep := range reps {
 		doc.Suites = append(doc.Suites, rep.junitSuite())
+		names[i] = doc.Suites[i].Name
+	}
+	for i, name := range uniqueNames(names) {
+		doc.Suites[i].Name = name
 	}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -28,7 +28,9 @@ type runs struct {
 }
 
 // checkMany runs selected on every port of pf.commands, one after the
-// other, and reports them side by side.
+// other, and reports them side by side. --timeout is the whole run's:
+// every port shares one deadline, and a port it passes before is not
+// started.
 func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conformance.Case, alone int) int {
 	expected, err := readExpectFail(rf.expectFail, all)
 	if err != nil {
@@ -37,9 +39,14 @@ func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conforman
 	}
 	rs := &runs{Format: runsFormat, Command: "run", SpecVersion: specVersion(), Ports: make([]*report, len(pf.commands))}
 	start := time.Now()
+	pf.deadline = start.Add(pf.timeout)
 	for i, command := range pf.commands {
 		one := *pf
 		one.command, one.commands = command, nil
+		if time.Now().After(pf.deadline) {
+			rs.Ports[i] = timedOutBefore(pf, command, selected, expected)
+			continue
+		}
 		onStop := func(rep *report) { // a signal: this port's partial report, the later ports not run
 			rs.Ports[i] = rep
 			for j := i + 1; j < len(rs.Ports); j++ {
@@ -59,6 +66,15 @@ func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conforman
 	}
 	rs.Elapsed = time.Since(start)
 	return c.emitMany(rf, rs)
+}
+
+// timedOutBefore is the report of a port the run's --timeout passed
+// before: not started, every case not run.
+func timedOutBefore(pf *portFlags, command string, selected []conformance.Case, expected map[string]bool) *report {
+	rep := notStarted(command, selected, expected, "the run's --timeout passed")
+	rep.Incomplete = fmt.Sprintf("the run's --timeout (%v) passed before this port started", pf.timeout)
+	rep.Command, rep.timedOut = "run", true
+	return rep
 }
 
 // notStarted is the report of a port that never ran: every case NOT RUN,
@@ -125,13 +141,14 @@ func (c cli) emitMany(rf *reportFlags, rs *runs) int {
 	}
 	for _, rep := range rs.Ports {
 		if rep.Incomplete != "" {
-			fmt.Fprintf(c.stderr, "limcheck run: port %s: %s\n", rep.title(), rep.Incomplete)
+			fmt.Fprintf(c.stderr, "limcheck run: port %s: %s\n", rep.label(), rep.Incomplete)
 		}
 	}
 	return status
 }
 
-// title names the report's port: its hello's name and version.
+// title names the report's port: its hello's name and version, as the
+// HTML page shows them (a text report shows its label).
 func (rep *report) title() string { return strings.TrimSpace(rep.Port.Name + " " + rep.Port.Version) }
 
 // cell is a case's verdict as a cell of the table.
@@ -150,7 +167,7 @@ func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 	n := len(rs.Ports[0].Cases)
 	fmt.Fprintf(w, "limcheck: %d ports (%s), spec %s, %d cases\n", len(rs.Ports), protocol.Protocol, rs.SpecVersion, n)
 	for i, rep := range rs.Ports {
-		fmt.Fprintf(w, "  [%d] %s\n", i+1, rep.title())
+		fmt.Fprintf(w, "  [%d] %s\n", i+1, rep.label())
 	}
 	idWidth := 4
 	for _, c := range rs.Ports[0].Cases {
@@ -184,7 +201,7 @@ func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 	writeAreas(w, rs)
 	fmt.Fprintln(w, "\nby port:")
 	for i, rep := range rs.Ports {
-		fmt.Fprintf(w, "  [%d] %s: %s\n", i+1, rep.title(), rep.closing())
+		fmt.Fprintf(w, "  [%d] %s: %s\n", i+1, rep.label(), rep.closing())
 	}
 	for i, rep := range rs.Ports {
 		var b strings.Builder
@@ -192,7 +209,7 @@ func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 			writeCase(&b, c, true)
 		}
 		if b.Len() > 0 || rep.Broken != "" || rep.Incomplete != "" {
-			fmt.Fprintf(w, "\n[%d] %s:\n%s", i+1, rep.title(), b.String())
+			fmt.Fprintf(w, "\n[%d] %s:\n%s", i+1, rep.label(), b.String())
 			rep.streamed, rep.headShown = len(rep.Cases), true
 			writeTail(w, rep)
 		}

@@ -496,7 +496,7 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 
 // writeHead writes the report's first line, for a run of n cases.
 func writeHead(w io.Writer, rep *report, n int) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", strings.TrimSpace(rep.Port.Name+" "+rep.Port.Version), protocol.Protocol, rep.SpecVersion, n)
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", rep.label(), protocol.Protocol, rep.SpecVersion, n)
 }
 
 // writeCase writes one case of the human report: nothing for a case not

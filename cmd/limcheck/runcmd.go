@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -134,7 +135,7 @@ func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []c
 // report of a run a signal stops, instead of emit (live.partial).
 func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, alone int, stream bool, onStop func(*report)) (*report, int) {
 	start := time.Now()
-	port, err := pf.open()
+	port, err := c.openWatched(cmd, pf, rf, expected, selected, start, onStop)
 	var (
 		broken *protocol.BrokenError
 		late   *protocol.DeadlineError
@@ -167,7 +168,9 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 	// Close, is all it wrote counted: decided while the run went on, it
 	// would depend on how soon the stderr reader ran.
 	if lv.held && port.WroteStderr() {
-		stderrAloneFor(pf, rep, selected, alone)
+		if why := stderrAloneFor(pf, rep, selected, alone, time.Since(start)); why != "" {
+			fmt.Fprintf(c.stderr, "limcheck %s: %s\n", cmd, why)
+		}
 	}
 	lv.held = false
 	rep.finish(time.Since(start))
@@ -185,6 +188,23 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 	}
 	lv.end()
 	return rep, rep.status()
+}
+
+// openWatched is pf.open. Side by side (onStop set), a signal during the
+// handshake prints the report of the ports so far, this one's every case
+// NOT RUN, as one during its run does: the live report of its run is
+// registered from before the port starts.
+func (c cli) openWatched(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, start time.Time, onStop func(*report)) (*protocol.Port, error) {
+	if onStop == nil {
+		return pf.open()
+	}
+	lv := c.newLive(cmd, rf, startReport(protocol.Hello{Name: pf.command}, expected), selected, 0, start, false)
+	lv.onStop = onStop
+	port, err := pf.open()
+	lv.mu.Lock() // a signal that froze lv holds it: limcheck exits with lv's report
+	defer lv.mu.Unlock()
+	lv.end()
+	return port, err
 }
 
 // batchOps is about how many ops one RunCases call of runInBatches runs.
@@ -239,44 +259,88 @@ func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
 	return out
 }
 
-// stderrAloneFor re-runs each of the first max failing cases of rep
+// aloneFloor is the least time the re-runs alone of a run get together:
+// they get as long as the run itself took, and at least this.
+const aloneFloor = 15 * time.Second
+
+// stderrAloneFor re-runs each of the first most failing cases of rep
 // (of cases, in the same order) alone in a fresh port, within the run's
 // deadline, and shows under it the stderr of that run: in the run, what
 // the port wrote while a case ran may be its neighbours'. The other
 // failing cases keep the stderr of their window, so labelled.
-func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case, max int) {
-	n := 0
+//
+// The report waits for the re-runs, so they are bounded: together they
+// take at most as long as the run took (ran), or aloneFloor, and they
+// stop at the first that cannot start or hangs (a port that hangs when
+// restarted does so every time). Then stderrAloneFor returns why, for
+// the user who waited; else "".
+func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case, most int, ran time.Duration) string {
+	budget := *pf
+	budget.deadline = time.Now().Add(max(ran, aloneFloor))
+	if pf.deadline.Before(budget.deadline) {
+		budget.deadline = pf.deadline
+	}
+	n, done := 0, 0
 	for i := range rep.Cases {
 		cr := &rep.Cases[i]
 		if cr.Verdict != vFail {
 			continue
 		}
-		if n++; n > max || time.Now().After(pf.deadline) {
-			return
+		if n++; n > most || time.Now().After(pf.deadline) {
+			return ""
 		}
-		stderr, verdict, ok := runAlone(pf, cases[i])
-		if !ok {
-			continue
+		stderr, verdict, err := runAlone(&budget, cases[i])
+		if err != nil {
+			return fmt.Sprintf("re-running failing cases alone for their own stderr stopped at %s, after %d: the port, restarted, %s; the other failing cases show the stderr of their window (--alone 0 skips re-runs)", cr.ID, done, restartProblem(err, pf, &budget))
 		}
+		done++
 		alone := ""
 		if verdict != conformance.Fail {
 			alone = strings.ToUpper(string(verdict))
 		}
 		rep.setStderr(cr, stderrAlone, stderr, alone)
 	}
+	return ""
+}
+
+// restartProblem says what err, from runAlone under budget's deadline,
+// was: the run's --timeout, the re-runs' time, or a port that broke
+// (hung) or did not start.
+func restartProblem(err error, pf, budget *portFlags) string {
+	var (
+		late   *protocol.DeadlineError
+		broken *protocol.BrokenError
+	)
+	switch {
+	case errors.As(err, &late) && !budget.deadline.Before(pf.deadline):
+		return fmt.Sprintf("was still in %s when the run's --timeout (%v) passed", late.During, pf.timeout)
+	case errors.As(err, &late):
+		return fmt.Sprintf("was still in %s when the re-runs' time was over (as long as the run took, at least %v)", late.During, aloneFloor)
+	case errors.As(err, &broken):
+		return "broke: " + clean(broken.What)
+	}
+	return "did not start: " + clean(err.Error())
 }
 
 // runAlone runs the case c alone in a fresh port and returns what the port
-// wrote on stderr and the case's verdict; ok is false when the port did
-// not start.
-func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict conformance.Verdict, ok bool) {
+// wrote on stderr and the case's verdict. The error says why there is no
+// verdict to show: the port did not start, or it hung (it broke after a
+// wait of a second or more: no hello, no reply, no exit), or the deadline
+// passed. A port that breaks at once (a crash on that case) gives the
+// case's verdict alone, BROKEN, and no error.
+func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict conformance.Verdict, err error) {
+	start := time.Now()
 	port, err := pf.open()
 	if err != nil {
-		return "", "", false
+		return "", "", err
 	}
-	results, _ := protocol.RunCases(port, []conformance.Case{c})
-	port.Close() //nolint:errcheck // a break shows in the verdict; the stderr is what is wanted
-	return port.Stderr(), results[0].Verdict, true
+	results, err := protocol.RunCases(port, []conformance.Case{c})
+	err = cmp.Or(err, port.Close())
+	var late *protocol.DeadlineError
+	if errors.As(err, &late) || (err != nil && time.Since(start) >= time.Second) {
+		return "", "", err
+	}
+	return port.Stderr(), results[0].Verdict, nil
 }
 
 // emit writes rep in the forms rf asks for and returns its exit status.

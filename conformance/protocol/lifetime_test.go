@@ -70,7 +70,13 @@ func TestShellCommandExecsOneSimpleCommand(t *testing.T) {
 		"no-such-program-anywhere x":      "no-such-program-anywhere x",      // sh says not found
 		"cd dir && sh driver.sh":          "cd dir && sh driver.sh",          // a list
 		"sh a | sh b":                     "sh a | sh b",                     // a pipeline
-		"MUTANT=x sh driver.sh":           "MUTANT=x sh driver.sh",           // an assignment first
+		"MUTANT=x sh driver.sh":           "MUTANT=x exec sh driver.sh",      // assignments first: sh gives them to the program
+		" A=1  B_2=x:y/z= C= sh x":        " A=1  B_2=x:y/z= C= exec sh x",   // several, spaced
+		"A=1":                             "A=1",                             // assignments alone
+		"A='a b' sh x":                    "A='a b' sh x",                    // a quoted value
+		"A=$HOME sh x":                    "A=$HOME sh x",                    // an expansion
+		"1A=1 sh x":                       "1A=1 sh x",                       // not a name: a program's name
+		"A=1 while":                       "A=1 while",                       // a reserved word
 		"'sh' x":                          "'sh' x",                          // quoted
 		"if true; then sh x; fi":          "if true; then sh x; fi",          // a compound command
 		"sh x\nsh y":                      "sh x\nsh y",                      // two lines

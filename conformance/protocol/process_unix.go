@@ -172,24 +172,46 @@ func closeAll(fs ...*os.File) {
 // assignment.
 var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./+@%:,-]+$`)
 
+// assignment is a leading NAME=VALUE word whose value is plain (as
+// plainWord, = allowed): sh sets NAME for the command that follows.
+var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_./+@%:,=-]*$`)
+
 // reserved are sh's reserved words that plainWord matches.
 var reserved = []string{"case", "do", "done", "elif", "else", "esac", "fi", "for", "if", "in", "then", "until", "while"}
 
-// shellCommand is what sh -c runs for command: "exec " + command when
-// command is one simple command whose first word is a program on PATH
-// (python3 driver.py), so that the shell gives way to the port rather
-// than wait for it holding the port's pipes; otherwise command itself. A
-// port that closes its stdout then ends its stdout at once; with the
-// shell still holding it, it would look hung.
+// shellCommand is what sh -c runs for command: command with "exec "
+// before its program when command is one simple command whose first word,
+// after any leading NAME=VALUE assignments with plain values, is a program
+// on PATH (python3 driver.py, LIMCHECK_MUTANT=x python3 driver.py), so
+// that the shell gives way to the port rather than wait for it holding the
+// port's pipes; otherwise command itself. sh gives an exec the
+// assignments before it as it gives a program: in its environment. A port
+// that closes its stdout then ends its stdout at once; with the shell
+// still holding it, it would look hung.
 //
-// spec PROTO-1: "a command that is one simple command naming a program runs as exec <command>"
+// spec PROTO-1: "a command that is one simple command naming a program, after any leading `NAME=VALUE` assignments, runs as `exec <command>`"
 func shellCommand(command string) string {
-	words := strings.Fields(command)
-	if len(words) == 0 || strings.ContainsAny(command, ";&|()`\n") || !plainWord.MatchString(words[0]) || slices.Contains(reserved, words[0]) {
+	if strings.ContainsAny(command, ";&|()`\n") {
+		return command
+	}
+	rest := strings.TrimLeft(command, " \t")
+	for {
+		word, after, _ := strings.Cut(rest, " ")
+		if !assignment.MatchString(word) {
+			break
+		}
+		rest = strings.TrimLeft(after, " \t")
+	}
+	words := strings.Fields(rest)
+	if len(words) == 0 || !plainWord.MatchString(words[0]) || slices.Contains(reserved, words[0]) {
 		return command
 	}
 	if _, err := exec.LookPath(words[0]); err != nil {
 		return command
 	}
-	return "exec " + command
+	assigns := command[:len(command)-len(rest)]
+	if strings.TrimSpace(assigns) == "" {
+		return "exec " + command
+	}
+	return assigns + "exec " + rest
 }
