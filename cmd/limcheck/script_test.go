@@ -130,7 +130,7 @@ var raceScripts = map[string]bool{
 	"broken": true, "broken_nohello": true, "protocol_breaks": true,
 	"interrupt": true, "lifetime_group": true, "lifetime_signals": true,
 	"timeout": true, "stderr": true, "fuzz_survive": true, "fuzz_time": true,
-	"fuzz_signal": true,
+	"fuzz_signal": true, "multi_signal": true,
 }
 
 // scriptsFor lists the scripts of testdata/script for the race build
