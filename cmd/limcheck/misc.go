@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"io/fs"
@@ -93,8 +94,22 @@ func (c cli) vectorsCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck vectors export: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(c.stdout, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
-	return exitOK
+	out := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(out, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
+	return c.written("vectors export", out, exitOK)
+}
+
+// written writes out, a command's buffered stdout, and returns the
+// command's status; when out cannot be written, it prints why and returns
+// 2 unless the status is worse.
+//
+// spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
+func (c cli) written(cmd string, out *bufio.Writer, status int) int {
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: write the output: %v\n", cmd, err)
+		return worse(status, exitUsage)
+	}
+	return status
 }
 
 // export copies the embedded vectors folder, the protocol schema and the
@@ -129,7 +144,7 @@ func export(dir string) (int, error) {
 
 // coverageCmd prints spec.md's IDs by the vectors that list them.
 func (c cli) coverageCmd(args []string) int {
-	fs := c.flags("coverage", "[-vectors DIR]", "Prints every clause, finding and decision of spec.md with the vectors that check it,\nthen the domain extremes the vectors pass, then any gap.", "0 every clause covered, 1 a gap, 2 usage or input error")
+	fs := c.flags("coverage", "[-vectors DIR]", "Prints every clause, finding and decision of spec.md with the vectors that check it,\nthen the domain extremes the vectors pass, then any gap.", "0 every clause covered, 1 a gap, 2 usage or input error, or output that cannot be\nwritten")
 	vectors := fs.String("vectors", "", "read the vectors from `DIR` instead of the built-in set")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
@@ -149,27 +164,30 @@ func (c cli) coverageCmd(args []string) int {
 		ids[i] = conformance.SpecID{ID: d.ID, Retired: d.Retired, NoVector: d.NoVector}
 	}
 	rep := conformance.Coverage(ids, cases)
-	fmt.Fprintf(c.stdout, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)
-	if gaps := rep.Gaps(); len(gaps) > 0 {
-		for _, g := range gaps {
-			fmt.Fprintf(c.stdout, "gap: %s\n", g)
-		}
-		return exitFailed
+	out := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(out, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)
+	gaps := rep.Gaps()
+	for _, g := range gaps {
+		fmt.Fprintf(out, "gap: %s\n", g)
 	}
-	return exitOK
+	if len(gaps) > 0 {
+		return c.written("coverage", out, exitFailed)
+	}
+	return c.written("coverage", out, exitOK)
 }
 
 // walkCmd walks spec.md's worked example and findings through the model.
 func (c cli) walkCmd(args []string) int {
-	fs := c.flags("walk", "[-q]", "Walks spec.md's worked example and the counterexample of every finding through the\nmodel, each step against the value spec.md states.", "0 every step matches spec.md, 1 some step does not, 2 usage error")
+	fs := c.flags("walk", "[-q]", "Walks spec.md's worked example and the counterexample of every finding through the\nmodel, each step against the value spec.md states.", "0 every step matches spec.md, 1 some step does not, 2 usage error, or output that\ncannot be written")
 	quiet := fs.Bool("q", false, "print only failed steps and the closing line")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
-	if walkReport(walkthrough.All(), *quiet, c.stdout) > 0 {
-		return exitFailed
+	out := bufio.NewWriter(c.stdout)
+	if walkReport(walkthrough.All(), *quiet, out) > 0 {
+		return c.written("walk", out, exitFailed)
 	}
-	return exitOK
+	return c.written("walk", out, exitOK)
 }
 
 // walkReport prints the examples and the closing line, and returns the number of
