@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -12,7 +13,7 @@ import (
 // listCmd prints the cases run's filters select, one a line: ID, level,
 // component and clauses. No port runs.
 func (c cli) listCmd(args []string) int {
-	fs := c.flags("list", "[flags]", "Prints the cases that run would run with the same filters: ID, level, component\nand clauses, one case a line. No port is started.", "0 done, 2 usage or input error (a filter that matches nothing)")
+	fs := c.flags("list", "[flags]", "Prints the cases that run would run with the same filters: ID, level, component\nand clauses, one case a line. No port is started.", "0 done, 2 usage or input error (a filter that matches nothing), or output that cannot\nbe written")
 	var sel selection
 	sel.register(fs)
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
@@ -23,10 +24,11 @@ func (c cli) listCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck list: %v\n", err)
 		return exitUsage
 	}
+	out := bufio.NewWriter(c.stdout)
 	for _, cs := range selected {
-		fmt.Fprintf(c.stdout, "%-28s %-6s %-15s %s\n", clean(cs.ID), clean(string(cs.Level)), clean(string(cs.Component)), strings.Join(cleanAll(cs.Clauses), " "))
+		fmt.Fprintf(out, "%-28s %-6s %-15s %s\n", clean(cs.ID), clean(string(cs.Level)), clean(string(cs.Component)), strings.Join(cleanAll(cs.Clauses), " "))
 	}
-	return exitOK
+	return c.written("list", out, exitOK)
 }
 
 // versionCmd prints limcheck's version and the versions of what it
@@ -36,8 +38,9 @@ func (c cli) versionCmd(args []string) int {
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
-	fmt.Fprintf(c.stdout, "limcheck %s\nspec %s\nprotocol %s\nvectors %s\nreport %s\n", toolVersion(), specVersion(), protocol.Protocol, conformance.Format, reportFormat)
-	return exitOK
+	out := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(out, "limcheck %s\nspec %s\nprotocol %s\nvectors %s\nreport %s\n", toolVersion(), specVersion(), protocol.Protocol, conformance.Format, reportFormat)
+	return c.written("version", out, exitOK)
 }
 
 // toolVersion is limcheck's module version, with the commit it was built

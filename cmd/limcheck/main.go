@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -182,8 +183,9 @@ func (c cli) main(args []string) int {
 	case "version", "-version", "--version":
 		return c.versionCmd(args[1:])
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(c.stdout, usage)
-		return exitOK
+		out := bufio.NewWriter(c.stdout)
+		fmt.Fprint(out, usage)
+		return c.written("help", out, exitOK)
 	}
 	fmt.Fprintf(c.stderr, "limcheck: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
@@ -205,7 +207,7 @@ func (c cli) flags(name, synopsis, summary, statuses string) *flag.FlagSet {
 // The exit statuses of the commands, for their usage texts.
 const (
 	checkStatuses = "0 passed (or skipped, or failed as -expect-fail lists), 1 a case failed or a listed\nfailure passed, 2 usage or input error, 3 the port broke the protocol, 4 nothing was\nchecked (every case skipped; -allow-empty makes that 0)"
-	toolStatuses  = "0 done, 2 usage or input error"
+	toolStatuses  = "0 done, 2 usage or input error, or output that cannot be written"
 )
 
 // proceed is parse's status when the command should run.

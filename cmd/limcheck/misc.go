@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/limcheck/limcheck"
 	"github.com/limcheck/limcheck/conformance"
@@ -65,7 +69,7 @@ func openRedis(addr string) (*redissubject.Redis, error) {
 // vectorsCmd is `limcheck vectors export DIR`.
 func (c cli) vectorsCmd(args []string) int {
 	fs := c.flags("vectors", "export [-force] DIR", "Writes the conformance vectors (one file per case, schema.json, ids.txt), the port\nprotocol's schema (protocol.schema.json) and the --json report's (report.schema.json) to DIR.", toolStatuses)
-	force := fs.Bool("force", false, "write into DIR even when it is not empty")
+	force := fs.Bool("force", false, "write into DIR even when it is not empty (never through a symbolic link in it: one where a file or folder goes is refused)")
 	switch {
 	case len(args) == 0:
 		fmt.Fprintln(c.stderr, "limcheck vectors: missing subcommand (want export DIR)")
@@ -93,43 +97,136 @@ func (c cli) vectorsCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck vectors export: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(c.stdout, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
-	return exitOK
+	out := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(out, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
+	return c.written("vectors export", out, exitOK)
+}
+
+// written writes out, a command's buffered stdout, and returns the
+// command's status; when out cannot be written, it prints why and returns
+// 2 unless the status is worse.
+//
+// spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
+func (c cli) written(cmd string, out *bufio.Writer, status int) int {
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: write the output: %v\n", cmd, err)
+		return worse(status, exitUsage)
+	}
+	return status
 }
 
 // export copies the embedded vectors folder, the protocol schema and the
-// report schema to dir and returns the number of case files.
+// report schema to dir and returns the number of case files. It writes
+// through no symbolic link: one where it would write a file or make a
+// folder (planted in a folder written with -force) is refused by name
+// before anything is written, and every write goes through an os.Root of
+// dir, so that a link planted meanwhile cannot take it outside dir.
 func export(dir string) (int, error) {
+	paths, err := exportPaths()
+	if err != nil {
+		return 0, err
+	}
+	if err := refuseLinks(dir, paths); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
 	n := 0
-	err := fs.WalkDir(conformance.Vectors, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(conformance.Vectors, p)
-		if err != nil {
-			return err
-		}
-		if filepath.Ext(p) == ".json" && p != conformance.SchemaFile {
+	for _, p := range paths {
+		if filepath.Ext(p) == ".json" && strings.Contains(p, "/") {
 			n++
 		}
-		return os.WriteFile(target, data, 0o644)
+		if err := exportOne(root, p); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// protocolSchemaFile is the name export gives protocol.ProtocolSchema.
+const protocolSchemaFile = "protocol.schema.json"
+
+// exportPaths lists what export writes, slash-separated and relative to
+// its folder, each folder before what it holds.
+func exportPaths() ([]string, error) {
+	var paths []string
+	err := fs.WalkDir(conformance.Vectors, ".", func(p string, d fs.DirEntry, err error) error {
+		if p != "." {
+			paths = append(paths, p)
+		}
+		return err
 	})
-	if err != nil {
-		return n, err
+	return append(paths, protocolSchemaFile, conformance.ReportSchemaFile), err
+}
+
+// exportOne makes the folder or writes the file p in root.
+func exportOne(root *os.Root, p string) error {
+	var data []byte
+	switch p {
+	case protocolSchemaFile:
+		data = protocol.ProtocolSchema
+	case conformance.ReportSchemaFile:
+		data = conformance.ReportSchema
+	default:
+		st, err := fs.Stat(conformance.Vectors, p)
+		if err != nil {
+			return err
+		}
+		if st.IsDir() {
+			if err := root.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			return nil
+		}
+		if data, err = fs.ReadFile(conformance.Vectors, p); err != nil {
+			return err
+		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "protocol.schema.json"), protocol.ProtocolSchema, 0o644); err != nil {
-		return n, err
+	return root.WriteFile(p, data, 0o644)
+}
+
+// refuseLinks returns an error naming every path of paths in dir that is
+// a symbolic link, with its target, and none for what lies under one.
+func refuseLinks(dir string, paths []string) error {
+	var links []string
+	for _, p := range paths {
+		if under(p, links) {
+			continue
+		}
+		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			links = append(links, p)
+		}
 	}
-	return n, os.WriteFile(filepath.Join(dir, conformance.ReportSchemaFile), conformance.ReportSchema, 0o644)
+	if len(links) == 0 {
+		return nil
+	}
+	named := make([]string, len(links))
+	for i, p := range links {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		to, _ := os.Readlink(full)
+		named[i] = fmt.Sprintf("%s is a symbolic link (to %s)", clean(full), clean(to))
+	}
+	them := "it"
+	if len(links) > 1 {
+		them = "them"
+	}
+	return fmt.Errorf("%s: it would write through %s; remove %s, or export to another folder", strings.Join(named, ", "), them, them)
+}
+
+// under reports whether p lies under one of the folders dirs.
+func under(p string, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d+"/") })
 }
 
 // coverageCmd prints spec.md's IDs by the vectors that list them.
 func (c cli) coverageCmd(args []string) int {
-	fs := c.flags("coverage", "[-vectors DIR]", "Prints every clause, finding and decision of spec.md with the vectors that check it,\nthen the domain extremes the vectors pass, then any gap.", "0 every clause covered, 1 a gap, 2 usage or input error")
+	fs := c.flags("coverage", "[-vectors DIR]", "Prints every clause, finding and decision of spec.md with the vectors that check it,\nthen the domain extremes the vectors pass, then any gap.", "0 every clause covered, 1 a gap, 2 usage or input error, or output that cannot be\nwritten")
 	vectors := fs.String("vectors", "", "read the vectors from `DIR` instead of the built-in set")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
@@ -149,27 +246,30 @@ func (c cli) coverageCmd(args []string) int {
 		ids[i] = conformance.SpecID{ID: d.ID, Retired: d.Retired, NoVector: d.NoVector}
 	}
 	rep := conformance.Coverage(ids, cases)
-	fmt.Fprintf(c.stdout, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)
-	if gaps := rep.Gaps(); len(gaps) > 0 {
-		for _, g := range gaps {
-			fmt.Fprintf(c.stdout, "gap: %s\n", g)
-		}
-		return exitFailed
+	out := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(out, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)
+	gaps := rep.Gaps()
+	for _, g := range gaps {
+		fmt.Fprintf(out, "gap: %s\n", g)
 	}
-	return exitOK
+	if len(gaps) > 0 {
+		return c.written("coverage", out, exitFailed)
+	}
+	return c.written("coverage", out, exitOK)
 }
 
 // walkCmd walks spec.md's worked example and findings through the model.
 func (c cli) walkCmd(args []string) int {
-	fs := c.flags("walk", "[-q]", "Walks spec.md's worked example and the counterexample of every finding through the\nmodel, each step against the value spec.md states.", "0 every step matches spec.md, 1 some step does not, 2 usage error")
+	fs := c.flags("walk", "[-q]", "Walks spec.md's worked example and the counterexample of every finding through the\nmodel, each step against the value spec.md states.", "0 every step matches spec.md, 1 some step does not, 2 usage error, or output that\ncannot be written")
 	quiet := fs.Bool("q", false, "print only failed steps and the closing line")
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
-	if walkReport(walkthrough.All(), *quiet, c.stdout) > 0 {
-		return exitFailed
+	out := bufio.NewWriter(c.stdout)
+	if walkReport(walkthrough.All(), *quiet, out) > 0 {
+		return c.written("walk", out, exitFailed)
 	}
-	return exitOK
+	return c.written("walk", out, exitOK)
 }
 
 // walkReport prints the examples and the closing line, and returns the number of

@@ -16,7 +16,9 @@ import (
 // request line of in on out until in ends. A line that is not a request is
 // answered with a fault when it carries a seq and ends Serve with an error
 // when it does not. Serve flushes out whenever it has no buffered input
-// left, as PROTO-7 asks; it returns nil when in ends.
+// left, as PROTO-7 asks, and holds no reply back longer than 20ms for the
+// ones after it, whose ops may block (out is then written from a timer's
+// goroutine, never after Serve returns); it returns nil when in ends.
 //
 // `limcheck serve` is Serve over the project's impl/; any Go
 // implementation wrapped as an oracle.Subject becomes a port the same way.
@@ -44,26 +46,26 @@ func Serve(in io.Reader, out io.Writer, s oracle.Subject, hello Hello) error {
 		return fmt.Errorf("protocol: serve: %w", err)
 	}
 	sv := server{s: s, insts: map[int64]oracle.Instance{}}
+	reps := newReplies(bw)
 	for {
 		line, err := readLine(br)
 		if errors.Is(err, io.EOF) && len(line) == 0 {
-			return bw.Flush()
+			return reps.flush()
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			bw.Flush() //nolint:errcheck // the read error is the news
+			reps.flush() //nolint:errcheck // the read error is the news
 			return fmt.Errorf("protocol: serve: %w", err)
 		}
 		rep, err := sv.answer(line)
 		if err != nil {
-			bw.Flush() //nolint:errcheck // the request error is the news
+			reps.flush() //nolint:errcheck // the request error is the news
 			return err
 		}
-		bw.Write(rep) //nolint:errcheck // the flush reports it
-		bw.WriteByte('\n')
-		if br.Buffered() == 0 { // about to block on input: flush first
-			if err := bw.Flush(); err != nil {
-				return fmt.Errorf("protocol: serve: %w", err)
-			}
+		// About to block on input: flush first. Else the replies wait at
+		// most maxHold, though the next op may block.
+		if err := reps.add(rep, br.Buffered() == 0); err != nil {
+			reps.flush() //nolint:errcheck // stops the timer; the error is the news
+			return fmt.Errorf("protocol: serve: %w", err)
 		}
 	}
 }
