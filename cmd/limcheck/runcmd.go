@@ -260,8 +260,15 @@ func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
 }
 
 // aloneFloor is the least time the re-runs alone of a run get together:
-// they get as long as the run itself took, and at least this.
+// they get as long as the run itself took, and at least this and the
+// handshake timeout (each re-run starts a port, and a machine slow enough
+// to need a long handshake timeout is slow at starting ports too).
 const aloneFloor = 15 * time.Second
+
+// aloneTime is the time the re-runs alone of a run that took ran get.
+func aloneTime(pf *portFlags, ran time.Duration) time.Duration {
+	return max(ran, aloneFloor, pf.handshakeTimeout)
+}
 
 // stderrAloneFor re-runs each of the first most failing cases of rep
 // (of cases, in the same order) alone in a fresh port, within the run's
@@ -270,13 +277,14 @@ const aloneFloor = 15 * time.Second
 // failing cases keep the stderr of their window, so labelled.
 //
 // The report waits for the re-runs, so they are bounded: together they
-// take at most as long as the run took (ran), or aloneFloor, and they
+// take at most as long as the run took (ran), or aloneFloor or the
+// handshake timeout if longer, and they
 // stop at the first that cannot start or hangs (a port that hangs when
 // restarted does so every time). Then stderrAloneFor returns why, for
 // the user who waited; else "".
 func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case, most int, ran time.Duration) string {
 	budget := *pf
-	budget.deadline = time.Now().Add(max(ran, aloneFloor))
+	budget.deadline = time.Now().Add(aloneTime(pf, ran))
 	if pf.deadline.Before(budget.deadline) {
 		budget.deadline = pf.deadline
 	}
@@ -315,7 +323,7 @@ func restartProblem(err error, pf, budget *portFlags) string {
 	case errors.As(err, &late) && !budget.deadline.Before(pf.deadline):
 		return fmt.Sprintf("was still in %s when the run's --timeout (%v) passed", late.During, pf.timeout)
 	case errors.As(err, &late):
-		return fmt.Sprintf("was still in %s when the re-runs' time was over (as long as the run took, at least %v)", late.During, aloneFloor)
+		return fmt.Sprintf("was still in %s when the re-runs' time was over (%v: as long as the run took, at least %v and the handshake timeout)", late.During, aloneTime(pf, 0), aloneFloor)
 	case errors.As(err, &broken):
 		return "broke: " + clean(broken.What)
 	}
