@@ -14,8 +14,12 @@ import (
 	"github.com/limcheck/limcheck/internal/speccheck"
 )
 
-// specURL is where a clause link points: spec.md at its heading.
-const specURL = "https://github.com/limcheck/limcheck/blob/main/spec.md"
+// repoURL is the folder of spec.md and spec-decisions.md: a clause link
+// points at the file that defines the ID, at its heading.
+const repoURL = "https://github.com/limcheck/limcheck/blob/main/"
+
+// specURL is where a link to an ID the specification lacks points.
+const specURL = repoURL + "spec.md"
 
 // htmlPage is what the HTML report shows: one self-contained page (its
 // style inline, no script, no external asset, a Content-Security-Policy
@@ -126,30 +130,39 @@ func buildPage(reps []*report) htmlPage {
 	return page
 }
 
-// clauseLinks maps every ID spec.md defines to its link: spec.md at the
-// heading of the section that holds it, and its defining line as text.
+// clauseLinks maps every ID the specification defines to its link: the
+// file that defines it (spec.md or spec-decisions.md) at the heading of the
+// section that holds it, and its defining line as text.
 func clauseLinks() map[string]htmlClause {
 	out := map[string]htmlClause{}
-	spec, err := speccheck.Parse([]byte(limcheck.Spec))
+	spec, err := speccheck.ReadSpec(limcheck.Files)
 	if err != nil {
 		return out
 	}
-	lines := strings.Split(limcheck.Spec, "\n")
+	lines := map[string][]string{
+		speccheck.SpecFile:      strings.Split(limcheck.Spec, "\n"),
+		speccheck.DecisionsFile: strings.Split(limcheck.Decisions, "\n"),
+	}
 	for _, d := range spec.Defs {
-		heading := ""
-		for i := min(d.Line-1, len(lines)-1); i >= 0; i-- {
-			if strings.HasPrefix(lines[i], "#") {
-				heading = lines[i]
-				break
-			}
-		}
-		text := ""
-		if d.Line-1 < len(lines) {
-			text = strings.TrimSpace(lines[d.Line-1])
-		}
-		out[d.ID] = htmlClause{ID: d.ID, URL: specURL + "#" + slug(heading), Text: text}
+		heading, text := definedAt(lines[d.File], d.Line)
+		out[d.ID] = htmlClause{ID: d.ID, URL: repoURL + d.File + "#" + slug(heading), Text: text}
 	}
 	return out
+}
+
+// definedAt returns the heading above line n (1-based) of lines and the
+// line itself, trimmed.
+func definedAt(lines []string, n int) (heading, text string) {
+	for i := min(n-1, len(lines)-1); i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "#") {
+			heading = lines[i]
+			break
+		}
+	}
+	if n-1 < len(lines) {
+		text = strings.TrimSpace(lines[n-1])
+	}
+	return heading, text
 }
 
 // slug is a Markdown heading's anchor as GitHub makes it: lowercase, the
