@@ -23,7 +23,7 @@ import (
 	"github.com/limcheck/limcheck/internal/implsubject"
 )
 
-// Exit statuses, documented in doc.go, the usage text and the README.
+// Exit statuses, documented in doc.go, the usage text and docs/commands.md.
 //
 // spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol, and 4 when the run is incomplete"
 const (
