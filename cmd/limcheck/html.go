@@ -42,8 +42,22 @@ type htmlPort struct {
 
 type htmlArea struct {
 	Area  string
-	Cells []string // passed/ran per port
-	Bad   []bool   // some case of the area failed on that port
+	Cells []htmlAreaCell // per port
+}
+
+// htmlAreaCell is one port's count in a clause area: passed/ran, in the
+// class pass, bad (some case failed) or skip (the port ran none: "-").
+type htmlAreaCell struct{ Text, Class string }
+
+// areaCell is the cell of a port that passed of ran cases of an area.
+func areaCell(passed, ran int) htmlAreaCell {
+	switch {
+	case ran == 0:
+		return htmlAreaCell{Text: "-", Class: "skip"}
+	case passed < ran:
+		return htmlAreaCell{Text: fmt.Sprintf("%d/%d", passed, ran), Class: "bad"}
+	}
+	return htmlAreaCell{Text: fmt.Sprintf("%d/%d", passed, ran), Class: "pass"}
 }
 
 type htmlRow struct {
@@ -115,8 +129,7 @@ func buildPage(reps []*report) htmlPage {
 	for _, a := range areaCounts(reps) {
 		row := htmlArea{Area: a.area}
 		for _, pc := range a.ports {
-			row.Cells = append(row.Cells, fmt.Sprintf("%d/%d", pc.passed, pc.ran))
-			row.Bad = append(row.Bad, pc.passed < pc.ran)
+			row.Cells = append(row.Cells, areaCell(pc.passed, pc.ran))
 		}
 		page.Areas = append(page.Areas, row)
 	}
@@ -223,7 +236,8 @@ func areaCounts(reps []*report) []areaCount {
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower": strings.ToLower,
+	"lower":  strings.ToLower,
+	"plural": plural,
 	"cls": func(v string) string {
 		return map[string]string{vPass: "pass", vXFail: "pass", vFail: "fail", vXPass: "fail", vBroken: "broken", vSkip: "skip"}[v] + " cell"
 	},
@@ -246,13 +260,13 @@ th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-al
 pre { background: #f6f6f6; padding: .5em; overflow-x: auto; white-space: pre-wrap; }
 .failure { border: 1px solid #e0a0a0; border-radius: 4px; padding: .2em 1em 1em; margin: 1em 0; }
 .clauses a { margin-right: .5em; }
-svg text { font: 11px monospace; }
+svg text { font: 11px monospace; paint-order: stroke; stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
 .tl { overflow-x: auto; }
 </style>
 </head>
 <body>
 <h1>limcheck report</h1>
-<p>limcheck {{.Tool}} &middot; spec <b>{{.Spec}}</b> &middot; protocol {{.Protocol}} &middot; {{len .Rows}} cases</p>
+<p>limcheck {{.Tool}} &middot; spec <b>{{.Spec}}</b> &middot; protocol {{.Protocol}} &middot; {{plural (len .Rows) "case"}}</p>
 
 <h2 id="ports">Ports</h2>
 <table id="port-summary">
@@ -261,10 +275,10 @@ svg text { font: 11px monospace; }
 {{end}}</table>
 
 <h2 id="areas">By clause area</h2>
-<p>Cases passed of those run, per port; a case counts in every area of its clauses.</p>
+<p>Cases passed of those run, per port; a case counts in every area of its clauses; - where the port ran none (it skipped them, or does not implement their component).</p>
 <table id="area-summary">
 <tr><th>area</th>{{range .Ports}}<th>[{{.N}}]</th>{{end}}</tr>
-{{range .Areas}}<tr><td>{{.Area}}</td>{{$bad := .Bad}}{{range $i, $c := .Cells}}<td class="{{if index $bad $i}}bad{{else}}pass{{end}}">{{$c}}</td>{{end}}</tr>
+{{range .Areas}}<tr><td>{{.Area}}</td>{{range .Cells}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</table>
 
 <h2 id="failures">Failures ({{len .Failures}})</h2>
