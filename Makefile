@@ -22,8 +22,8 @@ help:
 	@echo "make test-long  the longer searches: rapid at $(RAPIDCHECKS) checks, $(LINROUNDS) porcupine rounds,"
 	@echo "                each fuzz target for $(FUZZTIME) (the Redis ones too), the mutants' wall-clock time to find"
 	@echo "make fuzz-redis each Redis fuzz target (fuzz/redis_fuzz_test.go) for FUZZTIME=$(FUZZTIME), a redis-server per worker"
-	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix, the README's commands"
-	@echo "                and the scripts not run under -race (make mutants: the matrix alone)"
+	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix, the commands and sample outputs"
+	@echo "                of the README and docs/, and the scripts not run under -race (make mutants: the matrix alone)"
 	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
 	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root and bench, tests included"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
@@ -123,7 +123,7 @@ clauses:
 # planted-mutant matrix (cmd/limcheck/mutants_test.go: every bug of
 # ports/mutants.json in both reference ports must fail the vectors and be
 # found and shrunk by limcheck fuzz within a budget of ops and runs), the
-# reference ports' and the README's command tests, and the CLI scripts
+# reference ports' and the README's and docs' command tests, and the CLI scripts
 # that do not exercise limcheck's own concurrency (those, raceScripts in
 # script_test.go, run under -race in gotest, which builds none of the
 # others). None of them measures limcheck's concurrency, and the detector

@@ -110,7 +110,9 @@ func (c cli) printCounterexample(res *fuzzOutcome, pf *portFlags) {
 	if res.writeErr != nil {
 		fmt.Fprintf(c.stdout, "NOT WRITTEN: %v (the counterexample is above)\n", res.writeErr)
 	} else {
-		fmt.Fprintf(c.stdout, "wrote %s (add it to a vector set: conformance/vectors/%s/%s.json)\n", res.file, f.Case.Component, f.Case.ID)
+		fmt.Fprintf(c.stdout, "wrote %s (case %s)\n", res.file, f.Case.ID)
+		fmt.Fprintf(c.stdout, "keep it: cp %s DIR/%s/%s.json, DIR your copy of the vectors (limcheck vectors export DIR), then limcheck run --vectors DIR\n",
+			shellWord(res.file), f.Case.Component, f.Case.ID)
 		portArg := ""
 		if pf.command != "" {
 			portArg = " --port " + shellQuote(pf.command)
@@ -118,6 +120,20 @@ func (c cli) printCounterexample(res *fuzzOutcome, pf *portFlags) {
 		fmt.Fprintf(c.stdout, "replay: limcheck replay%s %s\n", portArg, res.file)
 	}
 	fmt.Fprintf(c.stdout, "reproduce: %s\n", res.repro)
+}
+
+// shellWord is s as one sh word: as it is when it needs no quotes,
+// else in single quotes.
+func shellWord(s string) string {
+	for _, r := range s {
+		if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-", r) {
+			return shellQuote(s)
+		}
+	}
+	if s == "" {
+		return "''"
+	}
+	return s
 }
 
 // opLabel names op i of a trace: "open" or "op 3".
@@ -151,6 +167,10 @@ func portLines(s, prefix string) string {
 	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
 }
 
+// fuzzFormat is the value of a fuzz --json report's "format": its
+// version, as limcheck-report/1 is run's.
+const fuzzFormat = "limcheck-fuzz/1"
+
 // fuzzJSONFound is a counterexample in fuzz's JSON report.
 type fuzzJSONFound struct {
 	Seed          uint64           `json:"seed"`
@@ -175,6 +195,8 @@ type fuzzJSONFound struct {
 func (c cli) fuzzJSON(res *fuzzOutcome) int {
 	rep := res.rep
 	out := struct {
+		Format     string         `json:"format"` // fuzzFormat
+		Status     int            `json:"status"` // the exit status the run calls for
 		Traces     int            `json:"traces"`
 		Ops        int            `json:"ops"`
 		Skipped    int            `json:"skipped"`
@@ -191,7 +213,7 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 		Incomplete string         `json:"incomplete,omitempty"`
 		Stopped    string         `json:"stopped,omitempty"`
 		Reproduce  string         `json:"reproduce"`
-	}{Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps,
+	}{Format: fuzzFormat, Status: res.status(), Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps,
 		Twinned: rep.Twinned, TwinSkip: rep.TwinnedSkipped, Isolation: isolationNote(rep.FuzzStatus), FirstSkip: clean(rep.FirstSkip),
 		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Stopped: res.stoppedBy, Reproduce: res.repro}
 	if res.broken != nil {

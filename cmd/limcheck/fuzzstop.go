@@ -9,7 +9,7 @@ import (
 
 // fuzzing is the fuzz run a signal stops, if one is going on: stop
 // hands it the signal (stopFuzz) rather than exit at once, so that a
-// divergence found is written and printed before limcheck exits (README:
+// divergence found is written and printed before limcheck exits (docs/commands.md:
 // "A divergence is never lost").
 var fuzzing struct {
 	sync.Mutex

@@ -14,8 +14,12 @@ import (
 	"github.com/limcheck/limcheck/internal/speccheck"
 )
 
-// specURL is where a clause link points: spec.md at its heading.
-const specURL = "https://github.com/limcheck/limcheck/blob/main/spec.md"
+// repoURL is the folder of spec.md and spec-decisions.md: a clause link
+// points at the file that defines the ID, at its heading.
+const repoURL = "https://github.com/limcheck/limcheck/blob/main/"
+
+// specURL is where a link to an ID the specification lacks points.
+const specURL = repoURL + "spec.md"
 
 // htmlPage is what the HTML report shows: one self-contained page (its
 // style inline, no script, no external asset, a Content-Security-Policy
@@ -38,8 +42,22 @@ type htmlPort struct {
 
 type htmlArea struct {
 	Area  string
-	Cells []string // passed/ran per port
-	Bad   []bool   // some case of the area failed on that port
+	Cells []htmlAreaCell // per port
+}
+
+// htmlAreaCell is one port's count in a clause area: passed/ran, in the
+// class pass, bad (some case failed) or skip (the port ran none: "-").
+type htmlAreaCell struct{ Text, Class string }
+
+// areaCell is the cell of a port that passed of ran cases of an area.
+func areaCell(passed, ran int) htmlAreaCell {
+	switch {
+	case ran == 0:
+		return htmlAreaCell{Text: "-", Class: "skip"}
+	case passed < ran:
+		return htmlAreaCell{Text: fmt.Sprintf("%d/%d", passed, ran), Class: "bad"}
+	}
+	return htmlAreaCell{Text: fmt.Sprintf("%d/%d", passed, ran), Class: "pass"}
 }
 
 type htmlRow struct {
@@ -111,8 +129,7 @@ func buildPage(reps []*report) htmlPage {
 	for _, a := range areaCounts(reps) {
 		row := htmlArea{Area: a.area}
 		for _, pc := range a.ports {
-			row.Cells = append(row.Cells, fmt.Sprintf("%d/%d", pc.passed, pc.ran))
-			row.Bad = append(row.Bad, pc.passed < pc.ran)
+			row.Cells = append(row.Cells, areaCell(pc.passed, pc.ran))
 		}
 		page.Areas = append(page.Areas, row)
 	}
@@ -126,30 +143,39 @@ func buildPage(reps []*report) htmlPage {
 	return page
 }
 
-// clauseLinks maps every ID spec.md defines to its link: spec.md at the
-// heading of the section that holds it, and its defining line as text.
+// clauseLinks maps every ID the specification defines to its link: the
+// file that defines it (spec.md or spec-decisions.md) at the heading of the
+// section that holds it, and its defining line as text.
 func clauseLinks() map[string]htmlClause {
 	out := map[string]htmlClause{}
-	spec, err := speccheck.Parse([]byte(limcheck.Spec))
+	spec, err := speccheck.ReadSpec(limcheck.Files)
 	if err != nil {
 		return out
 	}
-	lines := strings.Split(limcheck.Spec, "\n")
+	lines := map[string][]string{
+		speccheck.SpecFile:      strings.Split(limcheck.Spec, "\n"),
+		speccheck.DecisionsFile: strings.Split(limcheck.Decisions, "\n"),
+	}
 	for _, d := range spec.Defs {
-		heading := ""
-		for i := min(d.Line-1, len(lines)-1); i >= 0; i-- {
-			if strings.HasPrefix(lines[i], "#") {
-				heading = lines[i]
-				break
-			}
-		}
-		text := ""
-		if d.Line-1 < len(lines) {
-			text = strings.TrimSpace(lines[d.Line-1])
-		}
-		out[d.ID] = htmlClause{ID: d.ID, URL: specURL + "#" + slug(heading), Text: text}
+		heading, text := definedAt(lines[d.File], d.Line)
+		out[d.ID] = htmlClause{ID: d.ID, URL: repoURL + d.File + "#" + slug(heading), Text: text}
 	}
 	return out
+}
+
+// definedAt returns the heading above line n (1-based) of lines and the
+// line itself, trimmed.
+func definedAt(lines []string, n int) (heading, text string) {
+	for i := min(n-1, len(lines)-1); i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "#") {
+			heading = lines[i]
+			break
+		}
+	}
+	if n-1 < len(lines) {
+		text = strings.TrimSpace(lines[n-1])
+	}
+	return heading, text
 }
 
 // slug is a Markdown heading's anchor as GitHub makes it: lowercase, the
@@ -210,7 +236,8 @@ func areaCounts(reps []*report) []areaCount {
 }
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower": strings.ToLower,
+	"lower":  strings.ToLower,
+	"plural": plural,
 	"cls": func(v string) string {
 		return map[string]string{vPass: "pass", vXFail: "pass", vFail: "fail", vXPass: "fail", vBroken: "broken", vSkip: "skip"}[v] + " cell"
 	},
@@ -233,13 +260,13 @@ th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-al
 pre { background: #f6f6f6; padding: .5em; overflow-x: auto; white-space: pre-wrap; }
 .failure { border: 1px solid #e0a0a0; border-radius: 4px; padding: .2em 1em 1em; margin: 1em 0; }
 .clauses a { margin-right: .5em; }
-svg text { font: 11px monospace; }
+svg text { font: 11px monospace; paint-order: stroke; stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
 .tl { overflow-x: auto; }
 </style>
 </head>
 <body>
 <h1>limcheck report</h1>
-<p>limcheck {{.Tool}} &middot; spec <b>{{.Spec}}</b> &middot; protocol {{.Protocol}} &middot; {{len .Rows}} cases</p>
+<p>limcheck {{.Tool}} &middot; spec <b>{{.Spec}}</b> &middot; protocol {{.Protocol}} &middot; {{plural (len .Rows) "case"}}</p>
 
 <h2 id="ports">Ports</h2>
 <table id="port-summary">
@@ -248,10 +275,10 @@ svg text { font: 11px monospace; }
 {{end}}</table>
 
 <h2 id="areas">By clause area</h2>
-<p>Cases passed of those run, per port; a case counts in every area of its clauses.</p>
+<p>Cases passed of those run, per port; a case counts in every area of its clauses; - where the port ran none (it skipped them, or does not implement their component).</p>
 <table id="area-summary">
 <tr><th>area</th>{{range .Ports}}<th>[{{.N}}]</th>{{end}}</tr>
-{{range .Areas}}<tr><td>{{.Area}}</td>{{$bad := .Bad}}{{range $i, $c := .Cells}}<td class="{{if index $bad $i}}bad{{else}}pass{{end}}">{{$c}}</td>{{end}}</tr>
+{{range .Areas}}<tr><td>{{.Area}}</td>{{range .Cells}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</table>
 
 <h2 id="failures">Failures ({{len .Failures}})</h2>

@@ -68,8 +68,8 @@ func TestHTMLIsSelfContained(t *testing.T) {
 		t.Error("the page lacks its Content-Security-Policy")
 	}
 	for _, m := range regexp.MustCompile(`(?:href|src)="([^"]*)"`).FindAllStringSubmatch(page, -1) {
-		if !strings.HasPrefix(m[1], specURL+"#") {
-			t.Errorf("the page refers to %q: only spec.md's anchors are linked", m[1])
+		if !strings.HasPrefix(m[1], specURL+"#") && !strings.HasPrefix(m[1], repoURL+"spec-decisions.md#") {
+			t.Errorf("the page refers to %q: only spec.md's and spec-decisions.md's anchors are linked", m[1])
 		}
 	}
 	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
@@ -95,4 +95,75 @@ func runWithin(cmd *exec.Cmd, limit time.Duration) error {
 	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() }) //nolint:errcheck // it may have exited
 	defer timer.Stop()
 	return cmd.Wait()
+}
+
+// TestTimelineTextsClear checks the timeline's layout with long values: the
+// first op's texts start right of the row labels ("model", "port"), two
+// ops' texts never overlap, and the picture is wide enough for the last.
+func TestTimelineTextsClear(t *testing.T) {
+	long := strings.Repeat("w", 28)
+	points := []point{
+		{Index: 0, Kind: "admit", Now: "0", Want: long, Got: long, WantSt: "tks=1"},
+		{Index: 1, Kind: "admit", Now: "0", Want: long, Got: "limited"},
+		{Index: 2, Kind: "admit", Now: "1", Want: "pass", Got: long, Differs: true},
+	}
+	tl := draw(points)
+	if left := tl.Marks[0].X - halfWidth(tl.Marks[0]); left < labelsEnd {
+		t.Errorf("draw: the first op's texts start at x=%.0f, over the row labels (which end at %d)", left, labelsEnd)
+	}
+	for i := 1; i < len(tl.Marks); i++ {
+		a, b := tl.Marks[i-1], tl.Marks[i]
+		if a.X+halfWidth(a) > b.X-halfWidth(b) {
+			t.Errorf("draw: the texts of ops %d (x=%.0f) and %d (x=%.0f) overlap", i-1, a.X, i, b.X)
+		}
+	}
+	last := tl.Marks[len(tl.Marks)-1]
+	if end := last.X + halfWidth(last); end > float64(tl.Width) {
+		t.Errorf("draw: the last op's texts end at x=%.0f, past the picture's width %d", end, tl.Width)
+	}
+}
+
+// TestHTMLAreasAndCounts checks the page's clause-area table and header: a
+// port that ran no case of an area (it skipped them all, as a port does
+// the cases of a component it does not implement) shows "-" in the skip
+// class, not a green "0/0"; and one case is "1 case".
+func TestHTMLAreasAndCounts(t *testing.T) {
+	reps := htmlReports(t)
+	var skipped []protocol.CaseResult
+	for _, c := range reps[0].Cases[:1] {
+		cs, _ := findCase(t, c.ID)
+		skipped = append(skipped, protocol.CaseResult{Case: cs, Verdict: conformance.Skip, Why: "does not implement lim"})
+	}
+	none := newReport(protocol.Hello{Name: "none", Version: "1"}, skipped, nil, time.Second)
+	page := buildPage([]*report{none})
+	for _, a := range page.Areas {
+		if got := a.Cells[0]; got.Text != "-" || got.Class != "skip" {
+			t.Errorf("area %s of a port that ran none of its cases: %q in class %q, want \"-\" in class skip", a.Area, got.Text, got.Class)
+		}
+	}
+	if got := areaCell(3, 4); got.Text != "3/4" || got.Class != "bad" {
+		t.Errorf("areaCell(3, 4) = %+v, want 3/4 bad", got)
+	}
+	var b strings.Builder
+	if err := htmlTemplate.Execute(&b, page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "&middot; 1 case</p>") {
+		t.Errorf("the page's header does not say \"1 case\" for one case")
+	}
+	if !strings.Contains(b.String(), "paint-order: stroke; stroke: #fff") {
+		t.Errorf("the timeline's texts have no halo: the divergence line would strike through them")
+	}
+}
+
+// findCase is the vector of the given ID.
+func findCase(t *testing.T, id string) (conformance.Case, bool) {
+	t.Helper()
+	for _, c := range vectorCases(t) {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	t.Fatalf("no vector %s", id)
+	return conformance.Case{}, false
 }

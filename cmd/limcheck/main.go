@@ -23,7 +23,7 @@ import (
 	"github.com/limcheck/limcheck/internal/implsubject"
 )
 
-// Exit statuses, documented in doc.go, the usage text and the README.
+// Exit statuses, documented in doc.go, the usage text and docs/commands.md.
 //
 // spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol, and 4 when the run is incomplete"
 const (
@@ -224,7 +224,10 @@ func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]str
 		return nil, exitUsage
 	}
 	if fs.NArg() < minArgs || fs.NArg() > maxArgs {
-		if fs.NArg() > maxArgs {
+		if late := lateFlag(fs, maxArgs); late != "" {
+			pos := fs.Args()[:min(maxArgs, fs.NArg())]
+			fmt.Fprintf(c.stderr, "%s: flag %s after the arguments: flags come first (put %s before %s)\n", fs.Name(), late, strings.Join(fs.Args()[len(pos):], " "), strings.Join(pos, " "))
+		} else if fs.NArg() > maxArgs {
 			fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
 		} else {
 			fmt.Fprintf(c.stderr, "%s: missing argument\n", fs.Name())
@@ -233,6 +236,19 @@ func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]str
 		return nil, exitUsage
 	}
 	return fs.Args(), proceed
+}
+
+// lateFlag is the first argument past the first n that names one of fs's
+// flags (-name, --name, -name=value), as a user writes it when flags follow
+// the file (flag stops at the first argument), or "".
+func lateFlag(fs *flag.FlagSet, n int) string {
+	for _, arg := range fs.Args()[min(n, fs.NArg()):] {
+		name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if strings.HasPrefix(arg, "-") && fs.Lookup(name) != nil {
+			return arg
+		}
+	}
+	return ""
 }
 
 // portFlags are the flags naming and bounding a port.
@@ -377,7 +393,7 @@ func (c cli) portProblem(pf *portFlags, err error) int {
 
 // timedOut says that the run's --timeout passed after done of all cases.
 func (pf *portFlags) timedOut(done, all int) string {
-	return fmt.Sprintf("the run's --timeout (%v) passed after %d of %d cases", pf.timeout, done, all)
+	return fmt.Sprintf("the run's --timeout (%v) passed after %d of %s", pf.timeout, done, plural(all, "case"))
 }
 
 // fuzzGCPercent is the GC target of the commands that stream traces (fuzz,

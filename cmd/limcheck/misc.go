@@ -236,9 +236,9 @@ func (c cli) coverageCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck coverage: %v\n", err)
 		return exitUsage
 	}
-	spec, err := speccheck.Parse([]byte(limcheck.Spec))
+	spec, err := speccheck.ReadSpec(limcheck.Files)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "limcheck coverage: spec.md: %v\n", err)
+		fmt.Fprintf(c.stderr, "limcheck coverage: %v\n", err)
 		return exitUsage
 	}
 	ids := make([]conformance.SpecID, len(spec.Defs))

@@ -165,7 +165,7 @@ func cell(v string) string {
 // shows them.
 func writeMatrix(w io.Writer, rs *runs, quiet bool) {
 	n := len(rs.Ports[0].Cases)
-	fmt.Fprintf(w, "limcheck: %d ports (%s), spec %s, %d cases\n", len(rs.Ports), protocol.Protocol, rs.SpecVersion, n)
+	fmt.Fprintf(w, "limcheck: %d ports (%s), spec %s, %s\n", len(rs.Ports), protocol.Protocol, rs.SpecVersion, plural(n, "case"))
 	for i, rep := range rs.Ports {
 		fmt.Fprintf(w, "  [%d] %s\n", i+1, rep.label())
 	}

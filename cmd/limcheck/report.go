@@ -97,6 +97,7 @@ type caseReport struct {
 	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
 	Seconds     float64         `json:"-"`                     // the case's share of the run's time (protocol.CaseResult.Elapsed)
 	Timeline    []point         `json:"-"`                     // the ops up to the divergence with both sides' results (--html)
+	Unclaimed   bool            `json:"-"`                     // skipped because the port's hello does not claim its component
 }
 
 // difference is one field whose value differs at the diverging op; a
@@ -238,6 +239,7 @@ func (rep *report) caseOf(r protocol.CaseResult) caseReport {
 		}
 	case conformance.Skip:
 		cr.Verdict = vSkip
+		cr.Unclaimed = !slices.Contains(rep.Port.Components, cr.Component)
 	case protocol.Broken:
 		cr.Verdict = vBroken
 	default:
@@ -491,28 +493,70 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 	for _, c := range rep.Cases[rep.streamed:] {
 		writeCase(w, c, quiet)
 	}
+	if !quiet {
+		writeUnclaimed(w, rep)
+	}
 	writeTail(w, rep)
+}
+
+// writeUnclaimed writes one line for each component whose cases were
+// skipped because the port does not claim it: they are not listed one by
+// one.
+func writeUnclaimed(w io.Writer, rep *report) {
+	var order []string
+	counts := map[string]int{}
+	for _, c := range rep.Cases {
+		if c.Verdict == vSkip && c.Unclaimed {
+			if counts[c.Component] == 0 {
+				order = append(order, c.Component)
+			}
+			counts[c.Component]++
+		}
+	}
+	for _, comp := range order {
+		fmt.Fprintf(w, "SKIP   %s: the port does not implement %s (its hello lists %s)\n", plural(counts[comp], comp+" case"), comp, listOrNone(rep.Port.Components))
+	}
+}
+
+// plural is "1 case" or "n cases" for n and a singular noun.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// listOrNone joins names with commas, or is "none".
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // writeHead writes the report's first line, for a run of n cases.
 func writeHead(w io.Writer, rep *report, n int) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %d cases\n", rep.label(), protocol.Protocol, rep.SpecVersion, n)
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %s\n", rep.label(), protocol.Protocol, rep.SpecVersion, plural(n, "case"))
 }
 
 // writeCase writes one case of the human report: nothing for a case not
-// run (the tail counts them), a line for one that passed or skipped, and
-// a failure with its description, why, divergence and stderr.
+// run (the tail counts them) or of a component the port does not claim
+// (writeUnclaimed sums them up), a line for one that passed or skipped
+// (with why), and a failure with its description, why, divergence and
+// stderr.
 func writeCase(w io.Writer, c caseReport, quiet bool) {
-	if c.Verdict == vNotRun || (quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail)) {
+	if c.Verdict == vNotRun || c.Unclaimed || (quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail)) {
 		return
 	}
-	fmt.Fprintf(w, "%-6s %s [%s]\n", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
-	if c.Verdict == vPass || (c.Verdict == vSkip && c.Why == "") {
+	head := fmt.Sprintf("%-6s %s [%s]", c.Verdict, c.ID, strings.Join(c.Clauses, " "))
+	if c.Verdict == vSkip && c.Why != "" {
+		head += ": " + c.Why
+	}
+	fmt.Fprintln(w, head)
+	if c.Verdict == vPass || c.Verdict == vSkip {
 		return
 	}
-	if c.Verdict != vSkip {
-		fmt.Fprintf(w, "       %s\n", c.Description)
-	}
+	fmt.Fprintf(w, "       %s\n", c.Description)
 	if c.Why != "" {
 		fmt.Fprintf(w, "       %s\n", c.Why)
 	}
@@ -531,7 +575,7 @@ func writeCase(w io.Writer, c caseReport, quiet bool) {
 // run is incomplete or broken, and the closing line.
 func writeTail(w io.Writer, rep *report) {
 	if n := rep.Summary.NotRun; n > 0 {
-		fmt.Fprintf(w, "NOT RUN %d cases: %s before them\n", n, rep.stopper())
+		fmt.Fprintf(w, "NOT RUN %s: %s before them\n", plural(n, "case"), rep.stopper())
 	}
 	if rep.Incomplete != "" {
 		fmt.Fprintln(w, rep.Incomplete)

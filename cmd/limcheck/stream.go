@@ -163,7 +163,7 @@ func (lv *live) partial(sig syscall.Signal) {
 	rep.finish(time.Since(lv.start))
 	rep.signal = int(sig)
 	rep.stoppedBy = fmt.Sprintf("limcheck was stopped (%v)", sig)
-	rep.Incomplete = fmt.Sprintf("%s after %d of %d cases", rep.stoppedBy, done, len(lv.cases))
+	rep.Incomplete = fmt.Sprintf("%s after %d of %s", rep.stoppedBy, done, plural(len(lv.cases), "case"))
 	lv.progress.clear()
 	if lv.onStop != nil {
 		lv.onStop(rep)

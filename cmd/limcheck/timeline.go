@@ -150,6 +150,7 @@ type svgTimeline struct {
 type svgMark struct {
 	X                     float64
 	Label                 string // op index and kind
+	Now                   string // the op's time, drawn on the axis
 	Want, Got             string
 	WantSt, GotSt         string
 	Differs               bool
@@ -184,10 +185,12 @@ func draw(points []point) svgTimeline {
 		} else if timed {
 			x = left + (prev-lo)/(hi-lo)*float64(w-left-right)
 		}
-		tl.Marks = append(tl.Marks, svgMark{X: x, Label: fmt.Sprintf("%d %s", p.Index, p.Kind), Want: p.Want, Got: p.Got, WantSt: p.WantSt, GotSt: p.GotSt,
+		tl.Marks = append(tl.Marks, svgMark{X: x, Label: fmt.Sprintf("%d %s", p.Index, p.Kind), Now: p.Now, Want: p.Want, Got: p.Got, WantSt: p.WantSt, GotSt: p.GotSt,
 			Differs: p.Differs, LabelY: 20 + 14*(i%3), WantY: 80, WantStY: 96, GotY: 140, GotStY: 156, Bott: 175})
-		if i > 0 { // ops at one time, or close: side by side, in order
-			x = max(x, tl.Marks[i-1].X+minGap)
+		if i > 0 { // ops at one time, or close: side by side, in order, their texts apart
+			x = max(x, tl.Marks[i-1].X+minGap, tl.Marks[i-1].X+halfWidth(tl.Marks[i-1])+halfWidth(tl.Marks[i])+textGap)
+		} else { // the first op's texts clear of the row labels
+			x = max(x, labelsEnd+halfWidth(tl.Marks[0]))
 		}
 		tl.Marks[i].X = x
 		if p.Now != "" {
@@ -195,9 +198,29 @@ func draw(points []point) svgTimeline {
 		}
 	}
 	if n := len(tl.Marks); n > 0 {
-		tl.Width = max(tl.Width, int(tl.Marks[n-1].X)+right+40)
+		last := tl.Marks[n-1]
+		tl.Width = max(tl.Width, int(last.X)+right+40, int(last.X+halfWidth(last))+textGap)
 	}
 	return tl
+}
+
+// The timeline's text metrics: the width of a character of its 11px
+// monospace font (0.6 em, rounded up), the end of the row labels ("model",
+// "port") and the room kept between two ops' texts.
+const (
+	charWidth = 7
+	labelsEnd = 52
+	textGap   = 14
+)
+
+// halfWidth is half the width of m's widest text, its time's included:
+// texts are centred on the op's x.
+func halfWidth(m svgMark) float64 {
+	n := 0
+	for _, t := range []string{m.Label, m.Want, m.Got, m.WantSt, m.GotSt, "t=" + m.Now} {
+		n = max(n, utf8.RuneCountInString(t))
+	}
+	return float64(n*charWidth) / 2
 }
 
 // nowValue is a time as a float, for the x axis.

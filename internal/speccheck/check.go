@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Problem is one violation of the clause rules, located in spec.md or in a
-// .go file.
+// Problem is one violation of the clause rules, located in a file of the
+// specification or in a .go file.
 type Problem struct {
 	File    string
 	Line    int
@@ -67,7 +67,7 @@ func Check(spec *Spec, refs *Refs) []Problem {
 	var ps []Problem
 	for _, d := range spec.Duplicates {
 		first, _ := spec.Lookup(d.ID)
-		ps = append(ps, specProblem(d, "%s is defined again (first at %s:%d)", d.ID, SpecFile, first.Line))
+		ps = append(ps, specProblem(d, "%s is defined again (first at %s:%d)", d.ID, first.File, first.Line))
 	}
 	for _, d := range spec.Defs {
 		ps = append(ps, checkDef(spec, c, d)...)
@@ -79,9 +79,10 @@ func Check(spec *Spec, refs *Refs) []Problem {
 	return ps
 }
 
-// specProblem returns a problem located at d's line in spec.md.
+// specProblem returns a problem located at d's line in the file that
+// defines it.
 func specProblem(d Definition, format string, args ...any) Problem {
-	return Problem{File: SpecFile, Line: d.Line, Message: fmt.Sprintf(format, args...)}
+	return Problem{File: d.File, Line: d.Line, Message: fmt.Sprintf(format, args...)}
 }
 
 // checkDef returns the problems of the live definition d.
@@ -130,7 +131,7 @@ func checkMentions(spec *Spec, d Definition) []Problem {
 	var ps []Problem
 	for _, r := range d.Mentions {
 		if msg := status(spec, r.ID); msg != "" {
-			ps = append(ps, Problem{File: SpecFile, Line: r.Line, Message: fmt.Sprintf("decision %s mentions %s, which %s", d.ID, r.ID, msg)})
+			ps = append(ps, Problem{File: d.File, Line: r.Line, Message: fmt.Sprintf("decision %s mentions %s, which %s", d.ID, r.ID, msg)})
 		}
 	}
 	return ps
@@ -141,15 +142,15 @@ func status(spec *Spec, id string) string {
 	d, ok := spec.Lookup(id)
 	switch {
 	case !ok:
-		return "is not defined in " + SpecFile
+		return "is not defined in " + SpecFile + " or " + DecisionsFile
 	case d.Retired:
-		return fmt.Sprintf("is retired (%s:%d)", SpecFile, d.Line)
+		return fmt.Sprintf("is retired (%s:%d)", d.File, d.Line)
 	}
 	return ""
 }
 
 // checkFile returns a problem for each undefined or retired ID that f
-// refers to: any ID whose prefix spec.md defines, and any ID cited as
+// refers to: any ID whose prefix the specification defines, and any ID cited as
 // "spec AREA-n" whatever its prefix.
 func checkFile(spec *Spec, f File) []Problem {
 	var ps []Problem

@@ -3,6 +3,11 @@
 // at least one test, and every ID cited anywhere in the module exists and is
 // not retired.
 //
+// The specification is two files at the repository root (see [Files]):
+// spec.md, the normative text, and spec-decisions.md, its decision register.
+// Both define IDs, in one namespace: "defined in spec.md" below means
+// defined in either.
+//
 // # spec.md conventions
 //
 // A definition is a line that starts (after optional spaces and an optional
@@ -35,7 +40,8 @@
 //
 // # API
 //
-//   - [Parse] reads spec.md into a [Spec] of [Definition] values.
+//   - [Parse] reads the specification's [Source] files into a [Spec] of
+//     [Definition] values; [ReadSpec] reads [Files] from an fs.FS.
 //   - [Scan] collects the [Refs] of every .go file in an fs.FS.
 //   - [Load] does both for a repository root.
 //   - [Check] applies the rules and returns sorted [Problem] values.

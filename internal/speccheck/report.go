@@ -7,14 +7,15 @@ import (
 )
 
 // Report renders the coverage table of spec: one row per definition, with
-// its kind, the non-test files citing it and the test files mentioning it.
+// its kind, where it is defined, the non-test files citing it and the test
+// files mentioning it.
 func Report(spec *Spec, refs *Refs) string {
 	c := newCoverage(refs)
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tKIND\tLINE\tCITED BY\tTESTED BY")
+	fmt.Fprintln(w, "ID\tKIND\tDEFINED AT\tCITED BY\tTESTED BY")
 	for _, d := range spec.Defs {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", d.ID, kindLabel(d), d.Line, list(c.cited[d.ID]), list(c.tested[d.ID]))
+		fmt.Fprintf(w, "%s\t%s\t%s:%d\t%s\t%s\n", d.ID, kindLabel(d), d.File, d.Line, list(c.cited[d.ID]), list(c.tested[d.ID]))
 	}
 	w.Flush()
 	fmt.Fprintf(&b, "%d definitions, %d retired\n", len(spec.Defs), retired(spec))

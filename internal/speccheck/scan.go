@@ -107,13 +107,10 @@ func importsRapid(p string, src []byte) (bool, error) {
 	return false, nil
 }
 
-// Load parses SpecFile at the root of fsys and scans the .go files below it.
+// Load parses the specification's Files at the root of fsys (ReadSpec) and
+// scans the .go files below it.
 func Load(fsys fs.FS) (*Spec, *Refs, error) {
-	src, err := fs.ReadFile(fsys, SpecFile)
-	if err != nil {
-		return nil, nil, fmt.Errorf("speccheck: %w", err)
-	}
-	spec, err := Parse(src)
+	spec, err := ReadSpec(fsys)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,12 +2,30 @@ package speccheck
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 )
 
 // SpecFile is the name of the specification at the repository root.
 const SpecFile = "spec.md"
+
+// DecisionsFile is the name of the specification's decision register, a
+// file beside SpecFile that belongs to it: its DEC-n entries are
+// definitions like those of SpecFile.
+const DecisionsFile = "spec-decisions.md"
+
+// Files are the files that define the specification's IDs, in the order
+// Load and ReadSpec parse them.
+var Files = []string{SpecFile, DecisionsFile}
+
+// Source is one file of the specification: its name (for problems and
+// definitions) and its text.
+type Source struct {
+	Name string
+	Text []byte
+}
 
 // Kind classifies a definition by its ID prefix.
 type Kind int
@@ -62,24 +80,26 @@ func Implementer(area string) string {
 	return implementers[area]
 }
 
-// Ref is one occurrence of an ID: in spec.md, or in a .go file.
+// Ref is one occurrence of an ID: in a file of the specification, or in a
+// .go file.
 type Ref struct {
 	ID   string
 	Line int
 }
 
-// Definition is one ID defined in spec.md.
+// Definition is one ID defined in a file of the specification.
 type Definition struct {
 	ID       string
 	Area     string // the prefix before the dash
 	Kind     Kind
+	File     string // the Source that defines it: SpecFile or DecisionsFile
 	Line     int
 	Retired  bool
 	NoVector bool  // a decision marked "(no vector)": no op can express it (spec VEC-14)
 	Mentions []Ref // for a decision: the IDs of defined prefixes it mentions
 }
 
-// Spec is a parsed spec.md.
+// Spec is a parsed specification: spec.md and its decision register.
 type Spec struct {
 	Defs       []Definition // first definitions, in file order
 	Duplicates []Definition // later definitions of an ID already defined
@@ -96,7 +116,8 @@ func (s *Spec) Lookup(id string) (Definition, bool) {
 	return s.Defs[i], true
 }
 
-// HasArea reports whether spec.md defines any ID with the given prefix.
+// HasArea reports whether the specification defines any ID with the given
+// prefix.
 func (s *Spec) HasArea(area string) bool {
 	return s.areas[area]
 }
@@ -107,14 +128,19 @@ var (
 	idRE      = regexp.MustCompile(`\b[A-Z]+-[0-9]+\b`)
 )
 
-// Parse reads the definitions of spec. It fails only when spec defines no
-// ID at all; duplicate definitions are kept for Check to report.
-func Parse(spec []byte) (*Spec, error) {
-	lines := strings.Split(strings.ReplaceAll(string(spec), "\r\n", "\n"), "\n")
+// Parse reads the definitions of the specification's files, in order: an
+// ID defined in two of them, or twice in one, is a duplicate. It fails
+// only when they define no ID at all; duplicate definitions are kept for
+// Check to report.
+func Parse(srcs ...Source) (*Spec, error) {
 	s := &Spec{index: map[string]int{}, areas: map[string]bool{}}
-	for i, line := range lines {
-		if m := defRE.FindStringSubmatch(line); m != nil {
-			s.add(newDefinition(m[1], i+1, line))
+	lines := map[string][]string{}
+	for _, src := range srcs {
+		lines[src.Name] = strings.Split(strings.ReplaceAll(string(src.Text), "\r\n", "\n"), "\n")
+		for i, line := range lines[src.Name] {
+			if m := defRE.FindStringSubmatch(line); m != nil {
+				s.add(newDefinition(m[1], src.Name, i+1, line))
+			}
 		}
 	}
 	if len(s.Defs) == 0 {
@@ -124,13 +150,28 @@ func Parse(spec []byte) (*Spec, error) {
 	return s, nil
 }
 
-// newDefinition builds the definition of id found on line number n.
-func newDefinition(id string, n int, line string) Definition {
+// ReadSpec parses the specification's Files at the root of fsys.
+func ReadSpec(fsys fs.FS) (*Spec, error) {
+	var srcs []Source
+	for _, name := range Files {
+		text, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("speccheck: %w", err)
+		}
+		srcs = append(srcs, Source{Name: name, Text: text})
+	}
+	return Parse(srcs...)
+}
+
+// newDefinition builds the definition of id found on line number n of
+// file.
+func newDefinition(id, file string, n int, line string) Definition {
 	area := areaOf(id)
 	return Definition{
 		ID:      id,
 		Area:    area,
 		Kind:    kindOf(area),
+		File:    file,
 		Line:    n,
 		Retired: strings.Contains(line, "(retired)"),
 		// spec VEC-14: "A decision marked (no vector) rules on what no op can express"
@@ -155,11 +196,12 @@ func (s *Spec) add(d Definition) {
 	s.Defs = append(s.Defs, d)
 }
 
-// collectMentions fills in the mentions of every decision.
-func (s *Spec) collectMentions(lines []string) {
+// collectMentions fills in the mentions of every decision, from the lines
+// of each file by name.
+func (s *Spec) collectMentions(lines map[string][]string) {
 	for i := range s.Defs {
 		if s.Defs[i].Kind == KindDecision {
-			s.Defs[i].Mentions = s.mentions(s.Defs[i], lines)
+			s.Defs[i].Mentions = s.mentions(s.Defs[i], lines[s.Defs[i].File])
 		}
 	}
 }
@@ -182,7 +224,8 @@ func (s *Spec) mentions(d Definition, lines []string) []Ref {
 	return refs
 }
 
-// tokens returns the whole-word IDs on line n whose prefix spec.md defines.
+// tokens returns the whole-word IDs on line n whose prefix the
+// specification defines.
 func (s *Spec) tokens(line string, n int) []Ref {
 	var refs []Ref
 	for _, r := range wordIDs(line, n) {

@@ -1,6 +1,7 @@
 package speccheck
 
 import (
+	"cmp"
 	"maps"
 	"os"
 	"slices"
@@ -17,15 +18,18 @@ func fix(s string) string {
 }
 
 // baseSpec defines a model clause, a retired one, a clause of another area,
-// a property, a finding and a decision.
+// a property and a finding.
 const baseSpec = `# Limits
 - **LIM~1** Tokens never exceed cap.
 - **LIM~2** (retired) Old cap rule.
 **VEC~1** Vectors are dense.
 * **PROP~1** Caps hold under any schedule.
   **FIND~1** A burst once overran the cap.
+`
 
-## Decisions
+// baseDecisions is the decision register beside baseSpec: a decision that
+// mentions IDs baseSpec defines.
+const baseDecisions = `# Decisions
 - **DEC~1** Keep caps; carried by LIM~1, VEC~1.
   Checked by PROP~1; unrelated UTF~8 and SHA~256 are ignored.
 `
@@ -51,13 +55,13 @@ var baseFiles = map[string]string{
 	"impl/vec_test.go":   "package impl\n\n// VEC~1\n",
 }
 
-// fixture returns a file system holding spec (baseSpec when empty) and
-// baseFiles overlaid with files, where an empty content deletes a file.
-func fixture(spec string, files map[string]string) fstest.MapFS {
-	if spec == "" {
-		spec = baseSpec
-	}
-	fsys := fstest.MapFS{SpecFile: {Data: []byte(fix(spec))}}
+// fixture returns a file system holding spec (baseSpec when empty),
+// decisions (baseDecisions when empty) and baseFiles overlaid with files,
+// where an empty content deletes a file.
+func fixture(spec, decisions string, files map[string]string) fstest.MapFS {
+	spec = cmp.Or(spec, baseSpec)
+	decisions = cmp.Or(decisions, baseDecisions)
+	fsys := fstest.MapFS{SpecFile: {Data: []byte(fix(spec))}, DecisionsFile: {Data: []byte(fix(decisions))}}
 	all := maps.Clone(baseFiles)
 	maps.Copy(all, files)
 	for name, src := range all {
@@ -73,6 +77,7 @@ type checkTest struct {
 	name   string
 	reason string
 	spec   string            // baseSpec when empty
+	decs   string            // baseDecisions when empty
 	files  map[string]string // overlaid on baseFiles; "" deletes
 	want   []string          // Problem strings, written with "~"
 }
@@ -111,19 +116,19 @@ var checkTests = []checkTest{
 		name:   "unknown ID cited",
 		reason: "an ID of a defined prefix that spec.md does not define is an error where it occurs",
 		files:  map[string]string{"impl/vec.go": "package impl\n\n// spec VEC~1\n// spec VEC~9\n"},
-		want:   []string{"impl/vec.go:4: VEC~9 is not defined in spec.md"},
+		want:   []string{"impl/vec.go:4: VEC~9 is not defined in spec.md or spec-decisions.md"},
 	},
 	{
 		name:   "citation of an undefined prefix",
 		reason: "an explicit citation must name a defined ID even when its prefix is unknown",
 		files:  map[string]string{"impl/vec.go": "package impl\n\n// spec VEC~1 and spec VCE~1; UTF~8\n"},
-		want:   []string{"impl/vec.go:3: VCE~1 is not defined in spec.md"},
+		want:   []string{"impl/vec.go:3: VCE~1 is not defined in spec.md or spec-decisions.md"},
 	},
 	{
 		name:   "unknown ID in a test",
 		reason: "test files are checked for unknown IDs too",
 		files:  map[string]string{"impl/vec_test.go": "package impl\n\nvar _ = \"VEC~1 LIM~3\"\n"},
-		want:   []string{"impl/vec_test.go:3: LIM~3 is not defined in spec.md"},
+		want:   []string{"impl/vec_test.go:3: LIM~3 is not defined in spec.md or spec-decisions.md"},
 	},
 	{
 		name:   "retired ID cited",
@@ -135,7 +140,13 @@ var checkTests = []checkTest{
 		name:   "duplicate definition",
 		reason: "an ID is defined at most once, retired or not",
 		spec:   baseSpec + "- **LIM~2** Reused number.\n",
-		want:   []string{"spec.md:11: LIM~2 is defined again (first at spec.md:3)"},
+		want:   []string{"spec.md:7: LIM~2 is defined again (first at spec.md:3)"},
+	},
+	{
+		name:   "duplicate across files",
+		reason: "spec.md and its decision register share one set of IDs",
+		spec:   baseSpec + "- **DEC~1** Keep caps here too.\n",
+		want:   []string{"spec-decisions.md:2: DEC~1 is defined again (first at spec.md:7)"},
 	},
 	{
 		name:   "property tested without rapid",
@@ -152,19 +163,19 @@ var checkTests = []checkTest{
 	{
 		name:   "decision mentions unknown clause",
 		reason: "every ID a decision mentions, on its line or after, must exist",
-		spec:   strings.Replace(baseSpec, "Checked by", "Replaces LIM~7; checked by", 1),
-		want:   []string{"spec.md:10: decision DEC~1 mentions LIM~7, which is not defined in spec.md"},
+		decs:   strings.Replace(baseDecisions, "Checked by", "Replaces LIM~7; checked by", 1),
+		want:   []string{"spec-decisions.md:3: decision DEC~1 mentions LIM~7, which is not defined in spec.md or spec-decisions.md"},
 	},
 	{
 		name:   "decision mentions retired clause",
 		reason: "a decision must not lean on a retired clause",
-		spec:   strings.Replace(baseSpec, "LIM~1, VEC~1", "LIM~1, LIM~2", 1),
-		want:   []string{"spec.md:9: decision DEC~1 mentions LIM~2, which is retired (spec.md:3)"},
+		decs:   strings.Replace(baseDecisions, "LIM~1, VEC~1", "LIM~1, LIM~2", 1),
+		want:   []string{"spec-decisions.md:2: decision DEC~1 mentions LIM~2, which is retired (spec.md:3)"},
 	},
 	{
 		name:   "decision scope ends at heading",
 		reason: "IDs after the next heading belong to no decision",
-		spec:   baseSpec + "# Notes\nLIM~7 is mentioned in prose only.\n",
+		decs:   baseDecisions + "# Notes\nLIM~7 is mentioned in prose only.\n",
 	},
 	{
 		name:   "word boundary",
@@ -201,7 +212,7 @@ func TestCheck(t *testing.T) {
 			if tc.reason == "" {
 				t.Fatalf("row %q has no reason", tc.name)
 			}
-			got := problems(t, fixture(tc.spec, tc.files))
+			got := problems(t, fixture(tc.spec, tc.decs, tc.files))
 			want := fixAll(tc.want)
 			if !slices.Equal(got, want) {
 				t.Errorf("Check(Load(%s)) =\n\t%s\nwant\n\t%s", tc.name, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
@@ -264,7 +275,7 @@ func TestParse(t *testing.T) {
 // parseLine parses line after a fixed first definition and describes the
 // definition line makes, or returns "" when it makes none.
 func parseLine(line string) string {
-	spec, err := Parse([]byte(fix("**ZZ~1** Anchor.\n") + line + "\n"))
+	spec, err := Parse(Source{Name: SpecFile, Text: []byte(fix("**ZZ~1** Anchor.\n") + line + "\n")})
 	if err != nil || len(spec.Defs) < 2 {
 		return ""
 	}
@@ -273,27 +284,32 @@ func parseLine(line string) string {
 }
 
 func TestParseNoDefinitions(t *testing.T) {
-	if _, err := Parse([]byte("# Spec\nNothing defined yet.\n")); err == nil {
+	if _, err := Parse(Source{Name: SpecFile, Text: []byte("# Spec\nNothing defined yet.\n")}); err == nil {
 		t.Errorf("Parse(spec without definitions) error = nil, want an error")
 	}
 }
 
 func TestLoadMissingSpec(t *testing.T) {
-	if _, _, err := Load(fstest.MapFS{}); err == nil {
-		t.Errorf("Load(repository without %s) error = nil, want an error", SpecFile)
+	for _, name := range Files {
+		fsys := fixture("", "", nil)
+		delete(fsys, name)
+		if _, _, err := Load(fsys); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("Load(repository without %s) error = %v, want an error naming it", name, err)
+		}
 	}
 }
 
 func TestReport(t *testing.T) {
-	spec, refs, err := Load(fixture("", nil))
+	spec, refs, err := Load(fixture("", "", nil))
 	if err != nil {
 		t.Fatalf("Load(fixture) error: %v", err)
 	}
 	got := Report(spec, refs)
 	for _, want := range []string{
-		fix("LIM~1   clause            2     model/lim.go  model/lim_test.go"),
-		fix("LIM~2   clause (retired)  3     -             -"),
-		fix("PROP~1  property          5     -             model/prop_test.go"),
+		fix("LIM~1   clause            spec.md:2            model/lim.go  model/lim_test.go"),
+		fix("LIM~2   clause (retired)  spec.md:3            -             -"),
+		fix("PROP~1  property          spec.md:5            -             model/prop_test.go"),
+		fix("DEC~1   decision          spec-decisions.md:2  -             -"),
 		"6 definitions, 1 retired",
 	} {
 		if !strings.Contains(got, want) {
