@@ -42,8 +42,11 @@ func NewFor(g Gate, opts ...Option) (*Limiter, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	if s.trueRetry {
+	switch {
+	case s.trueRetry:
 		return nil, fmt.Errorf("%w: WithTrueRetryAfter needs a *gate.Gate", ErrConfig)
+	case s.fields != 0, s.allow != nil, !s.key.isAddress(), s.onDecision != nil:
+		return nil, fmt.Errorf("%w: WithFields, WithAllowlist, WithKey (but the address) and WithOnDecision need a *gate.Gate", ErrConfig)
 	}
 	cfg := g.Config()
 	l := &Limiter{
@@ -52,7 +55,7 @@ func NewFor(g Gate, opts ...Option) (*Limiter, error) {
 		ivl: cfg.Lim.Ivl(), tick: cfg.TickNanos, prefix: s.prefix,
 	}
 	l.perKey, l.perPrefix = newCaps(&s, cfg.Lim.Maxif())
-	return l, nil
+	return l.extend(&s)
 }
 
 // admit, release and gateNow call the limiter's gate: the in-process one

@@ -25,6 +25,8 @@ type Limiter struct {
 	prefix        PrefixCap // the prefix lengths of perPrefix
 	trueRetry     bool
 	ivl, tick     int64 // the gate's step in ticks and tick in nanoseconds
+	limitedStatus int   // the status of a Limited request: 503 or 429
+	x             *extended
 }
 
 // New returns a Limiter over g configured by opts, or an error wrapping
@@ -48,7 +50,7 @@ func New(g *gate.Gate, opts ...Option) (*Limiter, error) {
 		trueRetry: s.trueRetry, ivl: lc.Ivl(), tick: cfg.TickNanos, prefix: s.prefix,
 	}
 	l.perKey, l.perPrefix = newCaps(&s, lc.Maxif())
-	return l, nil
+	return l.extend(&s)
 }
 
 // Wrap returns next behind the limiter. It panics when next is nil, at wrap
@@ -84,6 +86,10 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		writeBadAddress(w)
 		return
 	}
+	if l.x.on {
+		l.serveExt(next, w, r, a, valid)
+		return
+	}
 	var buf [maxKeyLen]byte
 	key := l.keys.appendKeyOf(buf[:0], a, valid)
 	if l.perKey != nil || l.perPrefix != nil {
@@ -115,9 +121,14 @@ func (l *Limiter) now() int64 {
 	return l.gateNow()
 }
 
-// reject writes the 503 of d and calls the hook.
+// reject writes the 503 of d (the limited status for a Limited d) and
+// calls the hook.
 func (l *Limiter) reject(w http.ResponseWriter, r *http.Request, d gate.Decision) {
-	write503(w, d.RetryAfter)
+	status := http.StatusServiceUnavailable
+	if d.Verdict == gate.Limited {
+		status = l.limitedStatus
+	}
+	write503(w, status, d.RetryAfter)
 	if l.onReject != nil {
 		l.onReject(r, d)
 	}

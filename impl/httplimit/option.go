@@ -62,7 +62,23 @@ type settings struct {
 	prefix        PrefixCap // the per-prefix in-flight cap, when prefixSet
 	prefixSet     bool
 	trueRetry     bool // Retry-After to the end of the bucket's step
+	key           Key  // WithKey's; the zero Key is the address
+	allow         *Allowlist
+	fields        Fields
+	name          string // WithPolicyName's; "" is "default"
+	onDecision    func(*http.Request, Outcome)
+	limitedStatus int // WithLimitedStatus's; 0 is 503
 }
+
+// WithKey keys the Limiter's gate (its buckets, and the per-key in-flight
+// cap) by k instead of the client address; see [Key] for the keys and for
+// what a request without one gets. A key other than the address is hashed
+// with a seed drawn for the Limiter (hash/maphash) before the gate sees
+// it, so that no client can choose a key that shares another's bucket; the
+// per-prefix cap and the allowlist's prefixes still read the address. New
+// fails when k is out of range; a key other than the address needs a
+// *gate.Gate.
+func WithKey(k Key) Option { return func(s *settings) { s.key = k } }
 
 // WithTrustedProxies honours header h, and only h, on requests whose
 // immediate peer lies in one of proxies (CIDRs; an IPv4-mapped IPv6 prefix
@@ -197,6 +213,15 @@ func (s *settings) check() error {
 		if err := s.prefix.check(s.v6bits); err != nil {
 			return err
 		}
+	case s.limitedStatus != 0 && !limitedStatusValid(s.limitedStatus):
+		return fmt.Errorf("%w: limited status %d is neither 503 nor 429", ErrConfig, s.limitedStatus)
+	case s.name != "" && !validName(s.name):
+		return fmt.Errorf("%w: policy name %q: want 1 to 32 letters, digits, '-', '_' or '.'", ErrConfig, s.name)
+	case s.fields&^(RateLimitFields|XRateLimitFields) != 0:
+		return fmt.Errorf("%w: fields %#x: unknown bits", ErrConfig, uint8(s.fields))
+	}
+	if err := s.key.check(); err != nil {
+		return err
 	}
 	return s.checkTrust()
 }

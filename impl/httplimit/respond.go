@@ -38,13 +38,15 @@ var (
 // framing around those bytes, Cache-Control: no-store, so that no cache
 // serves one client's rejection to another or replays it after the wait.
 // It allocates nothing for a Retry-After under 2^17 s (retryAfterValue).
-func write503(w http.ResponseWriter, retryAfter int64) {
+// status is 503, or 429 for a Limited request under WithLimitedStatus: the
+// same headers and body.
+func write503(w http.ResponseWriter, status int, retryAfter int64) {
 	h := w.Header()
 	h["Retry-After"] = retryAfterValue(max(retryAfter, 0))
 	h["Cache-Control"] = noStoreValue
 	h["Content-Type"] = textPlainValue
 	h["Content-Length"] = length503Value
-	w.WriteHeader(http.StatusServiceUnavailable)
+	w.WriteHeader(status)
 	_, _ = w.Write(body503) // a client gone away is not the server's error
 }
 
