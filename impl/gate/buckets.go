@@ -45,13 +45,7 @@ func (l Limits) check(narrow bool) error {
 // FullIn returns the ticks from now until b, a bucket under l, is full
 // (0 when it is full at now): the first tick at which lim_take's refill
 // (spec LIM-9, LIM-10) reaches Cap, minus now, saturated at MaxInt64.
-func (l Limits) FullIn(b lim.Bucket, now int64) int64 {
-	if b.Tks >= l.Cap {
-		return 0
-	}
-	steps := uint64(l.Cap-b.Tks+l.Refil-1) / uint64(l.Refil) // ceil((cap - tks) / refil) >= 1
-	return waitSteps(b.Last, steps, l.Ivl, now)
-}
+func (l Limits) FullIn(b lim.Bucket, now int64) int64 { return l.WaitFor(b, now, l.Cap) }
 
 // MoreIn returns the ticks from now until b, a bucket under l refilled to
 // now (as [Buckets.Take] returns it), holds more tokens (the end of the
@@ -60,11 +54,19 @@ func (l Limits) MoreIn(b lim.Bucket, now int64) int64 {
 	if b.Tks >= l.Cap {
 		return 0
 	}
-	if now < b.Last {
-		return waitSteps(b.Last, 1, l.Ivl, now)
+	return l.WaitFor(b, now, b.Tks+1)
+}
+
+// WaitFor returns the ticks from now until b, a bucket under l refilled to
+// now, holds n tokens (n <= Cap): the first tick at which lim_take's
+// refill of b reaches n, minus now; 0 when it holds them at now. It is
+// when a take of n first passes, absent other takes.
+func (l Limits) WaitFor(b lim.Bucket, now, n int64) int64 {
+	if b.Tks >= n {
+		return 0
 	}
-	since := uint64(now) - uint64(b.Last)
-	return waitSteps(b.Last, since/uint64(l.Ivl)+1, l.Ivl, now)
+	steps := uint64(n-b.Tks+l.Refil-1) / uint64(l.Refil) // ceil((n - tks) / refil) >= 1
+	return waitSteps(b.Last, steps, l.Ivl, now)
 }
 
 // waitSteps returns max(last + steps*ivl - now, 0), exact, saturated at

@@ -65,7 +65,7 @@ type Policy struct {
 	refuse *keyRefusal
 	cost   func(*http.Request) int64
 	shadow bool
-	fields Fields                     // written on this policy's decisions
+	fields Fields                      // written on this policy's decisions
 	fixed  atomic.Pointer[fixedFields] // of the current limits
 }
 
