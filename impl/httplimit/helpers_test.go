@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"testing"
 
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/httplimit"
@@ -14,9 +13,15 @@ import (
 // tick100ms is a tick of 0.1 s.
 const tick100ms = 100_000_000
 
+// fatalT is what the helpers need of a test: a *testing.T or a *rapid.T.
+type fatalT interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // newGate returns a gate over lim_cfg(cap, refil, ivl, maxif) with 1024
 // slots and ticks of tickNanos, failing t on error.
-func newGate(t testing.TB, cap, refil, ivl, maxif, tickNanos int64) *gate.Gate {
+func newGate(t fatalT, cap, refil, ivl, maxif, tickNanos int64) *gate.Gate {
 	t.Helper()
 	g, err := gate.New(gate.Config{Lim: lim.NewConfig(cap, refil, ivl, maxif), Sets: 256, Ways: 4, TickNanos: tickNanos})
 	if err != nil {
@@ -26,7 +31,7 @@ func newGate(t testing.TB, cap, refil, ivl, maxif, tickNanos int64) *gate.Gate {
 }
 
 // newLimiter returns httplimit.New(g, opts...), failing t on error.
-func newLimiter(t testing.TB, g *gate.Gate, opts ...httplimit.Option) *httplimit.Limiter {
+func newLimiter(t fatalT, g *gate.Gate, opts ...httplimit.Option) *httplimit.Limiter {
 	t.Helper()
 	l, err := httplimit.New(g, opts...)
 	if err != nil {
