@@ -112,11 +112,12 @@ func seconds(ticks, tickNanos int64) int64 {
 	return gate.RetryAfterSeconds(ticks, tickNanos)
 }
 
-// rateLimitValue holds one RateLimit field value in one allocation: the
-// bytes and the one-element slice that points at them.
+// rateLimitValue holds a RateLimit field value in one allocation: the bytes
+// and the slice that points at them, after an earlier limit's value when
+// there is one.
 type rateLimitValue struct {
 	b [96]byte
-	s [1]string
+	s [2]string
 }
 
 // writeFields writes the fields f of a limit's decision: fx its fixed
@@ -136,8 +137,17 @@ func writeFields(h http.Header, f Fields, name string, fx *fixedFields, q quota)
 			b = append(b, ";t="...)
 			b = strconv.AppendInt(b, q.more, 10)
 		}
-		v.s[0] = unsafe.String(&v.b[0], len(b)) // v.b is never written again
-		h[hRateLimit] = appendShared(h[hRateLimit], v.s[:1:1])
+		item := unsafe.String(&v.b[0], len(b)) // v.b is never written again
+		switch old := h[hRateLimit]; len(old) {
+		case 0:
+			v.s[0] = item
+			h[hRateLimit] = v.s[:1:1]
+		case 1:
+			v.s[0], v.s[1] = old[0], item
+			h[hRateLimit] = v.s[:2:2]
+		default:
+			h[hRateLimit] = append(old[:len(old):len(old)], item)
+		}
 	}
 	if f&XRateLimitFields != 0 && fewer(h, q.remaining) {
 		h[hXLimit] = fx.limit
