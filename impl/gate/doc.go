@@ -73,5 +73,18 @@
 //     or a refused eviction),
 //     [Verdict], [RetryAfterSeconds], [Decision.AppendResponse].
 //
+// Beyond spec.md, for impl/httplimit's policies and header fields (nothing
+// above changes for them):
+//
+//   - [Gate.AdmitBucketBytes]: AdmitBytes that also returns the bucket the
+//     decision read; [Gate.AdmitInFlight]: an in-flight place alone;
+//     [Gate.Limits].
+//   - [Buckets] ([NewBuckets], [BucketsConfig], [ErrBuckets]): a table of
+//     buckets without an in-flight count, keyed by any bytes under a
+//     per-table seed, [Buckets.Take] of any cost ([Take]), limits changed at
+//     run time keeping every bucket ([Buckets.SetLimits], [Buckets.Limits]).
+//   - [Limits] ([Limits.FullIn], [Limits.MoreIn], [Limits.WaitFor]): when a
+//     bucket is full, holds more, holds n tokens.
+//
 // Imports: the standard library, impl/lim and impl/internal/siphash.
 package gate

@@ -122,7 +122,8 @@
 //
 // # Allocation
 //
-// The middleware allocates nothing per request, on every path: a pass, the
+// With the client address as its key (the default), the middleware
+// allocates nothing per request, on every path: a pass, the
 // 503 of a shed, a per-key or per-prefix shed or a limited request (true
 // Retry-After included), the 400 of [WithRejectInvalid]; a key of IPv4, of IPv6 by
 // prefix or by address ([WithIPv6Prefix](128)), from the peer or from a
@@ -353,6 +354,157 @@
 // throttle without reserving (status pages, the headers of a success);
 // [LoginGuard.WriteHeaders] sets X-RateLimit-Remaining and Retry-After.
 //
+// # Keys beyond the address
+//
+// [WithKey] keys the Limiter's gate by a [Key] other than the address, and
+// [PolicyConfig].Key a policy's buckets:
+//
+//   - [HeaderKey](name, maxLen): the one field line of a header, such as an
+//     API key, byte for byte as net/http read it (white space around it
+//     trimmed, case kept); invalid when absent, repeated, empty, longer
+//     than maxLen, or holding a byte outside 0x21..0x7E. The middleware does
+//     not check the value: each value a client sends gets a bucket, so key
+//     by a header only behind authentication, or refuse requests without
+//     one.
+//   - [ContextKey](k): r.Context().Value(k), put there by the service's own
+//     auth middleware (a user id): a non-empty string or []byte, an int,
+//     int64 or uint64.
+//   - [PatternKey](): the route pattern ServeMux matched (r.Pattern), seen
+//     by a policy around the route's handler; [FuncKey](f) for any other
+//     router.
+//   - [CompositeKey](parts...): all of them, each prefixed by its length
+//     (route and address: [CompositeKey]([PatternKey](), [AddressKey]())).
+//
+// A request whose key is missing or invalid is keyed by its client address
+// (the default), or refused without a bucket being read: [Key.OrRefuse](400
+// or 401 with its WWW-Authenticate challenge), body [BodyInvalidKey]. A
+// fallback key never shares a bucket with a key value: a policy prefixes
+// key values and addresses apart, and the Limiter hashes a key that is not
+// the address with a per-Limiter secret seed (hash/maphash) before its gate
+// sees it, so that no client can choose a value that lands on another's
+// bucket (the gate's own key, lim_ip_key, is public and easy to collide).
+//
+// # Policies
+//
+// [Limiter.NewPolicy]([PolicyConfig]) returns a [Policy]: a table of
+// buckets of its own ([gate.Buckets]: cap, refil and ivl in the gate's
+// ticks, a [Key], a Cost function, Sets*Ways ways) that runs under the
+// Limiter's in-flight gate, clock, allowlist, fields, limited status and
+// hook. [Policy.Wrap] goes around a route's handler in the service's own
+// router, inside [Limiter.Wrap] around the router, so the router decides
+// which policies a request meets. With Go's ServeMux (Go 1.22 patterns):
+//
+//	mux.Handle("POST /login", login.Wrap(loginHandler)) // 5 a minute per address
+//	mux.Handle("GET /api/", api.Wrap(apiHandler))       // 100 a second per API key
+//	srv.Handler = l.Wrap(mux)                           // in-flight cap, bucket per address
+//
+// With chi (github.com/go-chi/chi/v5), the same:
+//
+//	r := chi.NewRouter()
+//	r.Use(l.Wrap)
+//	r.With(login.Wrap).Post("/login", loginHandler)
+//	r.With(api.Wrap).Get("/api/*", apiHandler)
+//	// a key per route: httplimit.FuncKey(func(r *http.Request) (string, bool) {
+//	//	p := chi.RouteContext(r.Context()).RoutePattern(); return p, p != "" })
+//
+// A request meets its limits in order: the Limiter's in-flight gate (and
+// per-key and per-prefix caps), the Limiter's bucket, then each policy
+// wrapped around the route, outermost first. The first that rejects
+// answers. Tokens already taken when a later limit rejects stay taken: a
+// rejected request has paid every limit before the one that rejected it,
+// and none after it; a shed, decided first, pays nothing anywhere. Nothing
+// is given back, because a give-back is not atomic with the take: requests
+// of the key decided in between would see the bucket without those tokens,
+// and one whose bucket was refilled or evicted meanwhile would be given
+// tokens it never had. TestEarlierLimitsKeepTheirTokens and
+// TestLaterLimitsAreNotAsked pin both sides.
+//
+// [Policy.SetLimits] changes a policy's cap, refil and ivl at run time and
+// keeps every bucket: a bucket refills under the new limits from the
+// tokens and last tick it holds (tokens over a lower cap count as the cap),
+// and each take and its header fields are decided under one set of limits.
+// The table's size (Sets, Ways) is fixed: another size needs a new policy,
+// whose buckets start full. The Limiter's own limits are its gate's
+// (spec.md's lim_cfg), fixed for the gate's life.
+//
+// [PolicyConfig].Cost weighs a request (a batch, a byte count): the
+// tokens it takes, at least 1. A cost over cap is an ordinary reject (spec
+// LIM-12: no bucket can hold it) whose Retry-After is lim_take's retry; any
+// other limited request of a policy gets the true wait, the seconds until
+// its bucket holds the cost. The Limiter's own bucket costs 1 a request, as
+// spec.md's gate does.
+//
+// All of this is API beyond spec.md: impl/gate's decisions, what
+// conformance checks, are unchanged.
+//
+// # Rate-limit header fields
+//
+// [WithFields]([RateLimitFields]) writes the fields of the IETF httpapi
+// draft "RateLimit header fields for HTTP", revision
+// draft-ietf-httpapi-ratelimit-headers-12 (20 November 2026, the latest),
+// for the Limiter's bucket and each policy's a request met, one list item
+// per limit (the draft lets a List span several field lines):
+//
+//	RateLimit-Policy: "default";q=200;w=10, "api";q=100;w=1
+//	RateLimit: "default";r=199;t=1, "api";r=99;t=1
+//
+// q is the cap, w the seconds an empty bucket takes to fill (rounded up, so
+// that q requests every w seconds always pass), r the tokens left after this
+// request, and t the seconds until the bucket holds more than r (the draft's
+// "time until additional quota is made available"; the end of the refill
+// step, rounded up), left out when the bucket is full. So a Retry-After on
+// a limited response is never earlier than t, as the draft asks (with
+// WithFields the Limiter's Limited 503 uses the true wait). The item is an
+// sf-string (the draft allows a String or a Token); pk, the partition key,
+// is not sent: it would echo the key (an API key) back.
+//
+// [XRateLimitFields] writes X-RateLimit-Limit (the cap), -Remaining (r)
+// and -Reset: the seconds until the bucket is full again, rounded up (0
+// when it is full), a delta, not a date. When several limits describe a
+// request, the trio describes the one with the fewest tokens left.
+//
+// Each field is computed from the very bucket the decision read, returned
+// by the take itself ([gate.Gate.AdmitBucketBytes], [gate.Buckets.Take]),
+// never from a second lookup that another request could have moved, and
+// under the limits that take used. What they promise, absent other
+// traffic, is pinned by property tests: after r, the next r requests of
+// cost 1 at that instant pass and the one after is limited
+// (TestRemainingIsTrue); X-RateLimit-Reset is the first whole second at
+// which the bucket is full again, and t the first at which it holds more
+// than r (TestResetIsTrue). A shed reads no bucket and carries no field.
+//
+// # Status, allowlist, shadow, hook
+//
+//   - [WithLimitedStatus](429) answers a Limited request (the Limiter's or
+//     a policy's) with 429 Too Many Requests instead of spec LIM-17's 503;
+//     headers and body are the 503's. A shed stays 503: the server is full,
+//     the client did nothing wrong. The login guard answers 429 anyway.
+//   - [WithAllowlist]([Allowlist]): requests from its address prefixes, or
+//     whose key is one of its keys, skip the buckets (the Limiter's and the
+//     policies'; a key is matched against each limit's own key). By
+//     default they still take an in-flight place (and are shed when the
+//     gate is full) but skip the per-key and per-prefix caps;
+//     SkipInFlight lets them skip the gate too.
+//   - A [PolicyConfig].Shadow policy decides every request and reports it
+//     (to the hook, Outcome.Shadow set; its fields only with ShadowFields)
+//     but never rejects: a request it would limit runs and spends nothing.
+//   - [WithOnDecision] calls a hook with an [Outcome] ([Result]: [Passed],
+//     [Limited], [Shed], [Invalid], [Allowed]) for every decision of every
+//     limit, one call per limit and request, in one place per outcome.
+//
+// # What the paths beyond the address cost
+//
+// Measured by BenchmarkMiddlewareKeys and pinned by TestKeyPathsAllocate:
+// a key of a header, of a context value, of route and address, a decision
+// hook, a policy and the X-RateLimit fields (values below 2^17) allocate
+// nothing per request; the RateLimit field allocates one value (128 B) per
+// request, and a request described by two limits with every field three
+// (288 B: one RateLimit value and one copy of each list). In time, on the
+// development machine (2 shared cores, medians of 6), a pass keyed by a
+// header costs about what an address key costs (the key's copy and hash
+// replace the address's parse and format), a policy adds one table take,
+// and the RateLimit field its formatting: see BENCHMARKS.md.
+//
 // # API
 //
 //   - [New], [Option], [ErrConfig]: a Limiter over a gate, configured by
@@ -360,7 +512,15 @@
 //     [MaxProxyHops]), [WithIPv6Prefix] ([DefaultIPv6PrefixBits]),
 //     [WithClock], [WithOnReject], [WithRejectInvalid],
 //     [WithMaxInFlightPerKey], [WithMaxInFlightPerPrefix] ([PrefixCap]),
-//     [WithTrueRetryAfter].
+//     [WithTrueRetryAfter], [WithKey], [WithFields] ([Fields]:
+//     [RateLimitFields], [XRateLimitFields]), [WithPolicyName],
+//     [WithLimitedStatus], [WithAllowlist] ([Allowlist]), [WithOnDecision]
+//     ([Outcome], [Result]).
+//   - [Key]: [AddressKey], [HeaderKey], [ContextKey], [PatternKey],
+//     [FuncKey], [CompositeKey], [Key.OrRefuse]; [MaxKeyBytes],
+//     [BodyInvalidKey].
+//   - [Limiter.NewPolicy], [PolicyConfig], [Policy], [Policy.Wrap],
+//     [Policy.SetLimits], [Policy.Limits], [Policy.Name].
 //   - [Limiter.Wrap]: the middleware; [Limiter.ClientKey]: the key of a
 //     request; [InvalidKey], [Body400].
 //   - [NewLoginGuard], [LoginConfig], [LoginGuard], [LoginGuard.Begin],
@@ -376,7 +536,7 @@
 // Everything is safe for concurrent use but an [Attempt] (one request's).
 // Units: gate time in the gate's ticks (int64), throttle time in seconds
 // (uint64), Retry-After in seconds. The login path allocates (keys, its
-// pending entries); the middleware does not.
+// pending entries); the middleware does not, but for the RateLimit field.
 //
 // Imports: the standard library, impl/gate, impl/lim and impl/throttle.
 package httplimit

@@ -52,9 +52,9 @@ func ExampleLimiter_Wrap() {
 // compiles. It has no Output: it would listen on :8080, so it is compiled,
 // never run.
 func ExampleNew_behindLoadBalancers() {
-	var rejected atomic.Int64
-	mux := http.NewServeMux()
 	// README begins
+	var rejected atomic.Int64 // a metric: requests answered 503
+	mux := http.NewServeMux() // the service's routes
 	g, err := gate.New(gate.Config{
 		Lim: lim.NewConfig(20, 1, 10, 512), // burst 20, +1 token per 10 ticks, 512 in flight
 		// 65,536 ways: for up to 32,768 clients active in any 20 s (a bucket refills in
@@ -92,6 +92,98 @@ func ExampleNew_behindLoadBalancers() {
 	log.Fatal(srv.ListenAndServe())
 	// README ends
 }
+
+// ExampleLimiter_NewPolicy runs newServer, README.md's second example
+// (section "Using the implementation"; TestReadmeExampleIsExampleNew keeps
+// the two equal), on a loopback server: the sixth login in a minute is
+// limited with 429, an API request without a key is refused with 401, and
+// a passed one carries the RateLimit fields of the Limiter and of its
+// route's policy.
+func ExampleLimiter_NewPolicy() {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	srv, err := newServer(ok, ok)
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(srv.Handler)
+	defer ts.Close()
+	send := func(method, path, key string) *http.Response {
+		req, _ := http.NewRequest(method, ts.URL+path, nil)
+		if key != "" {
+			req.Header.Set("X-API-Key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	var logins []int
+	for range 6 {
+		logins = append(logins, send(http.MethodPost, "/login", "").StatusCode)
+	}
+	fmt.Println(logins)
+	fmt.Println(send(http.MethodGet, "/api/items", "").StatusCode)
+	resp := send(http.MethodGet, "/api/items", "k-123")
+	fields := resp.Header.Values("RateLimit") // the Limiter's item, then the policy's
+	fmt.Println(resp.StatusCode, fields[len(fields)-1])
+	// Output:
+	// [200 200 200 200 200 429]
+	// 401
+	// 200 "api";r=99;t=1
+}
+
+// README policies begin
+
+// newServer serves api and login behind one Limiter: a global in-flight
+// cap and a bucket per address, then /login 5 a minute per address and
+// /api/ 100 a second per API key (Go 1.22 ServeMux patterns), with 429 for
+// a limited request and the RateLimit header fields.
+func newServer(api, login http.Handler) (*http.Server, error) {
+	g, err := gate.New(gate.Config{
+		Lim:       lim.NewConfig(200, 20, 1, 512), // 200 a second per address, 512 in flight
+		Sets:      8192,
+		Ways:      8,
+		TickNanos: 100_000_000, // a tick is 0.1 s
+	})
+	if err != nil {
+		return nil, err
+	}
+	l, err := httplimit.New(g,
+		httplimit.WithLimitedStatus(http.StatusTooManyRequests), // a shed (the server is full) stays 503
+		httplimit.WithFields(httplimit.RateLimitFields|httplimit.XRateLimitFields),
+	)
+	if err != nil {
+		return nil, err
+	}
+	perLogin, err := l.NewPolicy(httplimit.PolicyConfig{
+		Name: "login", Cap: 5, Refil: 5, Ivl: 600, // 5 a minute per address (the zero Key)
+	})
+	if err != nil {
+		return nil, err
+	}
+	perKey, err := l.NewPolicy(httplimit.PolicyConfig{
+		Name: "api", Cap: 100, Refil: 100, Ivl: 10, // 100 a second per API key
+		Key: httplimit.HeaderKey("X-API-Key", 64).OrRefuse(http.StatusUnauthorized, `ApiKey realm="api"`),
+	})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /login", perLogin.Wrap(login))
+	mux.Handle("GET /api/", perKey.Wrap(api))
+	return &http.Server{
+		Addr:              ":8080",
+		Handler:           l.Wrap(mux), // the Limiter first, then the route's policy
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}, nil
+}
+
+// README policies end
 
 // ExampleLoginGuard guards a login handler: 3 failures in 15 minutes from
 // one address or on one account ban both for 15 minutes. Begin reserves the

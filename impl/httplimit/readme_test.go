@@ -9,20 +9,41 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestReadmeExampleIsExampleNew checks that README.md's Go example (the
-// only ```go block of its section "Using the implementation") is, line for
-// line, the body of ExampleNew_behindLoadBalancers between its markers, so
-// that the README's code is code that compiles (no other test compiles
-// it: cmd/limcheck's README test runs the shell and YAML blocks only).
+// TestReadmeExampleIsExampleNew checks that README.md's Go examples (the
+// ```go blocks of its section "Using the implementation") are, line for
+// line, the code of example_test.go between its markers: the first the body
+// of ExampleNew_behindLoadBalancers, the second newServer (run by
+// ExampleLimiter_NewPolicy), so that the README's code is code that
+// compiles, and that each block stands alone (it names nothing declared
+// outside its markers but the packages it imports). No other test compiles
+// them: cmd/limcheck's README test runs the shell and YAML blocks only.
 // Leading indentation is ignored; all else must match.
 func TestReadmeExampleIsExampleNew(t *testing.T) {
 	readme := readFile(t, "../../README.md")
 	section := between(t, readme, "## Using the implementation\n", "\n## ")
-	block := between(t, section, "```go\n", "```\n")
-	checkTrustsAddresses(t, block)
-	example := between(t, readFile(t, "example_test.go"), "\t// README begins\n", "\t// README ends\n")
-	if diff := cmp.Diff(trimLines(block), trimLines(example)); diff != "" {
-		t.Errorf("README.md's example and ExampleNew_behindLoadBalancers differ (-README +example):\n%s", diff)
+	blocks := strings.Split(section, "```go\n")[1:]
+	if len(blocks) != 2 {
+		t.Fatalf("README.md's section has %d Go blocks, want 2 (the Limiter, then policies)", len(blocks))
+	}
+	examples := readFile(t, "example_test.go")
+	for i, markers := range [][2]string{
+		{"\t// README begins\n", "\t// README ends\n"},
+		{"// README policies begin\n", "// README policies end\n"},
+	} {
+		block, _, ok := strings.Cut(blocks[i], "```\n")
+		if !ok {
+			t.Fatalf("README.md's Go block %d is not closed", i+1)
+		}
+		example := between(t, examples, markers[0], markers[1])
+		if diff := cmp.Diff(trimLines(strings.TrimSpace(block)), trimLines(strings.TrimSpace(example))); diff != "" {
+			t.Errorf("README.md's Go block %d and example_test.go between %q differ (-README +example):\n%s", i+1, markers[0], diff)
+		}
+	}
+	checkTrustsAddresses(t, blocks[0])
+	for _, name := range []string{"rejected", "mux"} {
+		if !strings.Contains(blocks[0], name+" :=") && !strings.Contains(blocks[0], "var "+name+" ") {
+			t.Errorf("README.md's first Go block uses %s without declaring it", name)
+		}
 	}
 }
 
