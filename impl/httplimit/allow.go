@@ -19,7 +19,8 @@ type Allowlist struct {
 	// them: a value of the Limiter's [Key] skips its gate's bucket, a value
 	// of a policy's Key that policy's bucket (an API key, a user id; for
 	// the client address, its key text, e.g. "192.0.2.7" or
-	// "2001:db8::/64").
+	// "2001:db8::/64"; a [CompositeKey]'s values are not plain text and
+	// match nothing here).
 	Keys []string
 	// SkipInFlight makes a request allowlisted by the Limiter skip its
 	// in-flight gate as well, and its per-key and per-prefix caps: it then

@@ -16,7 +16,8 @@
 //     flight; a request shed here gives back the key's place it took.
 //  3. The gate admits the key, as bytes ([gate.Gate.AdmitBytes]), at its
 //     monotonic tick ([gate.Gate.Now]) or at the tick of [WithClock].
-//  4. Shed or Limited: the 503 of spec LIM-17 is written through net/http:
+//  4. Shed or Limited: the 503 of spec LIM-17 (a Limited one gets 429 with
+//     [WithLimitedStatus](429)) is written through net/http:
 //     status 503, Retry-After (the decision's RetryAfter: the bucket's wait
 //     rounded up to seconds, 1 for a shed; digits from strconv only, never
 //     request bytes), Content-Type text/plain; charset=utf-8, Content-Length

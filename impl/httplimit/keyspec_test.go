@@ -193,3 +193,23 @@ func mustPolicy(t fatalT, l *httplimit.Limiter, c httplimit.PolicyConfig) *httpl
 	}
 	return p
 }
+
+// TestFuncKeyForAnyRouter checks FuncKey as a router other than ServeMux
+// would use it (chi's RoutePattern, here a header a router middleware
+// set): a bucket per route, and a request without a route refused with
+// 400, spending nothing.
+func TestFuncKeyForAnyRouter(t *testing.T) {
+	l := newLimiter(t, newGate(t, 100, 1, 1<<40, 16, 1), fixedClock(0))
+	route := func(r *http.Request) (string, bool) {
+		p := r.Header.Get("X-Route")
+		return p, p != ""
+	}
+	p := mustPolicy(t, l, httplimit.PolicyConfig{Name: "route", Cap: 1, Refil: 1, Ivl: 1 << 40,
+		Key: httplimit.FuncKey(route).OrRefuse(400, "")})
+	url := loopback(t, l.Wrap(p.Wrap(ok)))
+	r := func(p string) [2]string { return [2]string{"X-Route", p} }
+	got := codes(t, url, r("/a"), r("/a"), r("/b"), [2]string{}, r("/b"))
+	if want := []int{200, 503, 200, 400, 503}; !eqInts(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+}

@@ -70,8 +70,8 @@ func (l *Limiter) Wrap(next http.Handler) http.Handler {
 
 // ClientKey returns the key the limiter gives r: the canonical client
 // address (or the /n prefix of an IPv6 one), and false with [InvalidKey]
-// when the address does not parse. Use it to key other limits, e.g. the ip
-// key of a [LoginGuard]. Safe for concurrent use.
+// when the address does not parse, whatever [WithKey] says. Use it to key
+// other limits, e.g. the ip key of a [LoginGuard]. Safe for concurrent use.
 func (l *Limiter) ClientKey(r *http.Request) (string, bool) {
 	var buf [maxKeyLen]byte
 	key, ok := l.keys.appendKey(buf[:0], r)

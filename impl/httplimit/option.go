@@ -107,7 +107,8 @@ func WithClock(now func() int64) Option { return func(s *settings) { s.clock = n
 // WithOnReject calls hook after each 503 is written, with the request and
 // the gate's decision (Shed or Limited), on the request's goroutine: hook must
 // be safe for concurrent use and should be fast (metrics, logging). It is not
-// called for passes nor for 400s of [WithRejectInvalid].
+// called for passes, for 400s of [WithRejectInvalid] or [Key.OrRefuse], nor
+// for a [Policy]'s decisions: [WithOnDecision] sees every decision.
 func WithOnReject(hook func(r *http.Request, d gate.Decision)) Option {
 	return func(s *settings) { s.onReject = hook }
 }
