@@ -11,7 +11,8 @@ import (
 
 // MaxKeyBytes bounds a key built by a [Key]: a header's value, a context
 // value, a pattern or a function's result longer than this is invalid, and
-// so is a composite whose parts add up to more.
+// so is a composite whose parts add up to more. A key is built in a
+// 256-byte buffer on the stack: one longer than that costs an allocation.
 const MaxKeyBytes = 1024
 
 // Key says what a [Limiter] (through [WithKey]) or a [Policy] keys a
@@ -156,11 +157,12 @@ func (k *Key) appendKey(dst []byte, keys *keyer, r *http.Request, a netip.Addr, 
 	if len(k.parts) == 1 {
 		return k.parts[0].appendPart(dst, keys, r, a, valid)
 	}
+	start := len(dst)
 	for i := range k.parts {
 		n := len(dst)
 		dst = append(dst, 0, 0) // the part's length, filled in below
 		var ok bool
-		if dst, ok = k.parts[i].appendPart(dst, keys, r, a, valid); !ok || len(dst) > MaxKeyBytes+2*len(k.parts) {
+		if dst, ok = k.parts[i].appendPart(dst, keys, r, a, valid); !ok || len(dst)-start > MaxKeyBytes+2*len(k.parts) {
 			return dst, false
 		}
 		binary.BigEndian.PutUint16(dst[n:], uint16(len(dst)-n-2))

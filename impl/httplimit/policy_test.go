@@ -2,6 +2,7 @@ package httplimit_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -306,4 +307,42 @@ func TestAllowlist(t *testing.T) {
 	if got := codes(t, url, apiKey("monitor"), apiKey("monitor"), apiKey("other"), apiKey("other")); !eqInts(got, []int{200, 200, 200, 503}) {
 		t.Errorf("an allowlisted key: %v, want it never limited, another key limited", got)
 	}
+}
+
+// TestPolicyFieldsUnderConcurrentSetLimits runs requests through a policy
+// while its limits change (for the race detector), and checks that every
+// response describes one set of limits: its RateLimit-Policy's q is a cap
+// that was set, and its r is within it.
+func TestPolicyFieldsUnderConcurrentSetLimits(t *testing.T) {
+	l := newLimiter(t, newGate(t, 1<<40, 1<<40, 1, 64, 1), httplimit.WithFields(httplimit.RateLimitFields), httplimit.WithPolicyName("all"))
+	p := mustPolicy(t, l, httplimit.PolicyConfig{Name: "p", Cap: 4, Refil: 1, Ivl: 1000})
+	h := l.Wrap(p.Wrap(ok))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 300 {
+				rec := serve(h, get("192.0.2."+strconv.Itoa(w*50+i%50)+":1", nil))
+				pol, rl := rec.Header().Values("RateLimit-Policy"), rec.Header().Values("RateLimit")
+				if len(pol) != 2 || len(rl) != 2 {
+					t.Errorf("fields %q %q, want the Limiter's and p's", pol, rl)
+					return
+				}
+				var q, r int64
+				if _, err := fmt.Sscanf(pol[1], `"p";q=%d;`, &q); err != nil || (q != 4 && q != 40) {
+					t.Errorf("RateLimit-Policy %q: q %d (%v), want 4 or 40", pol[1], q, err)
+					return
+				}
+				if _, err := fmt.Sscanf(rl[1], `"p";r=%d`, &r); err != nil || r < 0 || r >= q {
+					t.Errorf("RateLimit %q under q=%d: r %d (%v)", rl[1], q, r, err)
+					return
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		if err := p.SetLimits(4+36*int64(i%2), 1, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
 }
