@@ -112,6 +112,9 @@ func TestMiddlewareAllocatesNothingPerRequest(t *testing.T) {
 		allocRow{"pass and a per-prefix shed, invalid", nestedShed(t, get("", nil), perPrefix1), get("@", nil), 200,
 			"addresses that do not parse share one prefix"},
 		allocRow{"503 limited, true wait", limited(t, v4, 35, tick100ms, httplimit.WithTrueRetryAfter()), v4, 503, "WithTrueRetryAfter reads the bucket back"},
+		allocRow{"429 limited", limited(t, v4, 35, tick100ms, httplimit.WithLimitedStatus(429)), v4, 429, "WithLimitedStatus(429): the 503's headers and body"},
+		allocRow{"429 limited, X-RateLimit fields", limited(t, v4, 35, tick100ms, httplimit.WithLimitedStatus(429),
+			httplimit.WithFields(httplimit.XRateLimitFields)), v4, 429, "the trio's values come from the shared cache"},
 	)
 	for _, tt := range tests {
 		if tt.reason == "" {

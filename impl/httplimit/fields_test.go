@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/httplimit"
+	"github.com/limcheck/limcheck/impl/lim"
 	"pgregory.net/rapid"
 )
 
@@ -273,5 +275,27 @@ func TestFieldsWithCurl(t *testing.T) {
 	status, h = get()
 	if !strings.Contains(status, " 429") || strings.Join(h["ratelimit"], "|") != `"default";r=97;t=1|"api";r=0;t=3` || strings.Join(h["retry-after"], "") != "3" {
 		t.Errorf("the third request: %s, RateLimit %q, Retry-After %q; want 429, api r=0;t=3, Retry-After 3", status, h["ratelimit"], h["retry-after"])
+	}
+}
+
+// TestFieldsOfARefusedNewcomer checks the fields of a request whose key the
+// gate's full set refuses a way (its eviction budget is spent, spec
+// GATE-19): the key has no bucket, so r=0, and t, X-RateLimit-Reset and
+// Retry-After are the budget's wait, after which the key is born full.
+func TestFieldsOfARefusedNewcomer(t *testing.T) {
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(2, 1, 10, 16), Sets: 1, Ways: 1, TickNanos: tick100ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newLimiter(t, g, fixedClock(0), httplimit.WithFields(httplimit.RateLimitFields|httplimit.XRateLimitFields)).Wrap(ok)
+	for i, addr := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
+		if rec := serve(h, get(addr+":1", nil)); rec.Code != 200 {
+			t.Fatalf("request %d from %s: %d, want 200 (born, then evictions the budget pays)", i, addr, rec.Code)
+		}
+	}
+	rec := serve(h, get("192.0.2.4:1", nil))
+	d := describe(t, rec, "default")
+	if rec.Code != 503 || d.r != 0 || d.t != 1 || d.xReset != 1 || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("the refused newcomer: %d, %+v, Retry-After %q; want 503, r=0, t=1, reset 1, Retry-After 1", rec.Code, d, rec.Header().Get("Retry-After"))
 	}
 }
