@@ -441,10 +441,13 @@
 // # Rate-limit header fields
 //
 // [WithFields]([RateLimitFields]) writes the fields of the IETF httpapi
-// draft "RateLimit header fields for HTTP", revision
-// draft-ietf-httpapi-ratelimit-headers-12 (20 November 2026, the latest),
-// for the Limiter's bucket and each policy's a request met, one list item
-// per limit (the draft lets a List span several field lines):
+// draft "RateLimit header fields for HTTP". Its latest revision is
+// draft-ietf-httpapi-ratelimit-headers-12 (20 November 2026); the fields
+// are written as revision -10 defines them (the last whose full text was
+// checked for this package: a policy's name an sf-string, q, w, r, t),
+// which the working group's later edits extend by letting the name be a
+// Token as well. One list item per limit a request met, the Limiter's
+// first (the draft lets a List span several field lines):
 //
 //	RateLimit-Policy: "default";q=200;w=10, "api";q=100;w=1
 //	RateLimit: "default";r=199;t=1, "api";r=99;t=1

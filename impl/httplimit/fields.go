@@ -16,9 +16,9 @@ type Fields uint8
 // The header fields.
 const (
 	// RateLimitFields are RateLimit-Policy and RateLimit of the IETF
-	// httpapi draft "RateLimit header fields for HTTP",
-	// draft-ietf-httpapi-ratelimit-headers-12 (see the package
-	// documentation's Rate-limit header fields).
+	// httpapi draft "RateLimit header fields for HTTP" (latest revision
+	// draft-ietf-httpapi-ratelimit-headers-12; see the package
+	// documentation's Rate-limit header fields for the revision followed).
 	RateLimitFields Fields = 1 << iota
 	// XRateLimitFields are X-RateLimit-Limit, X-RateLimit-Remaining and
 	// X-RateLimit-Reset, the common unstandardised trio.
