@@ -30,20 +30,53 @@ type Sentinels struct {
 // them when t ends. It fails t (never skips) when they cannot start.
 func StartSentinel(t TB) *Sentinels {
 	t.Helper()
-	p := Start(t)
-	r := StartReplica(t, p.Addr())
-	dir := t.TempDir()
-	s, err := startSentinel(dir, p.Addr())
+	s, err := NewSentinels(t.TempDir())
 	if err != nil {
 		t.Fatalf("redistest: %v", err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("sentinel log tail:\n%s", s.LogTail(20))
+			t.Logf("sentinel log tail:\n%s", s.Sentinel.LogTail(20))
 		}
 		s.Kill()
 	})
-	return &Sentinels{Primary: p, Replica: r, Sentinel: s}
+	return s
+}
+
+// NewSentinels starts them as StartSentinel does, each in a folder of dir
+// (which it does not remove); the caller must Kill them.
+func NewSentinels(dir string) (*Sentinels, error) {
+	var s Sentinels
+	var err error
+	for _, sub := range []string{"primary", "replica", "sentinel"} {
+		if err = os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if s.Primary, err = start(filepath.Join(dir, "primary")); err != nil {
+		return nil, err
+	}
+	host, port, _ := splitHostPort(s.Primary.Addr())
+	if s.Replica, err = start(filepath.Join(dir, "replica"), "--replicaof", host, port); err == nil {
+		err = s.Replica.waitLink()
+	}
+	if err == nil {
+		s.Sentinel, err = startSentinel(filepath.Join(dir, "sentinel"), s.Primary.Addr())
+	}
+	if err != nil {
+		s.Kill()
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Kill kills the primary, the replica and the Sentinel by their PIDs.
+func (s *Sentinels) Kill() {
+	for _, p := range []*Server{s.Sentinel, s.Replica, s.Primary} {
+		if p != nil {
+			p.Kill()
+		}
+	}
 }
 
 // Addrs are the Sentinels' host:port addresses.

@@ -82,14 +82,22 @@ func StartReplica(t TB, addr string) *Server {
 		t.Fatalf("redistest: primary address %q: %v", addr, err)
 	}
 	r := StartWith(t, "--replicaof", host, port)
+	if err := r.waitLink(); err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	return r
+}
+
+// waitLink waits up to 10s until the replica's link to its primary is up.
+func (s *Server) waitLink() error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		line, err := command(r.Addr(), "INFO", "replication")
+		line, err := command(s.Addr(), "INFO", "replication")
 		if err == nil && strings.Contains(line, "master_link_status:up") {
-			return r
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redistest: the replica's link to its primary is not up after 10s: %v %q", err, line)
+			return fmt.Errorf("the replica's link to its primary is not up after 10s: %v %q", err, line)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
