@@ -12,7 +12,8 @@
 //	limcheck vectors export DIR   the vectors and the schemas, as files
 //	limcheck coverage             spec.md's clauses by vectors
 //	limcheck serve [-model]       the bundled implementation as a port
-//	                              (-redis ADDR: the Redis-backed one)
+//	                              (-redis ADDR: the Redis-backed one;
+//	                              -redis-cluster, -redis-sentinel)
 //	limcheck walk [-q]            spec.md's worked example through the model
 //	limcheck list [flags]         the cases run would run, with no port
 //	limcheck version              the tool's, spec's and protocol's versions

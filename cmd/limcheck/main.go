@@ -136,7 +136,8 @@ const usage = `usage:
   limcheck vectors export DIR   write the conformance vectors and the schemas to DIR
   limcheck coverage             spec.md's clauses by the vectors that check them
   limcheck serve [-model]       be a port: the bundled Go implementation on stdin/stdout
-                                (-redis ADDR: the Redis-backed gate and store instead)
+                                (-redis ADDR: the Redis-backed gate and store instead;
+                                -redis-cluster SEEDS, -redis-sentinel MASTER@ADDRS)
   limcheck walk [-q]            spec.md's worked example and findings through the model
   limcheck list [flags]         the cases run would run (ID, level, component, clauses)
   limcheck version              limcheck's, the spec's, the protocol's and the formats' versions

@@ -105,16 +105,18 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"waitfile":   cmdWaitFile,
-			"gone":       cmdGone,
-			"status":     cmdStatus,
-			"validjson":  cmdValidJSON,
-			"gonegroup":  cmdGoneGroup,
-			"signal":     cmdSignal,
-			"byteclean":  cmdByteClean,
-			"schema":     cmdSchema,
-			"samereport": cmdSameReport,
-			"redis":      cmdRedis,
+			"waitfile":      cmdWaitFile,
+			"gone":          cmdGone,
+			"status":        cmdStatus,
+			"validjson":     cmdValidJSON,
+			"gonegroup":     cmdGoneGroup,
+			"signal":        cmdSignal,
+			"byteclean":     cmdByteClean,
+			"schema":        cmdSchema,
+			"samereport":    cmdSameReport,
+			"redis":         cmdRedis,
+			"rediscluster":  cmdRedisCluster,
+			"redissentinel": cmdRedisSentinel,
 		},
 	})
 }
@@ -205,6 +207,41 @@ func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Defer(srv.Kill)
 	ts.Setenv(args[0], srv.Addr())
+}
+
+// cmdRedisCluster is `rediscluster VAR`: it starts a Redis Cluster of the
+// script's own (internal/redistest: three primaries on random loopback
+// ports, joined with redis-cli --cluster create, in the script's work dir,
+// killed by their PIDs when the script ends) and sets VAR to its seed
+// nodes, host:port,host:port,host:port. It fails the script, never skips
+// it, when the cluster cannot start.
+func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: rediscluster VAR")
+	}
+	c, err := redistest.NewCluster(ts.MkAbs("redis-cluster"), 0)
+	if err != nil {
+		ts.Fatalf("rediscluster: %v", err)
+	}
+	ts.Defer(c.Kill)
+	ts.Setenv(args[0], strings.Join(c.Seeds(), ","))
+}
+
+// cmdRedisSentinel is `redissentinel VAR`: it starts a primary, its replica
+// and a Sentinel of the script's own (internal/redistest, as redis does)
+// and sets VAR to MASTER@SENTINEL, the -redis-sentinel syntax, and
+// VAR_ADDRS to the Sentinel's host:port alone.
+func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: redissentinel VAR")
+	}
+	s, err := redistest.NewSentinels(ts.MkAbs("redis-sentinel"))
+	if err != nil {
+		ts.Fatalf("redissentinel: %v", err)
+	}
+	ts.Defer(s.Kill)
+	ts.Setenv(args[0], redistest.MasterName+"@"+strings.Join(s.Addrs(), ","))
+	ts.Setenv(args[0]+"_ADDRS", strings.Join(s.Addrs(), ","))
 }
 
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {

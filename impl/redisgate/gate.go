@@ -53,7 +53,10 @@
 // attempt leaves nothing a second attempt would not leave. When every
 // attempt failed, Admit returns an error wrapping [ErrUnavailable] or
 // [ErrIndeterminate]; an indeterminate pass holds a lease that expires by
-// itself (a release, DIST-2).
+// itself (a release, DIST-2). A reply that says the script did not run yet
+// (TRYAGAIN while the gate's slot moves between Redis Cluster nodes,
+// CLUSTERDOWN, LOADING) is retried until Config.Timeout as well; MOVED and
+// ASK are followed by rueidis.
 //
 // Imports: the standard library, impl/lim, impl/gate, impl/internal/siphash,
 // impl/internal/redisfault and rueidis.
@@ -92,7 +95,7 @@ var ErrIndeterminate = errors.New("redisgate: no reply to an admit, it may have 
 
 // Config configures a [Gate].
 type Config struct {
-	Client    rueidis.Client // DisableCache: true. Required.
+	Client    rueidis.Client // DisableCache: true (impl/redisclient.New: one server, a cluster or a Sentinel). Required.
 	Name      string         // the gate's namespace: non-empty, without '{' or '}'
 	Lim       lim.Config     // must be valid
 	Sets      int64          // >= 1 (spec GATE-13)
@@ -196,7 +199,7 @@ func New(cfg Config) (*Gate, error) {
 	case cfg.TTLMargin < 0 || cfg.Timeout < 0:
 		return nil, fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
 	}
-	g := &Gate{c: cfg.Client, cfg: cfg, key: siphash.New(*cfg.Seed), tag: "{lim:" + cfg.Name + "}:", timeout: cfg.Timeout}
+	g := &Gate{c: redisfault.Retrying(cfg.Client), cfg: cfg, key: siphash.New(*cfg.Seed), tag: "{lim:" + cfg.Name + "}:", timeout: cfg.Timeout}
 	g.cfg.Seed = nil // spec GATE-18: "never logs or returns it"
 	if g.timeout == 0 {
 		g.timeout = 2 * time.Second

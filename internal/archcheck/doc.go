@@ -13,7 +13,8 @@
 //	  impl/throttle/                                       real redis-server are in fuzz)
 //	  redisstore,
 //	  impl/internal/
-//	  redisfault
+//	  redisfault,
+//	  impl/redisclient
 //	oracle                oracle, model, rapid, go-cmp,    (nothing more)
 //	                      github.com/anishathalye/porcupine
 //	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)

@@ -63,6 +63,7 @@ var rules = []layerRule{
 	redisLayer("impl/throttle/redisstore"),
 	redisLayer("impl/redisgate"),
 	redisLayer("impl/internal/redisfault"),
+	redisLayer("impl/redisclient"),
 	{
 		layer: "oracle",
 		code:  oracleAllowance(),

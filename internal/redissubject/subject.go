@@ -25,6 +25,7 @@ import (
 
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/lim"
+	"github.com/limcheck/limcheck/impl/redisclient"
 	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
@@ -37,12 +38,13 @@ import (
 // so no key expires under a history (the condition of exact equality).
 const TTL = 10 * time.Minute
 
-// Redis is the Redis-backed subject at Addr. Build it with [New]; it is safe
-// for concurrent use.
+// Redis is the Redis-backed subject on a target (one server, a cluster, or
+// a primary under Sentinel). Build it with [New] or [NewFor]; it is safe for
+// concurrent use.
 type Redis struct {
-	addr string
-	run  string // this subject's namespace prefix
-	seq  atomic.Uint64
+	target redisclient.Target
+	run    string // this subject's namespace prefix
+	seq    atomic.Uint64
 
 	once   sync.Once
 	client rueidis.Client
@@ -51,21 +53,27 @@ type Redis struct {
 
 // New returns the subject for the redis-server at addr (host:port). It
 // connects on first use.
-func New(addr string) *Redis {
+func New(addr string) *Redis { return NewFor(server(addr)) }
+
+// NewFor returns the subject on target t. It connects on first use.
+func NewFor(t redisclient.Target) *Redis {
 	id := make([]byte, 6)
 	_, _ = rand.Read(id)
-	return &Redis{addr: addr, run: "lc:" + hex.EncodeToString(id)}
+	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id)}
 }
 
-// NewClient is the client the subject uses: no client-side cache (a cached
-// read would be a stale decision), reads from the primary only.
-func NewClient(addr string) (rueidis.Client, error) {
-	return rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+func server(addr string) redisclient.Target {
+	return redisclient.Target{Mode: redisclient.Server, Addrs: []string{addr}}
 }
+
+// NewClient is the client the subject uses for the server at addr
+// (redisclient.New): no client-side cache (a cached read would be a stale
+// decision), reads from the primary only.
+func NewClient(addr string) (rueidis.Client, error) { return redisclient.New(server(addr)) }
 
 // Client returns the subject's client, connecting on first use.
 func (r *Redis) Client() (rueidis.Client, error) {
-	r.once.Do(func() { r.client, r.err = NewClient(r.addr) })
+	r.once.Do(func() { r.client, r.err = redisclient.New(r.target) })
 	return r.client, r.err
 }
 
@@ -104,7 +112,7 @@ func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, or
 	case oracle.Throttle, oracle.ThrottleFaults:
 		client, err := r.Client()
 		if err != nil {
-			return nil, "", fmt.Errorf("redis %s: %w", r.addr, err)
+			return nil, "", err
 		}
 		return implsubject.OpenThrottle(cfg, c == oracle.ThrottleFaults, func(k uint64) (throttle.Store, error) {
 			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), StampsPerKey: k, TTL: TTL})
@@ -129,7 +137,7 @@ func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass,
 	}
 	client, err := r.Client()
 	if err != nil {
-		return nil, "", fmt.Errorf("redis %s: %w", r.addr, err)
+		return nil, "", err
 	}
 	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
 		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: TTL, TTLMargin: TTL, Seed: &seed})

@@ -2,6 +2,11 @@
 // throttle store are tested against, a TCP fault proxy to put between
 // them ([Proxy]), and a proxy that makes the server run other Lua than the
 // client asked for ([Swap]: the Lua mutants of fuzz/redis_mutant_test.go).
+// It also starts a Redis Cluster of three primaries, with replicas when
+// asked ([StartCluster], joined with redis-cli --cluster create, with the
+// steps of a live slot migration: [BeginMigration], [MigrateKeys],
+// [Cluster.EndMigration]), and a primary with a replica under a Sentinel
+// ([StartSentinel]).
 //
 // [Start] runs its own redis-server: a random loopback port, a temporary
 // directory, the append-only file with appendfsync always, noeviction, no
@@ -50,6 +55,7 @@ type Server struct {
 	port  int
 	bin   string
 	extra []string // more flags (a replica's --replicaof)
+	conf  string   // a Sentinel's configuration file: the server runs as a Sentinel
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -76,14 +82,22 @@ func StartReplica(t TB, addr string) *Server {
 		t.Fatalf("redistest: primary address %q: %v", addr, err)
 	}
 	r := StartWith(t, "--replicaof", host, port)
+	if err := r.waitLink(); err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	return r
+}
+
+// waitLink waits up to 10s until the replica's link to its primary is up.
+func (s *Server) waitLink() error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		line, err := command(r.Addr(), "INFO", "replication")
+		line, err := command(s.Addr(), "INFO", "replication")
 		if err == nil && strings.Contains(line, "master_link_status:up") {
-			return r
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redistest: the replica's link to its primary is not up after 10s: %v %q", err, line)
+			return fmt.Errorf("the replica's link to its primary is not up after 10s: %v %q", err, line)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -111,15 +125,11 @@ func StartWith(t TB, extra ...string) *Server {
 func StartDir(dir string) (*Server, error) { return start(dir) }
 
 func start(dir string, extra ...string) (*Server, error) {
-	bin := os.Getenv(Env)
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("redis-server"); err != nil {
-			return nil, fmt.Errorf("redis-server not found on PATH (install it: apt-get install redis-server, or set %s): %w", Env, err)
-		}
+	bin, err := serverBinary()
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{dir: dir, bin: bin, extra: extra}
-	var err error
 	for range 5 { // a freed port can be taken again before the server binds it
 		if s.port, err = freePort(); err != nil {
 			return nil, err
@@ -129,6 +139,18 @@ func start(dir string, extra ...string) (*Server, error) {
 		}
 	}
 	return nil, err
+}
+
+// serverBinary is $LIMCHECK_REDIS_SERVER, or redis-server on PATH.
+func serverBinary() (string, error) {
+	if bin := os.Getenv(Env); bin != "" {
+		return bin, nil
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", fmt.Errorf("redis-server not found on PATH (install it: apt-get install redis-server, or set %s): %w", Env, err)
+	}
+	return bin, nil
 }
 
 // freePort returns a loopback port that was free a moment ago.
@@ -147,14 +169,7 @@ func (s *Server) launch() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	log := filepath.Join(s.dir, "redis.log")
-	args := []string{
-		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--protected-mode", "yes",
-		"--dir", s.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
-		"--maxmemory-policy", "noeviction", "--daemonize", "no", "--logfile", log,
-		"--databases", "1", "--unixsocket", "", "--repl-diskless-sync-delay", "0",
-	}
-	args = append(args, s.extra...)
-	cmd := exec.Command(s.bin, args...)
+	cmd := exec.Command(s.bin, s.args(log)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the test
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", s.bin, err)
@@ -178,6 +193,21 @@ func (s *Server) launch() error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// args are the server's flags; a Sentinel's come from its file.
+func (s *Server) args(log string) []string {
+	port := strconv.Itoa(s.port)
+	if s.conf != "" {
+		return []string{s.conf, "--sentinel", "--port", port, "--bind", "127.0.0.1", "--daemonize", "no", "--logfile", log}
+	}
+	args := []string{
+		"--port", port, "--bind", "127.0.0.1", "--protected-mode", "yes",
+		"--dir", s.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+		"--maxmemory-policy", "noeviction", "--daemonize", "no", "--logfile", log,
+		"--databases", "1", "--unixsocket", "", "--repl-diskless-sync-delay", "0",
+	}
+	return append(args, s.extra...)
 }
 
 // command sends one command in RESP and returns its reply's text: a

@@ -1,5 +1,6 @@
 // Package redisfault classifies the errors of a rueidis call the way spec
-// DIST-5 does, for the Redis-backed gate and throttle store alike.
+// DIST-5 does, for the Redis-backed gate and throttle store alike, and
+// retries the replies that say a command did not run yet ([Retrying]).
 package redisfault
 
 import (

@@ -31,7 +31,8 @@ var ErrConfig = errors.New("redisstore: invalid config")
 // Config configures a Store.
 type Config struct {
 	// Client is the Redis client (rueidis.NewClient with DisableCache:
-	// true; a cached read would be a stale decision). Required.
+	// true; a cached read would be a stale decision; impl/redisclient.New
+	// builds one for one server, a cluster or a Sentinel). Required.
 	Client rueidis.Client
 	// Namespace prefixes every key; two stores with one namespace share
 	// their state. Non-empty, without '{' or '}'.
@@ -97,7 +98,7 @@ func New(cfg Config) (*Store, error) {
 	}
 	id := make([]byte, 8)
 	_, _ = rand.Read(id)
-	s := &Store{c: cfg.Client, tag: "{" + cfg.Namespace + "}:", k: cfg.StampsPerKey,
+	s := &Store{c: redisfault.Retrying(cfg.Client), tag: "{" + cfg.Namespace + "}:", k: cfg.StampsPerKey,
 		ttl: strconv.FormatInt(cfg.TTL.Milliseconds(), 10), timeout: cfg.Timeout, opid: ":" + hex.EncodeToString(id)}
 	if s.timeout == 0 {
 		s.timeout = 2 * time.Second
