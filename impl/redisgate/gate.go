@@ -53,10 +53,10 @@
 // attempt leaves nothing a second attempt would not leave. When every
 // attempt failed, Admit returns an error wrapping [ErrUnavailable] or
 // [ErrIndeterminate]; an indeterminate pass holds a lease that expires by
-// itself (a release, DIST-2). A reply that says the script did not run yet
-// (TRYAGAIN while the gate's slot moves between Redis Cluster nodes,
-// CLUSTERDOWN, LOADING) is retried until Config.Timeout as well; MOVED and
-// ASK are followed by rueidis.
+// itself (a release, DIST-2). On a Redis Cluster, a reply that says the
+// script did not run yet (TRYAGAIN while the gate's slot moves between
+// nodes, CLUSTERDOWN, LOADING) is retried until Config.Timeout as well;
+// MOVED and ASK are followed by rueidis.
 //
 // Imports: the standard library, impl/lim, impl/gate, impl/internal/siphash,
 // impl/internal/redisfault and rueidis.

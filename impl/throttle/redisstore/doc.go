@@ -42,10 +42,10 @@
 // start with #!lua, so an OOM refusal comes before any write), a failed
 // connect, any failed read. A write that was sent and got no reply (a
 // reset, a timeout) failed *ambiguously*: it may have taken effect. Its
-// *throttle.StoreError wraps [ErrIndeterminate]; it is never retried. A
-// reply that says the command did not run yet (TRYAGAIN while the
-// namespace's slot moves between Redis Cluster nodes, CLUSTERDOWN, LOADING)
-// is retried until Config.Timeout; MOVED and ASK are followed by rueidis.
+// *throttle.StoreError wraps [ErrIndeterminate]; it is never retried. On a
+// Redis Cluster, a reply that says the command did not run yet (TRYAGAIN
+// while the namespace's slot moves between nodes, CLUSTERDOWN, LOADING) is
+// retried until Config.Timeout; MOVED and ASK are followed by rueidis.
 //
 // Imports: the standard library, impl/throttle and rueidis.
 package redisstore
