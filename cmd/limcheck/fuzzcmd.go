@@ -31,7 +31,9 @@ func (c cli) fuzzCmd(args []string) (status int) {
 	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
 	var pf portFlags
 	var comps listFlag
+	var cf ciFlags
 	pf.register(fs, 10*time.Minute)
+	cf.register(fs)
 	seed := fs.Uint64("seed", 0, "the generator's seed (0: a random one, printed)")
 	duration := fs.Duration("duration", 0, "generate for this long (default 10s unless -ops is given)")
 	ops := fs.Int("ops", 0, "stop after this many operations (run or skipped)")
@@ -98,6 +100,7 @@ func (c cli) fuzzCmd(args []string) (status int) {
 	}
 	repro += fmt.Sprintf(" --seed %d", *seed)
 	res := fuzzOutcome{repro: repro, jsonOut: *jsonOut}
+	defer func() { status = c.fuzzCI(&cf, &res, status) }() // after endFuzzStop (deferred below): the final status
 	tuneGC()
 	port, err := pf.open()
 	var broken *protocol.BrokenError

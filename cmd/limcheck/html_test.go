@@ -167,3 +167,22 @@ func findCase(t *testing.T, id string) (conformance.Case, bool) {
 	t.Fatalf("no vector %s", id)
 	return conformance.Case{}, false
 }
+
+// TestMarkdownCellEscapes checks that port text in a summary's table cell
+// starts no markup, link, tag or entity and ends no cell, and that a code
+// span's text cannot end the span or the cell.
+func TestMarkdownCellEscapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a|b", `a\|b`},
+		{hostile, `&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src="http://example.invalid/x.png"&gt;`},
+		{"*bold* _it_ `code` [link](x) ~~s~~ \\", `\*bold\* \_it\_ ` + "\\`code\\`" + ` \[link\](x) \~\~s\~\~ \\`},
+		{"&amp;", "&amp;amp;"},
+	} {
+		if got := mdCell(tc.in); got != tc.want {
+			t.Errorf("mdCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got, want := mdCode("a`b|c"), `a'b\|c`; got != want {
+		t.Errorf("mdCode(%q) = %q, want %q", "a`b|c", got, want)
+	}
+}

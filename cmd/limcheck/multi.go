@@ -139,6 +139,10 @@ func (c cli) emitMany(rf *reportFlags, rs *runs) int {
 			status = worse(status, exitUsage)
 		}
 	}
+	if err := rf.ci.write(runSummary("run", rs.Status, rs.Ports), runBadge(rs.Status, rs.Ports)); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
+		status = worse(status, exitUsage)
+	}
 	for _, rep := range rs.Ports {
 		if rep.Incomplete != "" {
 			fmt.Fprintf(c.stderr, "limcheck run: port %s: %s\n", rep.label(), rep.Incomplete)

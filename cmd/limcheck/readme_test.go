@@ -85,6 +85,10 @@ var readmeStatus = map[string]int{
 	readmeSideBySide:                   exitOK,
 	readmeSideBySide + " -q":           exitOK,
 	"limcheck coverage":                exitOK,
+	// The CI reports: a summary of the mutant's failures (the last command
+	// of the line, cat, gives the status), and the badge of a passing run.
+	"limcheck run --port 'LIMCHECK_MUTANT=retry_after_floor python3 driver.py' --case 'gate-retry-*' --summary summary.md >/dev/null; cat summary.md": exitOK,
+	"limcheck run --port 'python3 driver.py' -q --badge badge.json && cat badge.json":                                                                 exitOK,
 	// The CI workflow: limcheck-known-failures.txt lists no case, and the
 	// port has no divergence to find.
 	"limcheck run --port 'python3 driver.py' --strict --junit limcheck.xml --expect-fail limcheck-known-failures.txt":   exitOK,

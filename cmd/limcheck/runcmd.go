@@ -44,6 +44,7 @@ type reportFlags struct {
 	allowEmpty bool
 	failFast   bool
 	html       string
+	ci         ciFlags
 }
 
 func (rf *reportFlags) register(fs *flag.FlagSet) {
@@ -54,6 +55,7 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.html, "html", "", "also write the report as one self-contained HTML page to `FILE`")
 	fs.BoolVar(&rf.failFast, "fail-fast", false, "stop at the first case that fails or breaks; the cases after it are NOT RUN")
 	fs.StringVar(&rf.expectFail, "expect-fail", "", "`FILE` lists known-failing case IDs, one a line (# comments): they may fail; passing is reported")
+	rf.ci.register(fs)
 }
 
 func (c cli) runCmd(args []string) int {
@@ -381,6 +383,10 @@ func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
 			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
 			status = worse(status, exitUsage)
 		}
+	}
+	if err := rf.ci.write(runSummary(cmd, rep.Status, []*report{rep}), runBadge(rep.Status, []*report{rep})); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+		status = worse(status, exitUsage)
 	}
 	switch {
 	case rep.Incomplete != "" && rf.allowEmpty:

@@ -26,12 +26,20 @@ import (
 
 // TestMain makes the test binary double as the commands the scripts run:
 // limcheck (the real CLI) and fakeport (a misbehaving port, fakeport_test.go).
+//
+// As the test binary (not as one of the commands) it unsets
+// GITHUB_STEP_SUMMARY: a test that runs the CLI in process (cliRun) must
+// not append its summaries to the page of the CI job that runs the tests.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	commands := map[string]func(){
 		"limcheck":        main,
 		"fakeport":        fakeportMain,
 		"limcheck-maxrss": maxrssMain,
-	})
+	}
+	if _, command := commands[filepath.Base(os.Args[0])]; !command {
+		os.Unsetenv(stepSummaryEnv) //nolint:errcheck // fails only on an invalid name
+	}
+	testscript.Main(m, commands)
 }
 
 // TestScripts runs testdata/script/*.txtar: the CLI end to end, as a
