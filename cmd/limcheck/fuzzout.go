@@ -167,10 +167,6 @@ func portLines(s, prefix string) string {
 	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
 }
 
-// fuzzFormat is the value of a fuzz --json report's "format": its
-// version, as limcheck-report/1 is run's.
-const fuzzFormat = "limcheck-fuzz/1"
-
 // fuzzJSONFound is a counterexample in fuzz's JSON report.
 type fuzzJSONFound struct {
 	Seed          uint64           `json:"seed"`
@@ -195,8 +191,9 @@ type fuzzJSONFound struct {
 func (c cli) fuzzJSON(res *fuzzOutcome) int {
 	rep := res.rep
 	out := struct {
-		Format     string         `json:"format"` // fuzzFormat
-		Status     int            `json:"status"` // the exit status the run calls for
+		Format     string         `json:"format"`  // reportFormat: report.schema.json's #/$defs/fuzz
+		Command    string         `json:"command"` // fuzz
+		Status     int            `json:"status"`  // the exit status the run calls for
 		Traces     int            `json:"traces"`
 		Ops        int            `json:"ops"`
 		Skipped    int            `json:"skipped"`
@@ -213,7 +210,7 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 		Incomplete string         `json:"incomplete,omitempty"`
 		Stopped    string         `json:"stopped,omitempty"`
 		Reproduce  string         `json:"reproduce"`
-	}{Format: fuzzFormat, Status: res.status(), Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps,
+	}{Format: reportFormat, Command: "fuzz", Status: res.status(), Traces: rep.Traces, Ops: rep.Ops, Skipped: rep.Skipped, SkippedOps: rep.SkippedOps,
 		Twinned: rep.Twinned, TwinSkip: rep.TwinnedSkipped, Isolation: isolationNote(rep.FuzzStatus), FirstSkip: clean(rep.FirstSkip),
 		ElapsedMS: rep.Elapsed.Milliseconds(), OpsPerSec: opsRate(rep.FuzzStatus), Incomplete: res.incomplete, Stopped: res.stoppedBy, Reproduce: res.repro}
 	if res.broken != nil {
