@@ -415,3 +415,16 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// written writes out, a command's buffered stdout, and returns the
+// command's status; when out cannot be written, it prints why and returns
+// 2 unless the status is worse.
+//
+// spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
+func (c cli) written(cmd string, out *bufio.Writer, status int) int {
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: write the output: %v\n", cmd, err)
+		return worse(status, exitUsage)
+	}
+	return status
+}

@@ -88,33 +88,6 @@ func (c cli) runCmd(args []string) int {
 	return c.check("run", &pf, &rf, all, selected, *alone)
 }
 
-func (c cli) replayCmd(args []string) int {
-	fs := c.flags("replay", "[flags] FILE", "Runs one vector file: a case of a vector set, or a counterexample limcheck fuzz wrote.", checkStatuses)
-	var pf portFlags
-	var rf reportFlags
-	pf.register(fs, time.Minute)
-	rf.register(fs)
-	pos, st := c.parse(fs, args, 1, 1)
-	if st != proceed {
-		return st
-	}
-	if !pf.check(c, fs) {
-		return exitUsage
-	}
-	data, err := readInput(pos[0])
-	if err != nil {
-		fmt.Fprintf(c.stderr, "limcheck replay: %v\n", err)
-		return exitUsage
-	}
-	cs, err := conformance.Parse(data)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "limcheck replay: %s: %v\n", pos[0], err)
-		return exitUsage
-	}
-	// Its one case ran alone in a fresh port: the stderr is all its own.
-	return c.check("replay", &pf, &rf, []conformance.Case{cs}, []conformance.Case{cs}, 0)
-}
-
 // check runs selected (of all, for --expect-fail) on the port and reports;
 // cmd names the command in messages. The first alone failing cases are
 // re-run alone for their own stderr (stderrAloneFor).

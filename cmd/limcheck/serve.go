@@ -1,0 +1,81 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/impl/redisclient"
+	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/oracle"
+)
+
+// serveCmd serves the bundled implementation (or the model) as a port on
+// stdin and stdout: `limcheck run --port 'limcheck serve'` checks it
+// through a real process.
+func (c cli) serveCmd(args []string) int {
+	fs := c.flags("serve", "[-model | -redis ADDR | -redis-cluster SEEDS | -redis-sentinel MASTER@ADDRS]", "Serves the bundled Go implementation (impl/) as a port on stdin and stdout (spec.md PROTO-1..11).", "0 stdin ended, 2 a request line that is not JSON with a seq, a bad Redis address, or a Redis that does not answer")
+	model := fs.Bool("model", false, "serve the reference model instead of impl/")
+	fs.String("redis", "", "serve the Redis-backed gate and throttle store (impl/redisgate, impl/throttle/redisstore) over the redis-server at `ADDR` (host:port; a Redis Cluster node also works: the client finds its cluster) instead of impl/")
+	fs.String("redis-cluster", "", "as -redis, over the Redis Cluster whose seed nodes are `SEEDS` (host:port,host:port,...; refused unless they are cluster nodes)")
+	fs.String("redis-sentinel", "", "as -redis, over the primary that the Sentinels at ADDRS monitor as MASTER: `MASTER@ADDRS` (name@host:port,host:port,...); the client follows their failovers")
+	if _, st := c.parse(fs, args, 0, 0); st != proceed {
+		return st
+	}
+	tuneGC()
+	var s oracle.Subject = implsubject.Impl{}
+	h := bundledHello()
+	var chosen []string // the Redis flags given, in name order
+	fs.Visit(func(f *flag.Flag) {
+		if redisFlags[f.Name] != nil {
+			chosen = append(chosen, f.Name)
+		}
+	})
+	switch {
+	case *model && len(chosen) > 0:
+		fmt.Fprintf(c.stderr, "limcheck serve: -model and -%s exclude each other\n", chosen[0])
+		return exitUsage
+	case len(chosen) > 1:
+		fmt.Fprintf(c.stderr, "limcheck serve: -%s and -%s exclude each other\n", chosen[0], chosen[1])
+		return exitUsage
+	case *model:
+		s, h.Name = oracle.Model{}, "limcheck-model"
+	case len(chosen) == 1:
+		name := chosen[0]
+		r, err := openRedis(redisFlags[name], fs.Lookup(name).Value.String())
+		if err != nil {
+			fmt.Fprintf(c.stderr, "limcheck serve: -%s: %v\n", name, err)
+			return exitUsage
+		}
+		defer r.Close()
+		s, h.Name = r, "limcheck-redis"
+	}
+	if err := protocol.Serve(c.stdin, c.stdout, s, h); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck serve: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// redisFlags are serve's Redis flags, each with the parser of its value.
+var redisFlags = map[string]func(string) (redisclient.Target, error){
+	"redis":          redisclient.ParseServer,
+	"redis-cluster":  redisclient.ParseCluster,
+	"redis-sentinel": redisclient.ParseSentinel,
+}
+
+// openRedis returns the Redis subject on the target that parse reads from
+// value, once it answers.
+func openRedis(parse func(string) (redisclient.Target, error), value string) (*redissubject.Redis, error) {
+	t, err := parse(value)
+	if err != nil {
+		return nil, err
+	}
+	r := redissubject.NewFor(t)
+	if err := r.Ping(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}

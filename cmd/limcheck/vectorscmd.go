@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/protocol"
+)
+
+// vectorsCmd is `limcheck vectors export DIR`.
+func (c cli) vectorsCmd(args []string) int {
+	fs := c.flags("vectors", "export [-force] DIR", "Writes the conformance vectors (one file per case, schema.json, ids.txt), the port\nprotocol's schema (protocol.schema.json) and the --json report's (report.schema.json) to DIR.", toolStatuses)
+	force := fs.Bool("force", false, "write into DIR even when it is not empty (never through a symbolic link in it: one where a file or folder goes is refused)")
+	switch {
+	case len(args) == 0:
+		fmt.Fprintln(c.stderr, "limcheck vectors: missing subcommand (want export DIR)")
+		fs.Usage()
+		return exitUsage
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		fs.Usage()
+		return exitOK
+	case args[0] != "export":
+		fmt.Fprintf(c.stderr, "limcheck vectors: unknown subcommand %q (want export)\n", args[0])
+		fs.Usage()
+		return exitUsage
+	}
+	pos, st := c.parse(fs, args[1:], 1, 1)
+	if st != proceed {
+		return st
+	}
+	dir := pos[0]
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 && !*force {
+		fmt.Fprintf(c.stderr, "limcheck vectors export: %s is not empty (use -force to write into it)\n", dir)
+		return exitUsage
+	}
+	n, err := export(dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck vectors export: %v\n", err)
+		return exitUsage
+	}
+	out := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(out, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
+	return c.written("vectors export", out, exitOK)
+}
+
+// export copies the embedded vectors folder, the protocol schema and the
+// report schema to dir and returns the number of case files. It writes
+// through no symbolic link: one where it would write a file or make a
+// folder (planted in a folder written with -force) is refused by name
+// before anything is written, and every write goes through an os.Root of
+// dir, so that a link planted meanwhile cannot take it outside dir.
+func export(dir string) (int, error) {
+	paths, err := exportPaths()
+	if err != nil {
+		return 0, err
+	}
+	if err := refuseLinks(dir, paths); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
+	n := 0
+	for _, p := range paths {
+		if filepath.Ext(p) == ".json" && strings.Contains(p, "/") {
+			n++
+		}
+		if err := exportOne(root, p); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// protocolSchemaFile is the name export gives protocol.ProtocolSchema.
+const protocolSchemaFile = "protocol.schema.json"
+
+// exportPaths lists what export writes, slash-separated and relative to
+// its folder, each folder before what it holds.
+func exportPaths() ([]string, error) {
+	var paths []string
+	err := fs.WalkDir(conformance.Vectors, ".", func(p string, d fs.DirEntry, err error) error {
+		if p != "." {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	return append(paths, protocolSchemaFile, conformance.ReportSchemaFile), err
+}
+
+// exportOne makes the folder or writes the file p in root.
+func exportOne(root *os.Root, p string) error {
+	var data []byte
+	switch p {
+	case protocolSchemaFile:
+		data = protocol.ProtocolSchema
+	case conformance.ReportSchemaFile:
+		data = conformance.ReportSchema
+	default:
+		st, err := fs.Stat(conformance.Vectors, p)
+		if err != nil {
+			return err
+		}
+		if st.IsDir() {
+			if err := root.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			return nil
+		}
+		if data, err = fs.ReadFile(conformance.Vectors, p); err != nil {
+			return err
+		}
+	}
+	return root.WriteFile(p, data, 0o644)
+}
+
+// refuseLinks returns an error naming every path of paths in dir that is
+// a symbolic link, with its target, and none for what lies under one.
+func refuseLinks(dir string, paths []string) error {
+	var links []string
+	for _, p := range paths {
+		if under(p, links) {
+			continue
+		}
+		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			links = append(links, p)
+		}
+	}
+	if len(links) == 0 {
+		return nil
+	}
+	named := make([]string, len(links))
+	for i, p := range links {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		to, _ := os.Readlink(full)
+		named[i] = fmt.Sprintf("%s is a symbolic link (to %s)", clean(full), clean(to))
+	}
+	them := "it"
+	if len(links) > 1 {
+		them = "them"
+	}
+	return fmt.Errorf("%s: it would write through %s; remove %s, or export to another folder", strings.Join(named, ", "), them, them)
+}
+
+// under reports whether p lies under one of the folders dirs.
+func under(p string, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d+"/") })
+}
