@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -27,89 +28,124 @@ const fuzzStatuses = "0 no divergence, 1 a divergence (shrunk and written), 2 us
 // traces.
 const defaultIsolation = 8
 
-func (c cli) fuzzCmd(args []string) (status int) {
-	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
-	var pf portFlags
-	var comps listFlag
-	var cf ciFlags
-	pf.register(fs, 10*time.Minute)
-	cf.register(fs)
-	seed := fs.Uint64("seed", 0, "the generator's seed (0: a random one, printed)")
-	duration := fs.Duration("duration", 0, "generate for this long (default 10s unless -ops is given)")
-	ops := fs.Int("ops", 0, "stop after this many operations (run or skipped)")
-	out := fs.String("out", "", "write the counterexample vector to `FILE` (default limcheck-counterexample-<component>-<seed>.json in the current directory)")
-	shrinkTime := fs.Duration("shrink-time", 30*time.Second, "the longest shrinking may take")
-	shrinkRuns := fs.Int("shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
-	jsonOut := fs.Bool("json", false, "print the result as JSON on stdout instead of text")
-	html := fs.String("html", "", "when a divergence is found, also write it as one self-contained HTML page, its trace drawn as a timeline, to `FILE`")
-	allowEmpty := fs.Bool("allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked), or every twinned one (instance isolation was not)")
-	isolation := fs.Int("isolation", defaultIsolation, "run every `N`th trace of gate and throttle twinned: on two instances of its config opened side by side, each op on both, so that state shared between instances fails (0: never)")
-	fs.Var(&comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
-	if _, st := c.parse(fs, args, 0, 0); st != proceed {
-		return st
-	}
-	if !pf.check(c, fs) {
-		return exitUsage
-	}
+// fuzzFlags are fuzz's flags.
+type fuzzFlags struct {
+	pf         portFlags
+	ci         ciFlags
+	comps      listFlag
+	seed       uint64
+	duration   time.Duration
+	ops        int
+	out        string
+	shrinkTime time.Duration
+	shrinkRuns int
+	json       bool
+	html       string
+	allowEmpty bool
+	isolation  int
+}
+
+func (ff *fuzzFlags) register(fs *flag.FlagSet) {
+	ff.pf.register(fs, 10*time.Minute)
+	ff.ci.register(fs)
+	fs.Uint64Var(&ff.seed, "seed", 0, "the generator's seed (0: a random one, printed)")
+	fs.DurationVar(&ff.duration, "duration", 0, "generate for this long (default 10s unless -ops is given)")
+	fs.IntVar(&ff.ops, "ops", 0, "stop after this many operations (run or skipped)")
+	fs.StringVar(&ff.out, "out", "", "write the counterexample vector to `FILE` (default limcheck-counterexample-<component>-<seed>.json in the current directory)")
+	fs.DurationVar(&ff.shrinkTime, "shrink-time", 30*time.Second, "the longest shrinking may take")
+	fs.IntVar(&ff.shrinkRuns, "shrink-runs", 0, "stop shrinking after this many runs of the port (0: no bound; unlike -shrink-time, the result does not depend on the machine's speed)")
+	fs.BoolVar(&ff.json, "json", false, "print the result as JSON on stdout instead of text")
+	fs.StringVar(&ff.html, "html", "", "when a divergence is found, also write it as one self-contained HTML page, its trace drawn as a timeline, to `FILE`")
+	fs.BoolVar(&ff.allowEmpty, "allow-empty", false, "exit 0, not 4, when the port skipped every trace (nothing was checked), or every twinned one (instance isolation was not)")
+	fs.IntVar(&ff.isolation, "isolation", defaultIsolation, "run every `N`th trace of gate and throttle twinned: on two instances of its config opened side by side, each op on both, so that state shared between instances fails (0: never)")
+	fs.Var(&ff.comps, "component", "fuzz only `COMPONENT` (lim, gate, throttle, throttle_faults; repeatable; default every one the port implements)")
+}
+
+// check returns the components ff names, or an error naming the flag
+// that is out of range.
+func (ff *fuzzFlags) check() ([]oracle.Component, error) {
 	switch {
-	case *duration < 0:
-		fmt.Fprintf(c.stderr, "limcheck fuzz: -duration %v: must not be negative\n", *duration)
-		return exitUsage
-	case *ops < 0:
-		fmt.Fprintf(c.stderr, "limcheck fuzz: -ops %d: must not be negative\n", *ops)
-		return exitUsage
-	case *shrinkTime <= 0:
-		fmt.Fprintf(c.stderr, "limcheck fuzz: -shrink-time %v: must be positive\n", *shrinkTime)
-		return exitUsage
-	case *shrinkRuns < 0:
-		fmt.Fprintf(c.stderr, "limcheck fuzz: -shrink-runs %d: must not be negative\n", *shrinkRuns)
-		return exitUsage
-	case *isolation < 0:
-		fmt.Fprintf(c.stderr, "limcheck fuzz: -isolation %d: must not be negative (0: never)\n", *isolation)
-		return exitUsage
-	}
-	repro := "limcheck fuzz"
-	if pf.command != "" {
-		repro += " --port " + shellQuote(pf.command)
-	}
-	if *ops > 0 {
-		repro += fmt.Sprintf(" --ops %d", *ops)
-	}
-	if *duration > 0 {
-		repro += " --duration " + duration.String()
-	}
-	if len(comps) > 0 {
-		repro += " --component " + strings.Join(comps, ",")
-	}
-	if *isolation != defaultIsolation {
-		repro += fmt.Sprintf(" --isolation %d", *isolation)
-	}
-	if *duration == 0 && *ops == 0 {
-		*duration = 10 * time.Second
+	case ff.duration < 0:
+		return nil, fmt.Errorf("-duration %v: must not be negative", ff.duration)
+	case ff.ops < 0:
+		return nil, fmt.Errorf("-ops %d: must not be negative", ff.ops)
+	case ff.shrinkTime <= 0:
+		return nil, fmt.Errorf("-shrink-time %v: must be positive", ff.shrinkTime)
+	case ff.shrinkRuns < 0:
+		return nil, fmt.Errorf("-shrink-runs %d: must not be negative", ff.shrinkRuns)
+	case ff.isolation < 0:
+		return nil, fmt.Errorf("-isolation %d: must not be negative (0: never)", ff.isolation)
 	}
 	var cs []oracle.Component
-	for _, n := range comps {
+	for _, n := range ff.comps {
 		if !slices.Contains(oracle.Components(), oracle.Component(n)) {
-			fmt.Fprintf(c.stderr, "limcheck fuzz: -component %q: not a component (want one of %v)\n", n, oracle.Components())
-			return exitUsage
+			return nil, fmt.Errorf("-component %q: not a component (want one of %v)", n, oracle.Components())
 		}
 		cs = append(cs, oracle.Component(n))
 	}
-	if *seed == 0 {
-		*seed = rand.Uint64N(1<<53-1) + 1
+	return cs, nil
+}
+
+// repro is the command line that repeats the run: its port, bounds,
+// components, isolation and seed.
+func (ff *fuzzFlags) repro() string {
+	repro := "limcheck fuzz"
+	if ff.pf.command != "" {
+		repro += " --port " + shellQuote(ff.pf.command)
 	}
-	repro += fmt.Sprintf(" --seed %d", *seed)
-	res := fuzzOutcome{repro: repro, jsonOut: *jsonOut}
-	defer func() { status = c.fuzzCI(&cf, &res, status) }() // after endFuzzStop (deferred below): the final status
+	if ff.ops > 0 {
+		repro += fmt.Sprintf(" --ops %d", ff.ops)
+	}
+	if ff.duration > 0 {
+		repro += " --duration " + ff.duration.String()
+	}
+	if len(ff.comps) > 0 {
+		repro += " --component " + strings.Join(ff.comps, ",")
+	}
+	if ff.isolation != defaultIsolation {
+		repro += fmt.Sprintf(" --isolation %d", ff.isolation)
+	}
+	return repro + fmt.Sprintf(" --seed %d", ff.seed)
+}
+
+func (c cli) fuzzCmd(args []string) (status int) {
+	fs := c.flags("fuzz", "[flags]", "Differential random testing: generated traces run on the port and on the model; the first\ndivergence is shrunk (re-running the port) to a small failing trace, confirmed alone in a\nfresh port process, printed, and written as a vector file. The same -seed generates the same traces.", fuzzStatuses)
+	var ff fuzzFlags
+	ff.register(fs)
+	if _, st := c.parse(fs, args, 0, 0); st != proceed {
+		return st
+	}
+	if !ff.pf.check(c, fs) {
+		return exitUsage
+	}
+	cs, err := ff.check()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
+		return exitUsage
+	}
+	if ff.seed == 0 {
+		ff.seed = rand.Uint64N(1<<53-1) + 1
+	}
+	res := fuzzOutcome{repro: ff.repro(), jsonOut: ff.json}
+	if ff.duration == 0 && ff.ops == 0 {
+		ff.duration = 10 * time.Second
+	}
+	defer func() { status = c.fuzzCI(&ff.ci, &res, status) }() // after endFuzzStop (deferred in fuzzPort): the final status
 	tuneGC()
-	port, err := pf.open()
+	return c.fuzzPort(&ff, cs, &res)
+}
+
+// fuzzPort starts the port, fuzzes it over the components cs (every one
+// it implements when none) and reports what it found in res.
+func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (status int) {
+	port, err := ff.pf.open()
 	var broken *protocol.BrokenError
-	if errors.As(err, &broken) && *jsonOut {
+	if errors.As(err, &broken) && ff.json {
 		res.broken = &protocol.BrokenError{What: "handshake: " + broken.What, Stderr: broken.Stderr}
-		return c.fuzzJSON(&res)
+		return c.fuzzJSON(res)
 	}
 	if err != nil {
-		return c.portProblem(&pf, err)
+		return c.portProblem(&ff.pf, err)
 	}
 	for _, comp := range cs {
 		if !port.Implements(comp) {
@@ -118,13 +154,13 @@ func (c cli) fuzzCmd(args []string) (status int) {
 			return exitUsage
 		}
 	}
-	opt := search.FuzzOptions{Seed: *seed, Duration: *duration, Ops: *ops, Components: cs, ShrinkTime: *shrinkTime, ShrinkRuns: *shrinkRuns,
-		Deadline: pf.deadline, Fresh: pf.fresh, Isolation: *isolation}
-	if c.tty && !*jsonOut {
+	opt := search.FuzzOptions{Seed: ff.seed, Duration: ff.duration, Ops: ff.ops, Components: cs, ShrinkTime: ff.shrinkTime, ShrinkRuns: ff.shrinkRuns,
+		Deadline: ff.pf.deadline, Fresh: ff.pf.fresh, Isolation: ff.isolation}
+	if c.tty && !ff.json {
 		opt.Progress = c.fuzzProgress()
 	}
-	if !*jsonOut {
-		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), *seed)
+	if !ff.json {
+		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), ff.seed)
 	}
 	// From here a signal stops the run rather than limcheck (stop waits):
 	// what it found is written and printed, and the status is the signal's.
@@ -139,42 +175,63 @@ func (c cli) fuzzCmd(args []string) (status int) {
 	if res.stoppedBy != "" {
 		closeErr = nil // the port limcheck killed
 	}
-	switch {
-	case rep.Found != nil:
-		if errors.As(rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
-			closeErr = nil // the break shrinking reports
-		}
-		st := c.fuzzFound(&res, *out, &pf, closeErr, fuzzErr)
-		if *html != "" {
-			if err := writeFoundHTML(*html, port.Hello(), rep.Found); err != nil {
-				fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
-			}
-		}
+	if rep.Found != nil {
+		res.hello = port.Hello()
+		return c.fuzzDivergence(ff, res, closeErr, fuzzErr)
+	}
+	if st, done := c.fuzzEnd(ff, res, closeErr, fuzzErr); done {
 		return st
+	}
+	if ff.json {
+		return c.fuzzJSON(res)
+	}
+	return c.fuzzText(res)
+}
+
+// fuzzDivergence writes and reports the divergence res found (and its
+// HTML page, with --html).
+func (c cli) fuzzDivergence(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr error) int {
+	if errors.As(res.rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
+		closeErr = nil // the break shrinking reports
+	}
+	res.file = ff.out
+	st := c.fuzzFound(res, &ff.pf, closeErr, fuzzErr)
+	if ff.html != "" {
+		if err := writeFoundHTML(ff.html, res.hello, res.rep.Found); err != nil {
+			fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
+		}
+	}
+	return st
+}
+
+// fuzzEnd sets how a run that found no divergence ended: stopped,
+// timed out, broken or incomplete. An error of no such kind is printed,
+// and its status returned, done.
+func (c cli) fuzzEnd(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr error) (status int, done bool) {
+	rep := res.rep
+	var broken *protocol.BrokenError
+	switch {
 	case rep.Stopped || res.stoppedBy != "" && fuzzErr != nil:
 		res.incomplete = res.stoppedBy
 	case rep.TimedOut || errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)):
 		// a budget that ran out, not a break (a port the deadline stopped
 		// says so again as it closes)
-		res.incomplete = fmt.Sprintf("the --timeout (%v) passed", pf.timeout)
+		res.incomplete = fmt.Sprintf("the --timeout (%v) passed", ff.pf.timeout)
 	case errors.As(fuzzErr, &broken) || (fuzzErr == nil && errors.As(closeErr, &broken)):
 		res.broken = broken
 	case fuzzErr != nil:
 		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", fuzzErr)
-		return exitUsage
-	case !rep.Checked() && !*allowEmpty:
+		return exitUsage, true
+	case !rep.Checked() && !ff.allowEmpty:
 		res.incomplete = "nothing was checked: the port skipped every trace"
 		if rep.Traces == 0 {
 			res.incomplete = "nothing was checked: no trace ran"
 		}
-	case !rep.IsolationChecked() && !*allowEmpty:
+	case !rep.IsolationChecked() && !ff.allowEmpty:
 		// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
 		res.incomplete = noIsolation
 	}
-	if *jsonOut {
-		return c.fuzzJSON(&res)
-	}
-	return c.fuzzText(&res)
+	return 0, false
 }
 
 // noIsolation is why a run whose twinned traces were all skipped is
@@ -206,19 +263,19 @@ func (pf *portFlags) fresh() (protocol.Runner, func() error, error) {
 	return p, p.Close, nil
 }
 
-// fuzzFound writes the counterexample rep found and reports it; the
+// fuzzFound writes the counterexample rep found to res.file (--out, or by
+// default limcheck-counterexample-COMPONENT-SEED.json) and reports it; the
 // status is 1 whatever else went wrong (a break while shrinking, a file
 // that cannot be written, a port that broke at its end): the divergence
 // is the news, and the rest is reported beside it.
 //
 // caseErr is why the counterexample could not be made a vector (its Case
 // is then empty): it is printed, not written.
-func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr, caseErr error) int {
+func (c cli) fuzzFound(res *fuzzOutcome, pf *portFlags, closeErr, caseErr error) int {
 	f := res.rep.Found
 	// the port's name is in the description, cut (search.Counterexample);
 	// escaped, it must still keep to a vector's string limit (VEC-1)
 	f.Case.Description = fitText(clean(f.Case.Description), conformance.MaxString)
-	res.file = out
 	if res.file == "" {
 		res.file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
 	}
@@ -252,6 +309,7 @@ func (c cli) fuzzFound(res *fuzzOutcome, out string, pf *portFlags, closeErr, ca
 // fuzzOutcome is how a fuzz run ended, for its text and JSON forms.
 type fuzzOutcome struct {
 	rep        search.FuzzReport
+	hello      protocol.Hello        // the port's, for the HTML page of a divergence
 	file       string                // where the counterexample was written
 	writeErr   error                 // why it could not be
 	broken     *protocol.BrokenError // how the port broke the protocol, outside shrinking

@@ -31,7 +31,8 @@ type runs struct {
 // other, and reports them side by side. --timeout is the whole run's:
 // every port shares one deadline, and a port it passes before is not
 // started.
-func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conformance.Case, alone int) int {
+func (c cli) checkMany(j checkJob, all []conformance.Case) int {
+	pf, rf, selected := j.pf, j.rf, j.selected
 	expected, err := readExpectFail(rf.expectFail, all)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
@@ -56,7 +57,7 @@ func (c cli) checkMany(pf *portFlags, rf *reportFlags, all, selected []conforman
 			rs.Elapsed = time.Since(start)
 			c.emitMany(rf, rs)
 		}
-		rep, _ := c.checkPort("run", &one, rf, expected, selected, alone, false, onStop)
+		rep, _ := c.checkPort(checkJob{cmd: "run", pf: &one, rf: rf, expected: expected, selected: selected, alone: j.alone, onStop: onStop})
 		if rep == nil { // the command cannot run: every case not run, status 2
 			rep = notStarted(command, selected, expected, "the port's command could not run")
 			rep.Incomplete, rep.cannotRun = "the port's command could not run", true

@@ -33,5 +33,5 @@ func (c cli) replayCmd(args []string) int {
 		return exitUsage
 	}
 	// Its one case ran alone in a fresh port: the stderr is all its own.
-	return c.check("replay", &pf, &rf, []conformance.Case{cs}, []conformance.Case{cs}, 0)
+	return c.check(checkJob{cmd: "replay", pf: &pf, rf: &rf, selected: []conformance.Case{cs}, stream: true}, []conformance.Case{cs})
 }

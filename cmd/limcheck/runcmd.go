@@ -82,35 +82,48 @@ func (c cli) runCmd(args []string) int {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
 		return exitUsage
 	}
+	j := checkJob{cmd: "run", pf: &pf, rf: &rf, selected: selected, alone: *alone, stream: true}
 	if len(pf.commands) > 1 {
-		return c.checkMany(&pf, &rf, all, selected, *alone)
+		return c.checkMany(j, all)
 	}
-	return c.check("run", &pf, &rf, all, selected, *alone)
+	return c.check(j, all)
 }
 
-// check runs selected (of all, for --expect-fail) on the port and reports;
-// cmd names the command in messages. The first alone failing cases are
-// re-run alone for their own stderr (stderrAloneFor).
-func (c cli) check(cmd string, pf *portFlags, rf *reportFlags, all, selected []conformance.Case, alone int) int {
-	expected, err := readExpectFail(rf.expectFail, all)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
+// checkJob is one check of a port: the command it is for (run or replay,
+// for messages), the port, the reports, the cases and how they run.
+type checkJob struct {
+	cmd      string
+	pf       *portFlags
+	rf       *reportFlags
+	expected map[string]bool    // the IDs --expect-fail lists (check reads them)
+	selected []conformance.Case // the cases to run, in order
+	alone    int                // re-run the first alone failing cases alone in a fresh port (stderrAloneFor)
+	stream   bool               // print the text report's cases as they finish
+	onStop   func(*report)      // when set, prints the report of a run a signal stops, instead of emit (live.partial)
+}
+
+// check runs j's cases (of all, for --expect-fail) on its port and
+// reports. The first j.alone failing cases are re-run alone for their own
+// stderr (stderrAloneFor).
+func (c cli) check(j checkJob, all []conformance.Case) int {
+	var err error
+	if j.expected, err = readExpectFail(j.rf.expectFail, all); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", j.cmd, err)
 		return exitUsage
 	}
-	rep, st := c.checkPort(cmd, pf, rf, expected, selected, alone, true, nil)
+	rep, st := c.checkPort(j)
 	if rep == nil {
 		return st
 	}
-	return c.emit(cmd, rf, rep)
+	return c.emit(j.cmd, j.rf, rep)
 }
 
-// checkPort runs selected on the port pf names and returns its report, or
-// nil and the exit status when the port cannot run at all. stream prints
-// the text report's cases as they finish; onStop, when set, prints the
-// report of a run a signal stops, instead of emit (live.partial).
-func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, alone int, stream bool, onStop func(*report)) (*report, int) {
+// checkPort runs j's cases on the port j.pf names and returns its report,
+// or nil and the exit status when the port cannot run at all.
+func (c cli) checkPort(j checkJob) (*report, int) {
+	pf, selected, expected := j.pf, j.selected, j.expected
 	start := time.Now()
-	port, err := c.openWatched(cmd, pf, rf, expected, selected, start, onStop)
+	port, err := c.openWatched(j, start)
 	var (
 		broken *protocol.BrokenError
 		late   *protocol.DeadlineError
@@ -133,8 +146,7 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 		return nil, c.portProblem(pf, err)
 	}
 	rep := startReport(port.Hello(), expected)
-	lv := c.newLive(cmd, rf, rep, selected, alone, start, stream)
-	lv.onStop = onStop
+	lv := c.newLive(j, rep, start)
 	runErr := lv.runInBatches(port, selected)
 	closeErr := port.Close()
 	lv.mu.Lock()
@@ -143,8 +155,8 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 	// Close, is all it wrote counted: decided while the run went on, it
 	// would depend on how soon the stderr reader ran.
 	if lv.held && port.WroteStderr() {
-		if why := stderrAloneFor(pf, rep, selected, alone, time.Since(start)); why != "" {
-			fmt.Fprintf(c.stderr, "limcheck %s: %s\n", cmd, why)
+		if why := stderrAloneFor(j, rep, time.Since(start)); why != "" {
+			fmt.Fprintf(c.stderr, "limcheck %s: %s\n", j.cmd, why)
 		}
 	}
 	lv.held = false
@@ -165,17 +177,17 @@ func (c cli) checkPort(cmd string, pf *portFlags, rf *reportFlags, expected map[
 	return rep, rep.status()
 }
 
-// openWatched is pf.open. Side by side (onStop set), a signal during the
-// handshake prints the report of the ports so far, this one's every case
-// NOT RUN, as one during its run does: the live report of its run is
+// openWatched is j.pf.open. Side by side (j.onStop set), a signal during
+// the handshake prints the report of the ports so far, this one's every
+// case NOT RUN, as one during its run does: the live report of its run is
 // registered from before the port starts.
-func (c cli) openWatched(cmd string, pf *portFlags, rf *reportFlags, expected map[string]bool, selected []conformance.Case, start time.Time, onStop func(*report)) (*protocol.Port, error) {
-	if onStop == nil {
-		return pf.open()
+func (c cli) openWatched(j checkJob, start time.Time) (*protocol.Port, error) {
+	if j.onStop == nil {
+		return j.pf.open()
 	}
-	lv := c.newLive(cmd, rf, startReport(protocol.Hello{Name: pf.command}, expected), selected, 0, start, false)
-	lv.onStop = onStop
-	port, err := pf.open()
+	j.alone, j.stream = 0, false
+	lv := c.newLive(j, startReport(protocol.Hello{Name: j.pf.command}, j.expected), start)
+	port, err := j.pf.open()
 	lv.mu.Lock() // a signal that froze lv holds it: limcheck exits with lv's report
 	defer lv.mu.Unlock()
 	lv.end()
@@ -257,7 +269,8 @@ func aloneTime(pf *portFlags, ran time.Duration) time.Duration {
 // stop at the first that cannot start or hangs (a port that hangs when
 // restarted does so every time). Then stderrAloneFor returns why, for
 // the user who waited; else "".
-func stderrAloneFor(pf *portFlags, rep *report, cases []conformance.Case, most int, ran time.Duration) string {
+func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
+	pf, cases, most := j.pf, j.selected, j.alone
 	budget := *pf
 	budget.deadline = time.Now().Add(aloneTime(pf, ran))
 	if pf.deadline.Before(budget.deadline) {
@@ -432,14 +445,21 @@ func (sel *selection) load(fs *flag.FlagSet) (all, selected []conformance.Case, 
 	if all, err = loadVectors(sel.vectors); err != nil {
 		return nil, nil, err
 	}
-	selected, err = selectCases(all, sel.cases, sel.clauses, sel.comps, levels)
+	selected, err = selectCases(all, filters{ids: sel.cases, clauses: sel.clauses, comps: sel.comps, levels: levels})
 	return all, selected, err
+}
+
+// filters choose cases: ID and clause globs, components and levels, each
+// a list of alternatives.
+type filters struct {
+	ids, clauses, comps, levels []string
 }
 
 // selectCases filters cases: by ID and clause globs, components and
 // levels (none: core only). A filter that matches nothing is an error, so
 // a typo never passes vacuously.
-func selectCases(all []conformance.Case, ids, clauses, comps, levels []string) ([]conformance.Case, error) {
+func selectCases(all []conformance.Case, f filters) ([]conformance.Case, error) {
+	ids, clauses, comps, levels := f.ids, f.clauses, f.comps, f.levels
 	for _, p := range ids {
 		if _, err := path.Match(p, ""); err != nil {
 			return nil, fmt.Errorf("-case %q: bad pattern: %v", p, err)

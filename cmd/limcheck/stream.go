@@ -45,11 +45,12 @@ var current struct {
 	lv *live
 }
 
-// newLive begins the live report of a run of cases on the port rep
-// describes, and prints the text report's head.
-func (c cli) newLive(cmd string, rf *reportFlags, rep *report, cases []conformance.Case, alone int, start time.Time, stream bool) *live {
-	lv := &live{c: c, cmd: cmd, rf: rf, rep: rep, cases: cases, alone: alone, start: start, failFast: rf.failFast}
-	if stream && !rf.json {
+// newLive begins the live report of j's run on the port rep describes,
+// and prints the text report's head.
+func (c cli) newLive(j checkJob, rep *report, start time.Time) *live {
+	rf, cases := j.rf, j.selected
+	lv := &live{c: c, cmd: j.cmd, rf: rf, rep: rep, cases: cases, alone: j.alone, start: start, failFast: rf.failFast, onStop: j.onStop}
+	if j.stream && !rf.json {
 		lv.out = bufio.NewWriter(c.stdout)
 		writeHead(lv.out, rep, len(cases))
 		rep.headShown = true

@@ -24,7 +24,7 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	}
 	rf := &reportFlags{}
 	c := cli{stdout: &stdout, stderr: &stderr, tty: true}
-	lv := c.newLive("run", rf, startReport(protocol.Hello{Name: "p", Version: "1"}, nil), cs, 0, time.Now(), true)
+	lv := c.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, startReport(protocol.Hello{Name: "p", Version: "1"}, nil), time.Now())
 	defer lv.end()
 	if !strings.HasPrefix(stdout.String(), "limcheck: port p 1 ") {
 		t.Fatalf("after the hello, stdout = %q, want the report's head", stdout.String())
@@ -52,7 +52,7 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	piped := cli{stdout: &stdout, stderr: &stderr} // not a terminal: no progress line
-	lv2 := piped.newLive("run", rf, startReport(protocol.Hello{Name: "p"}, nil), cs, 0, time.Now(), true)
+	lv2 := piped.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, startReport(protocol.Hello{Name: "p"}, nil), time.Now())
 	defer lv2.end()
 	lv2.add(rs[0])
 	if stderr.Len() != 0 {
@@ -68,7 +68,7 @@ func TestLiveHoldsACaseForItsRunAlone(t *testing.T) {
 	rs := results(conformance.Fail, conformance.Pass)
 	rs[0].Stderr = "noise\n"
 	cs := []conformance.Case{rs[0].Case, rs[1].Case}
-	lv := cli{stdout: &stdout, stderr: &bytes.Buffer{}}.newLive("run", &reportFlags{}, startReport(protocol.Hello{Name: "p"}, nil), cs, 1, time.Now(), true)
+	lv := cli{stdout: &stdout, stderr: &bytes.Buffer{}}.newLive(checkJob{cmd: "run", rf: &reportFlags{}, selected: cs, alone: 1, stream: true}, startReport(protocol.Hello{Name: "p"}, nil), time.Now())
 	defer lv.end()
 	lv.add(rs[0])
 	lv.add(rs[1])
