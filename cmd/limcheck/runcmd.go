@@ -58,32 +58,45 @@ func (rf *reportFlags) register(fs *flag.FlagSet) {
 	rf.ci.register(fs)
 }
 
+// runFlags are run's flags: its ports, its reports, the cases it selects
+// and --alone.
+type runFlags struct {
+	pf    portFlags
+	rf    reportFlags
+	sel   selection
+	alone int
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	f.pf.registerMany(fs, 10*time.Minute)
+	f.rf.register(fs)
+	f.sel.register(fs)
+	fs.IntVar(&f.alone, "alone", defaultAlone, "re-run the first `N` failing cases each alone in a fresh port, to show the stderr that is its own (0: none)")
+}
+
+// runCmd is `limcheck run`: the selected vectors on one port, or on
+// several side by side.
 func (c cli) runCmd(args []string) int {
 	fs := c.flags("run", "[flags]", "Runs every conformance vector against a port and reports each case.\nBy default only core cases run; -strict adds the strict (out-of-contract) ones.", checkStatuses)
-	var pf portFlags
-	var rf reportFlags
-	pf.registerMany(fs, 10*time.Minute)
-	rf.register(fs)
-	var sel selection
-	sel.register(fs)
-	alone := fs.Int("alone", defaultAlone, "re-run the first `N` failing cases each alone in a fresh port, to show the stderr that is its own (0: none)")
+	var f runFlags
+	f.register(fs)
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
-	if !pf.check(c, fs) {
+	if !f.pf.check(c, fs) {
 		return exitUsage
 	}
-	if *alone < 0 || *alone > maxAlone {
-		fmt.Fprintf(c.stderr, "limcheck run: -alone %d is out of range: want 0 to %d\n", *alone, maxAlone)
+	if f.alone < 0 || f.alone > maxAlone {
+		fmt.Fprintf(c.stderr, "limcheck run: -alone %d is out of range: want 0 to %d\n", f.alone, maxAlone)
 		return exitUsage
 	}
-	all, selected, err := sel.load(fs)
+	all, selected, err := f.sel.load(fs)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
 		return exitUsage
 	}
-	j := checkJob{cmd: "run", pf: &pf, rf: &rf, selected: selected, alone: *alone, stream: true}
-	if len(pf.commands) > 1 {
+	j := checkJob{cmd: "run", pf: &f.pf, rf: &f.rf, selected: selected, alone: f.alone, stream: true}
+	if len(f.pf.commands) > 1 {
 		return c.checkMany(j, all)
 	}
 	return c.check(j, all)
