@@ -52,8 +52,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// redisAddrOverride, when set, is the server redisAddr names instead of the
+// package's (the memory benchmarks' fresh servers).
+var redisAddrOverride string
+
 // redisAddr starts the package's redis-server on first use.
 func redisAddr(b *testing.B) string {
+	if redisAddrOverride != "" {
+		return redisAddrOverride
+	}
 	benchRedisOnce.Do(func() {
 		if benchRedisDir, benchRedisErr = os.MkdirTemp("", "limcheck-bench-redis-"); benchRedisErr == nil {
 			benchRedis, benchRedisErr = redistest.StartDir(benchRedisDir)
