@@ -114,16 +114,19 @@ func TestLoginGuardOverADownRedisGateFailsAsConfigured(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := p.SetMode(redistest.Refuse); err != nil {
-		t.Fatal(err)
-	}
 	for _, tt := range []struct {
 		failOpen bool
 		want     string
 	}{{false, "limited/1"}, {true, "proceed/0"}} {
 		var errs []error
 		now := uint64(1000)
+		if err := p.SetMode(redistest.Pass); err != nil { // New reads the server's maxmemory-policy
+			t.Fatal(err)
+		}
 		guard := loginOverRedis(t, c, r.Namespace(), 100*time.Millisecond, tt.failOpen, func(err error) { errs = append(errs, err) }, &now)
+		if err := p.SetMode(redistest.Refuse); err != nil {
+			t.Fatal(err)
+		}
 		a := guard.Begin("198.51.100.1", "alice")
 		got := fmt.Sprintf("%s/%d", a.Verdict, a.RetryAfter)
 		a.Close()

@@ -18,18 +18,24 @@
 //
 // Layout, for gate name NAME (one hash tag: one Redis Cluster slot):
 //
-//	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the Redis clock
-//	{lim:NAME}:s:SET  hash: the set SET (16 hex digits), way (16 hex) -> key
-//	                  (16 hex) and bucket (64 hex: tq, tr, lq, lr), and
-//	                  "budget" -> the set's eviction budget (64 hex, the
-//	                  same encoding; absent until its first eviction)
+//	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the lease clock
+//	{lim:NAME}:s:SET  hash: the set SET (8 big-endian bytes), way (decimal)
+//	                  -> key (8 bytes) and bucket (32 bytes: tq, tr, lq, lr,
+//	                  big-endian int64), and "b" -> the set's eviction
+//	                  budget (32 bytes, the same encoding; absent until its
+//	                  first eviction)
 //
 // Exactness: the only products and quotients in LIM-8..LIM-12 are by the
 // config constants ivl and refil, so Go divides now by ivl and cap by refil
 // and the script sees (quotient, remainder) pairs: tks = tq*refil + tr, last
 // = lq*ivl + lr. Lua then only adds and compares integers held as 32-bit
-// halves, exact in doubles. Every int64 crosses the boundary as 16 hex
-// digits. The retry of a limited take (cost 1) depends only on the config
+// halves, exact in doubles. Every int64 crosses the boundary as 8
+// big-endian bytes, which the script's struct.unpack reads as a signed high
+// and an unsigned low half in one C call ('>i4I4') and struct.pack writes
+// back, after a range check of the high half: no hex digits to parse or
+// format, no table per value. The record of a way (40 bytes) stays under
+// Redis's default hash-max-listpack-value (64), so a set stays a listpack.
+// The retry of a limited take (cost 1) depends only on the config
 // and is impl/lim's; a refused eviction's retry depends on the budget's
 // deficit (cost - tks'), which the script returns as a (q, r) pair and Go
 // turns into ticks with impl/lim; Retry-After is impl/gate's
@@ -44,15 +50,36 @@
 // lease set's TTL runs past its last lease.
 //
 // Who supplies now: the caller, in ticks (spec DIST-1): [Gate.Now] is this
-// node's wall clock since Config.Epoch. Leases expire on the Redis clock.
+// node's wall clock since Config.Epoch. Leases expire on the Redis clock:
+// the admit script and the in-flight count read TIME (the admit only when
+// it passes or finds maxif leases, expired ones included), and no other
+// script of this package or of impl/throttle/redisstore does. Where a
+// managed Redis refuses TIME in scripts, Config.NodeClock sends the node's
+// own Unix ms instead (the nodes' clocks must then agree well within the
+// lease TTL).
+//
+// Server cost: an admit's first attempt does not look for a replayed lease
+// (its lease id is new); it counts leases with ZCARD and counts the live
+// ones (ZCOUNT) only when ZCARD reaches maxif; it drops the expired leases
+// then, and on every 64th admit of a node; and it grows a TTL with one
+// PEXPIRE ... GT, not a PTTL and a PEXPIRE.
+//
+// Eviction: New refuses a server whose maxmemory-policy may evict keys
+// (any but noeviction: every key here has a TTL, so volatile-* policies
+// can evict any of them), unless Config.OnEvictingPolicy accepts it. An
+// evicted set is a bucket born full again, its spent tokens back, with
+// nothing to show for it: a silent reset is worse than a refusal at
+// startup, and the hook leaves the choice, and the warning, to the
+// operator.
 //
 // Faults: a definite failure (a Redis error reply, a failed connect) had no
 // effect; an ambiguous one (sent, no reply) may have. Admit retries both
 // with the same lease id and the same now until Config.Timeout: a replayed
 // pass is found by its lease and not taken again, and a limited or shed
 // attempt leaves nothing a second attempt would not leave. When every
-// attempt failed, Admit returns an error wrapping [ErrUnavailable] or
-// [ErrIndeterminate]; an indeterminate pass holds a lease that expires by
+// attempt failed, Admit returns an error wrapping [ErrIndeterminate] if
+// any attempt was ambiguous (whatever the later ones' errors), else
+// [ErrUnavailable]; an indeterminate pass holds a lease that expires by
 // itself (a release, DIST-2). On a Redis Cluster, a reply that says the
 // script did not run yet (TRYAGAIN while the gate's slot moves between
 // nodes, CLUSTERDOWN, LOADING) is retried until Config.Timeout as well;
@@ -66,9 +93,11 @@ import (
 	"context"
 	"crypto/rand"
 	_ "embed"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -84,13 +113,17 @@ import (
 // ErrConfig is wrapped by New's error for an invalid Config.
 var ErrConfig = errors.New("redisgate: invalid config")
 
+// ErrEvictingPolicy is wrapped by New's error when a Redis node's
+// maxmemory-policy may evict keys and Config.OnEvictingPolicy is nil.
+var ErrEvictingPolicy = errors.New("redisgate: redis may evict keys (maxmemory-policy is not noeviction): an evicted bucket would be born full again, silently")
+
 // ErrUnavailable is wrapped by the error of an operation that failed
 // definitely: it had no effect.
 var ErrUnavailable = errors.New("redisgate: redis unavailable, no effect")
 
-// ErrIndeterminate is wrapped by the error of an Admit whose last attempt
-// was sent and got no reply: it may have passed (its lease then expires by
-// itself).
+// ErrIndeterminate is wrapped by the error of an Admit of which some
+// attempt was sent and got no reply: it may have passed (its lease then
+// expires by itself).
 var ErrIndeterminate = errors.New("redisgate: no reply to an admit, it may have taken effect")
 
 // Config configures a [Gate].
@@ -123,6 +156,22 @@ type Config struct {
 	// Epoch is tick 0 of Gate.Now (the zero Time: the Unix epoch). The same
 	// on every node.
 	Epoch time.Time
+	// NodeClock makes leases expire on the nodes' wall clocks (Unix ms,
+	// sent with each admit and in-flight count) instead of the Redis
+	// server's: no script then calls TIME, which some managed Redis
+	// offerings refuse in scripts. The nodes' clocks must then agree to
+	// well within LeaseTTL: a node ahead by d counts the others' leases
+	// expired d early (in-flight may pass maxif by those requests), and
+	// one behind counts them d late.
+	NodeClock bool
+	// OnEvictingPolicy decides what New does when a node of Client has a
+	// maxmemory-policy other than noeviction, under which Redis may evict
+	// a set before its TTL: its buckets are then born full again (spent
+	// tokens come back) and its leases forgotten, silently. nil: New
+	// refuses, with an error wrapping ErrEvictingPolicy. Else New calls it
+	// with the node's address and its policy and fails with its error, or
+	// goes on when it returns nil: the place to log the risk loudly.
+	OnEvictingPolicy func(node, policy string) error
 }
 
 // Decision is the outcome of one Admit.
@@ -152,15 +201,8 @@ type Gate struct {
 	cfg     Config // Seed nil: the gate keeps only its key
 	key     siphash.Key
 	tag     string // "{lim:NAME}:"
-	cap     [2]string
-	refil1  string // refil - 1
-	maxif   string
-	ways    string
-	lease   string // lease TTL ms
-	msStep  string // ms per refill step, a double
-	margin  string
-	most    string
-	retry   int64 // the retry of a limited take of cost 1
+	consts  string // admit.lua's ARGV[6]: cap_q, cap_r, refil-1, maxif, ways, lease TTL ms, ms per step, margin ms, most TTL ms
+	retry   int64  // the retry of a limited take of cost 1
 	after   int64 // its Retry-After
 	timeout time.Duration
 	id      string
@@ -179,26 +221,57 @@ var (
 	inflightScript = rueidis.NewLuaScriptReadOnly(inflightLua)
 )
 
-// New returns a gate over cfg.Client. It does not talk to Redis.
+// New returns a gate over cfg.Client. It reads every node's
+// maxmemory-policy (one INFO memory each): it refuses one that may evict
+// keys unless Config.OnEvictingPolicy accepts it, and it fails, wrapping
+// ErrUnavailable, when a node cannot be read.
 func New(cfg Config) (*Gate, error) {
+	if err := validate(cfg); err != nil {
+		return nil, err
+	}
+	g := newGate(cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	node, policy, err := redisfault.EvictingPolicy(ctx, cfg.Client)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case policy == "":
+	case cfg.OnEvictingPolicy == nil:
+		return nil, fmt.Errorf("%w: node %s has maxmemory-policy %s (set noeviction, or accept the risk with Config.OnEvictingPolicy)", ErrEvictingPolicy, node, policy)
+	default:
+		if err := cfg.OnEvictingPolicy(node, policy); err != nil {
+			return nil, fmt.Errorf("redisgate: node %s has maxmemory-policy %s: %w", node, policy, err)
+		}
+	}
+	return g, nil
+}
+
+// validate checks cfg as New does before it talks to Redis.
+func validate(cfg Config) error {
 	switch {
 	case cfg.Client == nil:
-		return nil, fmt.Errorf("%w: Client is nil", ErrConfig)
+		return fmt.Errorf("%w: Client is nil", ErrConfig)
 	case cfg.Name == "" || strings.ContainsAny(cfg.Name, "{}"):
-		return nil, fmt.Errorf("%w: Name %q must be non-empty without '{' or '}'", ErrConfig, cfg.Name)
+		return fmt.Errorf("%w: Name %q must be non-empty without '{' or '}'", ErrConfig, cfg.Name)
 	case !cfg.Lim.Valid():
-		return nil, fmt.Errorf("%w: lim config is not valid (error code %d)", ErrConfig, cfg.Lim.Err())
+		return fmt.Errorf("%w: lim config is not valid (error code %d)", ErrConfig, cfg.Lim.Err())
 	case cfg.Sets < 1 || cfg.Ways < 1:
-		return nil, fmt.Errorf("%w: Sets %d and Ways %d must be >= 1", ErrConfig, cfg.Sets, cfg.Ways)
+		return fmt.Errorf("%w: Sets %d and Ways %d must be >= 1", ErrConfig, cfg.Sets, cfg.Ways)
 	case cfg.TickNanos < 1:
-		return nil, fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
+		return fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
 	case cfg.Seed == nil:
-		return nil, fmt.Errorf("%w: Seed is nil: every node of a Redis gate needs the same seed", ErrConfig)
+		return fmt.Errorf("%w: Seed is nil: every node of a Redis gate needs the same seed", ErrConfig)
 	case cfg.LeaseTTL < time.Millisecond:
-		return nil, fmt.Errorf("%w: LeaseTTL %v below 1ms", ErrConfig, cfg.LeaseTTL)
+		return fmt.Errorf("%w: LeaseTTL %v below 1ms", ErrConfig, cfg.LeaseTTL)
 	case cfg.TTLMargin < 0 || cfg.Timeout < 0:
-		return nil, fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
+		return fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
 	}
+	return nil
+}
+
+// newGate is the gate of a valid cfg.
+func newGate(cfg Config) *Gate {
 	g := &Gate{c: redisfault.Retrying(cfg.Client), cfg: cfg, key: siphash.New(*cfg.Seed), tag: "{lim:" + cfg.Name + "}:", timeout: cfg.Timeout}
 	g.cfg.Seed = nil // spec GATE-18: "never logs or returns it"
 	if g.timeout == 0 {
@@ -212,16 +285,17 @@ func New(cfg Config) (*Gate, error) {
 		g.cfg.Epoch = time.Unix(0, 0)
 	}
 	cq, cr := floorDivMod(cfg.Lim.Cap(), cfg.Lim.Refil())
-	g.cap = [2]string{hex16(cq), hex16(cr)}
-	g.refil1 = hex16(cfg.Lim.Refil() - 1)
-	g.maxif = hex16(cfg.Lim.Maxif())
-	g.ways = hex16(cfg.Ways)
+	c := make([]byte, 0, 72)
+	for _, v := range []int64{cq, cr, cfg.Lim.Refil() - 1, cfg.Lim.Maxif(), cfg.Ways} {
+		c = binary.BigEndian.AppendUint64(c, uint64(v))
+	}
 	// spec DIST-3: "A pass holds a lease, with an expiry on the Redis clock (the gate's lease TTL), and `in_flight` counts the live leases."
-	g.lease = strconv.FormatInt(cfg.LeaseTTL.Milliseconds(), 10)
-	g.msStep = strconv.FormatFloat(float64(cfg.Lim.Ivl())*float64(cfg.TickNanos)/1e6, 'g', -1, 64)
-	g.margin = strconv.FormatInt(margin.Milliseconds(), 10)
 	// spec DIST-6: "A set's TTL runs to at least the real time at which its last-written bucket is full again, plus a margin for clock skew and steps back, and only grows"
-	g.most = strconv.FormatInt(mostTTL, 10)
+	for _, f := range []float64{float64(cfg.LeaseTTL.Milliseconds()), float64(cfg.Lim.Ivl()) * float64(cfg.TickNanos) / 1e6,
+		float64(margin.Milliseconds()), float64(mostTTL)} {
+		c = binary.BigEndian.AppendUint64(c, math.Float64bits(f))
+	}
+	g.consts = string(c)
 	// LIM-12: a limited take of cost 1 finds tks' = 0, so its retry is
 	// ceil(ivl/refil): the config's alone, computed by impl/lim.
 	g.retry = cfg.Lim.Take(lim.MakeBucket(0, 0), 0, 1).Retry
@@ -229,7 +303,7 @@ func New(cfg Config) (*Gate, error) {
 	id := make([]byte, 8)
 	_, _ = rand.Read(id)
 	g.id = hex.EncodeToString(id)
-	return g, nil
+	return g
 }
 
 // Config returns the gate's configuration, without its seed (Seed is nil).
@@ -240,7 +314,13 @@ func (g *Gate) Config() Config { return g.cfg }
 // spec DIST-1: "The caller supplies `now` on every node (the gate's int64 ticks, the throttle's uint64 seconds), as in one process: a node converts its own clock, with one epoch for all nodes."
 func (g *Gate) Now() int64 { return int64(time.Since(g.cfg.Epoch) / time.Duration(g.cfg.TickNanos)) }
 
-func hex16(v int64) string { return fmt.Sprintf("%016x", uint64(v)) }
+// be8 is v as 8 big-endian bytes: to the admit script's struct.unpack, a
+// signed high and an unsigned low 32-bit half, each exact in a double.
+func be8(v int64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(v))
+	return string(b[:])
+}
 
 // floorDivMod returns q, r with a = q*b + r, 0 <= r < b (b >= 1).
 func floorDivMod(a, b int64) (int64, int64) {
@@ -261,7 +341,7 @@ func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUi
 // spec DIST-2: "The node computes the set (GATE-13, GATE-18), so the seed never reaches Redis."
 func (g *Gate) setOf(k int64) int64 { return int64(g.key.Sum64(uint64(k)) % uint64(g.cfg.Sets)) }
 
-func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + hex16(set) }
+func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + be8(set) }
 func (g *Gate) leases() string         { return g.tag + "if" }
 
 // Admit decides one request from ip at tick now, at a cost of one token.
@@ -274,6 +354,12 @@ func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
 	return g.admit(lim.IPKeyBytes(ip), now)
 }
 
+// sweepEvery is how often (in admits of one node) an admit drops the
+// expired leases even when the live ones are far from maxif: the lease set
+// stays bounded by the leases of the last sweepEvery admits and those of
+// crashed nodes that have not expired.
+const sweepEvery = 64
+
 // spec DIST-8: "An admit is one script (the in-flight test, the set's ways, the refill, the take and the lease), a release one command"
 func (g *Gate) admit(k, now int64) (Decision, error) {
 	nq, nr := floorDivMod(now, g.cfg.Lim.Ivl())
@@ -281,10 +367,15 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	lease := g.leaseOf(seq)
 	set := g.setOf(k)
 	keys := []string{g.leases(), g.keyOf(set)}
-	args := []string{hex16(nq), hex16(nr), g.cap[0], g.cap[1], g.refil1, g.maxif, lease, g.lease, g.msStep, g.margin, g.most, hex16(k), g.ways}
+	sweep := "0"
+	if seq%sweepEvery == 0 {
+		sweep = "1"
+	}
+	args := []string{be8(nq) + be8(nr), be8(k), lease, "0", sweep, g.consts, g.leaseNow()}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	var err error
+	ambiguous := false // an attempt was sent and got no reply: it may have run
 	for attempt := 0; ; attempt++ {
 		var r []rueidis.RedisMessage
 		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
@@ -292,15 +383,27 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 			d.seq, d.Set = seq, set
 			return d, err
 		}
+		// spec DIST-5: "It is *ambiguous* when a write was sent and no reply came (a reset, a timeout): it may have taken effect"
+		ambiguous = ambiguous || !redisfault.Definite(err)
 		if ctx.Err() != nil || attempt == 3 {
 			break
 		}
+		args[3] = "1" // a replay: an earlier attempt may have passed, and its lease says so
 		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 	}
-	if redisfault.Definite(err) {
-		return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	if ambiguous { // whatever the last attempt's error: one that may have run decides
+		return Decision{}, fmt.Errorf("%w: %w", ErrIndeterminate, err)
 	}
-	return Decision{}, fmt.Errorf("%w: %w", ErrIndeterminate, err)
+	return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// leaseNow is the lease clock's now for a script: "" (the script reads the
+// Redis clock) unless Config.NodeClock, then this node's Unix ms.
+func (g *Gate) leaseNow() string {
+	if !g.cfg.NodeClock {
+		return ""
+	}
+	return strconv.FormatInt(time.Now().UnixMilli(), 10)
 }
 
 func (g *Gate) decision(r []rueidis.RedisMessage, lease string, now int64) (Decision, error) {
@@ -308,7 +411,7 @@ func (g *Gate) decision(r []rueidis.RedisMessage, lease string, now int64) (Deci
 		return Decision{}, fmt.Errorf("redisgate: bad admit reply (%d elements)", len(r))
 	}
 	v, err1 := r[0].ToString()
-	way, err2 := r[1].ToString()
+	way, err2 := r[1].AsInt64()
 	rec, err3 := r[2].ToString()
 	deficit, err4 := r[3].ToString()
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
@@ -317,14 +420,10 @@ func (g *Gate) decision(r []rueidis.RedisMessage, lease string, now int64) (Deci
 	if deficit != "" {
 		return g.refused(v, deficit, now)
 	}
-	d := Decision{Way: -1}
-	if way != "" {
-		w, err := strconv.ParseInt(way, 16, 64)
-		if err != nil {
-			return Decision{}, fmt.Errorf("redisgate: bad way %q: %w", way, err)
-		}
-		d.Way = w
+	if way < -1 {
+		return Decision{}, fmt.Errorf("redisgate: bad way %d", way)
 	}
+	d := Decision{Way: way}
 	if rec != "" {
 		b, err := g.decode(rec)
 		if err != nil {
@@ -358,32 +457,25 @@ func (g *Gate) refused(verdict, deficit string, now int64) (Decision, error) {
 	return Decision{Verdict: gate.Limited, Way: -1, Retry: retry, RetryAfter: gate.RetryAfterSeconds(retry, g.cfg.TickNanos)}, nil
 }
 
-// decodeQR reads a token count written as (q, r), 32 hex digits: q*refil + r.
+// decodeQR reads a token count written as (q, r), two big-endian int64
+// (16 bytes): q*refil + r.
 func (g *Gate) decodeQR(rec string) (int64, error) {
-	if len(rec) != 32 {
-		return 0, fmt.Errorf("redisgate: bad token record %q", rec)
+	if len(rec) != 16 {
+		return 0, fmt.Errorf("redisgate: bad token record %x", rec)
 	}
-	q, err1 := strconv.ParseUint(rec[:16], 16, 64)
-	r, err2 := strconv.ParseUint(rec[16:], 16, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("redisgate: bad token record %q: %w", rec, err)
-	}
-	return int64(q)*g.cfg.Lim.Refil() + int64(r), nil
+	return int64(binary.BigEndian.Uint64([]byte(rec[:8])))*g.cfg.Lim.Refil() + int64(binary.BigEndian.Uint64([]byte(rec[8:]))), nil
 }
 
-// decode reads a bucket record: tks = tq*refil + tr, last = lq*ivl + lr, in
-// wrapping int64 arithmetic, exact because the true values fit in int64.
+// decode reads a bucket record, four big-endian int64 (32 bytes): tks =
+// tq*refil + tr, last = lq*ivl + lr, in wrapping int64 arithmetic, exact
+// because the true values fit in int64.
 func (g *Gate) decode(rec string) (lim.Bucket, error) {
-	if len(rec) != 64 {
-		return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %q", rec)
+	if len(rec) != 32 {
+		return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %x", rec)
 	}
 	var v [4]int64
 	for i := range v {
-		u, err := strconv.ParseUint(rec[16*i:16*i+16], 16, 64)
-		if err != nil {
-			return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %q: %w", rec, err)
-		}
-		v[i] = int64(u)
+		v[i] = int64(binary.BigEndian.Uint64([]byte(rec[8*i : 8*i+8])))
 	}
 	return lim.MakeBucket(v[0]*g.cfg.Lim.Refil()+v[1], v[2]*g.cfg.Lim.Ivl()+v[3]), nil
 }
@@ -410,7 +502,7 @@ func (g *Gate) Release(d Decision) error {
 func (g *Gate) InFlight() (int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	n, err := inflightScript.Exec(ctx, g.c, []string{g.leases()}, nil).AsInt64()
+	n, err := inflightScript.Exec(ctx, g.c, []string{g.leases()}, []string{g.leaseNow()}).AsInt64()
 	if err != nil {
 		return 0, fmt.Errorf("%w: in-flight: %w", ErrUnavailable, err)
 	}
@@ -429,9 +521,9 @@ func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
 		return lim.Bucket{}, false, fmt.Errorf("%w: bucket: %w", ErrUnavailable, err)
 	}
 	var rec string
-	for _, v := range ways {
-		if len(v) == 80 && v[:16] == hex16(k) {
-			rec = v[16:]
+	for f, v := range ways {
+		if f != "b" && len(v) == 40 && v[:8] == be8(k) {
+			rec = v[8:]
 		}
 	}
 	if rec == "" {
