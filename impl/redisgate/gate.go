@@ -203,7 +203,7 @@ type Gate struct {
 	tag     string // "{lim:NAME}:"
 	consts  string // admit.lua's ARGV[6]: cap_q, cap_r, refil-1, maxif, ways, lease TTL ms, ms per step, margin ms, most TTL ms
 	retry   int64  // the retry of a limited take of cost 1
-	after   int64 // its Retry-After
+	after   int64  // its Retry-After
 	timeout time.Duration
 	id      string
 	seq     atomic.Uint64
