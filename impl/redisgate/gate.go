@@ -201,12 +201,14 @@ type Gate struct {
 	cfg     Config // Seed nil: the gate keeps only its key
 	key     siphash.Key
 	tag     string // "{lim:NAME}:"
-	consts  string // admit.lua's ARGV[6]: cap_q, cap_r, refil-1, maxif, ways, lease TTL ms, ms per step, margin ms, most TTL ms
+	consts  string // admit.lua's ARGV[6]: cap_q, cap_r, refil-1, maxif, ways, lease TTL ms, ms per step, margin ms, most TTL ms, lease set TTL ms
 	retry   int64  // the retry of a limited take of cost 1
 	after   int64  // its Retry-After
 	timeout time.Duration
 	id      string
 	seq     atomic.Uint64
+	born    time.Time    // for the monotonic clock of refresh
+	refresh atomic.Int64 // when (ns since born) an admit must give the lease set its TTL again
 }
 
 // mostTTL is the largest key TTL: 2^45 ms, about 1100 years.
@@ -292,7 +294,7 @@ func newGate(cfg Config) *Gate {
 	// spec DIST-3: "A pass holds a lease, with an expiry on the Redis clock (the gate's lease TTL), and `in_flight` counts the live leases."
 	// spec DIST-6: "A set's TTL runs to at least the real time at which its last-written bucket is full again, plus a margin for clock skew and steps back, and only grows"
 	for _, f := range []float64{float64(cfg.LeaseTTL.Milliseconds()), float64(cfg.Lim.Ivl()) * float64(cfg.TickNanos) / 1e6,
-		float64(margin.Milliseconds()), float64(mostTTL)} {
+		float64(margin.Milliseconds()), float64(mostTTL), float64(leaseSetTTL(cfg.LeaseTTL).Milliseconds())} {
 		c = binary.BigEndian.AppendUint64(c, math.Float64bits(f))
 	}
 	g.consts = string(c)
@@ -303,6 +305,7 @@ func newGate(cfg Config) *Gate {
 	id := make([]byte, 8)
 	_, _ = rand.Read(id)
 	g.id = hex.EncodeToString(id)
+	g.born = time.Now()
 	return g
 }
 
@@ -360,6 +363,14 @@ func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
 // crashed nodes that have not expired.
 const sweepEvery = 64
 
+// leaseSetTTL is the TTL a sweeping pass gives the lease set: 4 lease TTLs
+// and a minute. A node sweeps at least every quarter lease TTL (of its
+// monotonic clock) in which it passes, and other passes leave the TTL as
+// it is, so a lease that lands before the set's TTL ends stays covered
+// while the pass that adds it runs within 2.75 lease TTLs and a minute of
+// its send: far past any Config.Timeout.
+func leaseSetTTL(lease time.Duration) time.Duration { return 4*lease + time.Minute }
+
 // spec DIST-8: "An admit is one script (the in-flight test, the set's ways, the refill, the take and the lease), a release one command"
 func (g *Gate) admit(k, now int64) (Decision, error) {
 	nq, nr := floorDivMod(now, g.cfg.Lim.Ivl())
@@ -367,8 +378,9 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	lease := g.leaseOf(seq)
 	set := g.setOf(k)
 	keys := []string{g.leases(), g.keyOf(set)}
+	sent := time.Since(g.born)
 	sweep := "0"
-	if seq%sweepEvery == 0 {
+	if seq%sweepEvery == 0 || int64(sent) >= g.refresh.Load() {
 		sweep = "1"
 	}
 	args := []string{be8(nq) + be8(nr), be8(k), lease, "0", sweep, g.consts, g.leaseNow()}
@@ -381,6 +393,9 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
 			d, err := g.decision(r, lease, now)
 			d.seq, d.Set = seq, set
+			if err == nil && sweep == "1" && d.Verdict == gate.Pass && d.Way >= 0 { // not a replay: it swept
+				g.refresh.Store(int64(sent + g.cfg.LeaseTTL/4))
+			}
 			return d, err
 		}
 		// spec DIST-5: "It is *ambiguous* when a write was sent and no reply came (a reset, a timeout): it may have taken effect"
