@@ -30,6 +30,11 @@ const (
 	// returns to Pass: the server executed the command, the client never
 	// hears it. Set it once the client is connected (its handshake done).
 	DropReply
+	// DropReplyThenRefuse is DropReply, then Refuse at once instead of
+	// Pass: the server executed the command, the client never hears it,
+	// and every later connect is refused (a client's retry fails
+	// definitely after an attempt that may have run).
+	DropReplyThenRefuse
 )
 
 // Proxy is a TCP proxy on loopback between a client and a redis-server.
@@ -176,6 +181,22 @@ func (p *Proxy) pump(c *pair, src, dst *net.TCPConn, reply bool) {
 				if reply && p.mode.CompareAndSwap(int32(DropReply), int32(Pass)) {
 					p.drops.Add(1)
 					p.drop(c)
+					return
+				}
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					p.drop(c)
+					return
+				}
+			case DropReplyThenRefuse:
+				if reply && p.mode.CompareAndSwap(int32(DropReplyThenRefuse), int32(Refuse)) {
+					p.drops.Add(1)
+					p.mu.Lock()
+					if p.ln != nil { // refuse first, so that no retry can connect
+						_ = p.ln.Close()
+						p.ln = nil
+					}
+					p.resetAll()
+					p.mu.Unlock()
 					return
 				}
 				if _, werr := dst.Write(buf[:n]); werr != nil {
