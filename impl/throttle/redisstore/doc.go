@@ -47,5 +47,17 @@
 // while the namespace's slot moves between nodes, CLUSTERDOWN, LOADING) is
 // retried until Config.Timeout; MOVED and ASK are followed by rueidis.
 //
-// Imports: the standard library, impl/throttle and rueidis.
+// Clock: no script of this package reads TIME (Redis's clock): now is the
+// caller's, and every TTL is relative (PEXPIRE, SET PX), so the store runs
+// on managed Redis offerings that refuse TIME in scripts.
+//
+// Eviction: New refuses a server whose maxmemory-policy may evict keys
+// (any but noeviction: every key here has a TTL, so volatile-* policies
+// can evict any of them), unless Config.OnEvictingPolicy accepts it: an
+// evicted key is a ban lifted or failures forgotten, silently, and a
+// refusal at startup is better than that; the hook leaves the choice, and
+// the warning, to the operator.
+//
+// Imports: the standard library, impl/throttle, impl/internal/redisfault
+// and rueidis.
 package redisstore

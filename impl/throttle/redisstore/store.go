@@ -28,6 +28,10 @@ var ErrIndeterminate = errors.New("redisstore: no reply to a write, it may have 
 // ErrConfig is wrapped by New's error for an invalid Config.
 var ErrConfig = errors.New("redisstore: invalid config")
 
+// ErrEvictingPolicy is wrapped by New's error when a Redis node's
+// maxmemory-policy may evict keys and Config.OnEvictingPolicy is nil.
+var ErrEvictingPolicy = errors.New("redisstore: redis may evict keys (maxmemory-policy is not noeviction): an evicted key would lose its failures or its ban, silently")
+
 // Config configures a Store.
 type Config struct {
 	// Client is the Redis client (rueidis.NewClient with DisableCache:
@@ -44,6 +48,14 @@ type Config struct {
 	TTL time.Duration
 	// Timeout bounds each operation (0: 2s).
 	Timeout time.Duration
+	// OnEvictingPolicy decides what New does when a node of Client has a
+	// maxmemory-policy other than noeviction, under which Redis may evict a
+	// key before its TTL: its failures are then forgotten and its ban
+	// lifted, silently. nil: New refuses, with an error wrapping
+	// ErrEvictingPolicy. Else New calls it with the node's address and its
+	// policy and fails with its error, or goes on when it returns nil: the
+	// place to log the risk loudly.
+	OnEvictingPolicy func(node, policy string) error
 }
 
 // Store is the throttle's state in Redis. Safe for concurrent use.
@@ -82,8 +94,35 @@ var (
 	reserveScript       = rueidis.NewLuaScript(reserveLua)
 )
 
-// New returns a Store over cfg.Client. It does not talk to Redis.
+// New returns a Store over cfg.Client. It reads every node's
+// maxmemory-policy (one INFO memory each): it refuses one that may evict
+// keys unless Config.OnEvictingPolicy accepts it, and it fails, wrapping
+// ErrUnavailable, when a node cannot be read.
 func New(cfg Config) (*Store, error) {
+	s, err := newStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	node, policy, err := redisfault.EvictingPolicy(ctx, cfg.Client)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	case policy == "":
+	case cfg.OnEvictingPolicy == nil:
+		return nil, fmt.Errorf("%w: node %s has maxmemory-policy %s (set noeviction, or accept the risk with Config.OnEvictingPolicy)", ErrEvictingPolicy, node, policy)
+	default:
+		if err := cfg.OnEvictingPolicy(node, policy); err != nil {
+			return nil, fmt.Errorf("redisstore: node %s has maxmemory-policy %s: %w", node, policy, err)
+		}
+	}
+	return s, nil
+}
+
+// newStore is the Store of cfg, once cfg is checked, before New talks to
+// Redis.
+func newStore(cfg Config) (*Store, error) {
 	switch {
 	case cfg.Client == nil:
 		return nil, fmt.Errorf("%w: Client is nil", ErrConfig)

@@ -41,8 +41,8 @@ func TestNewRefusesBadConfigs(t *testing.T) {
 		"k past the max": func(c *Config) { c.StampsPerKey = 1<<14 + 1 },
 		"ttl below 1ms":  func(c *Config) { c.TTL = time.Microsecond },
 	} {
-		if _, err := New(ok); err != nil {
-			t.Fatalf("New(valid config) = %v", err)
+		if _, err := newStore(ok); err != nil {
+			t.Fatalf("newStore(valid config) = %v", err)
 		}
 		c := ok
 		edit(&c)
