@@ -16,12 +16,11 @@ end
 local k, threshold, ttl = tonumber(ARGV[3]), tonumber(ARGV[5]), ARGV[7]
 local ban = redis.call('GET', KEYS[2])
 if ban and #ban ~= 16 then return redis.error_reply('limcheck: bad ban-until record') end
-ban = ban or '0000000000000000'
 redis.call('ZADD', KEYS[1], 0, ARGV[1])
 if KEYS[4] then redis.call('ZREM', KEYS[4], ARGV[8]) end
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -k - 1) -- keep the k largest stamps (PROP-17)
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
+if ban then redis.call('PEXPIRE', KEYS[2], ttl) else ban = '0000000000000000' end -- no ban: nothing to expire
 redis.call('SADD', KEYS[3], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ttl)
 local c = redis.call('ZLEXCOUNT', KEYS[1], ARGV[2], '+') -- min(count, k): small, exact
