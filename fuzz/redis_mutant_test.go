@@ -90,6 +90,8 @@ var luaMutants = []luaMutant{
 		"d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)", "d1, d2, d3, d4 = k1, k2, k3, k4"},
 	{"gate: a take that borrows a quotient loses the borrow's carry", admitLua,
 		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
+	{"gate: a pass skips the set's PEXPIRE though its recorded expiry falls short (DIST-6)", admitLua,
+		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
 	{"gate: the set's TTL ignores the budget (DIST-6)", admitLua,
 		"  n_steps = (c1 - p1) * B + (c2 - p2) + 2\n", ""},
 	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
@@ -296,8 +298,9 @@ func mutantLeaseCheck(t *testing.T, r *redissubject.Redis) mutantKill {
 }
 
 // mutantBudgetChecks runs TestRedisGateBudgetHistoriesEqualModel's
-// histories, TestRedisGateSetTTLCoversItsBudget's check and
-// TestRedisGateCarriesBetweenHalves's admits on r.
+// histories, TestRedisGateSetTTLCoversItsBudget's check,
+// TestRedisGateCarriesBetweenHalves's admits and
+// TestRedisGateOneWaySetTTLCoversItsBucket's on r.
 func mutantBudgetChecks(t *testing.T, r *redissubject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
@@ -310,6 +313,9 @@ func mutantBudgetChecks(t *testing.T, r *redissubject.Redis) mutantKill {
 	}
 	if err == nil && diff == "" {
 		diff, err = redisCarries(c, r.Namespace())
+	}
+	if err == nil && diff == "" {
+		diff, err = redisOneWayTTL(c, r.Namespace())
 	}
 	switch {
 	case err != nil:

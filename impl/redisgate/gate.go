@@ -20,9 +20,11 @@
 //
 //	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the lease clock
 //	{lim:NAME}:s:SET  hash: the set SET (8 big-endian bytes), way (decimal)
-//	                  -> key (8 bytes) and bucket (32 bytes: tq, tr, lq, lr,
-//	                  big-endian int64), and "b" -> the set's eviction
-//	                  budget (32 bytes, the same encoding; absent until its
+//	                  -> key (8 bytes), bucket (32 bytes: tq, tr, lq, lr,
+//	                  big-endian int64) and the set's expiry as the way's
+//	                  last admit left it (a big-endian double, ms of the
+//	                  Redis clock), and "b" -> the set's eviction budget
+//	                  (32 bytes, the bucket's encoding; absent until its
 //	                  first eviction)
 //
 // Exactness: the only products and quotients in LIM-8..LIM-12 are by the
@@ -33,7 +35,7 @@
 // big-endian bytes, which the script's struct.unpack reads as a signed high
 // and an unsigned low half in one C call ('>i4I4') and struct.pack writes
 // back, after a range check of the high half: no hex digits to parse or
-// format, no table per value. The record of a way (40 bytes) stays under
+// format, no table per value. The record of a way (48 bytes) stays under
 // Redis's default hash-max-listpack-value (64), so a set stays a listpack.
 // The retry of a limited take (cost 1) depends only on the config
 // and is impl/lim's; a refused eviction's retry depends on the budget's
@@ -61,8 +63,11 @@
 // Server cost: an admit's first attempt does not look for a replayed lease
 // (its lease id is new); it counts leases with ZCARD and counts the live
 // ones (ZCOUNT) only when ZCARD reaches maxif; it drops the expired leases
-// then, and on every 64th admit of a node; and it grows a TTL with one
-// PEXPIRE ... GT, not a PTTL and a PEXPIRE.
+// then, and on every 64th admit of a node (or quarter lease TTL), when it
+// also gives the lease set its TTL again; it grows a TTL with one PEXPIRE
+// ... GT, not a PTTL and a PEXPIRE; and in the one-way layout a pass skips
+// the set's PEXPIRE while the expiry its way recorded (the last PEXPIRE's,
+// a margin past what that admit needed) covers what this one needs.
 //
 // Eviction: New refuses a server whose maxmemory-policy may evict keys
 // (any but noeviction: every key here has a TTL, so volatile-* policies
@@ -537,8 +542,8 @@ func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
 	}
 	var rec string
 	for f, v := range ways {
-		if f != "b" && len(v) == 40 && v[:8] == be8(k) {
-			rec = v[8:]
+		if f != "b" && len(v) == 48 && v[:8] == be8(k) {
+			rec = v[8:40]
 		}
 	}
 	if rec == "" {

@@ -4,7 +4,8 @@
 -- never reaches Redis), and the pass's lease (DIST-3), in one atomic step.
 -- KEYS[1] leases: zset, lease id -> expiry (ms of the lease clock)
 -- KEYS[2] the request's set: hash, way (decimal) -> key (8 bytes) .. bucket (32 bytes: tq tr
---   lq lr, four big-endian int64), where tks = tq*refil + tr (0 <= tr < refil) and last =
+--   lq lr, four big-endian int64) .. the set's expiry as this admit left it (a big-endian
+--   double, ms of the Redis clock; 0: unknown), where tks = tq*refil + tr (0 <= tr < refil) and last =
 --   lq*ivl + lr (0 <= lr < ivl); and 'b' -> the set's eviction budget (GATE-19), a bucket
 --   (32 bytes) in the same encoding
 -- ARGV[1] now_q now_r (16 bytes: now = now_q*ivl + now_r, divided in Go)
@@ -76,11 +77,12 @@ local key = ARGV[2]
 local way, old, full_way, most_way -- old: a full way that held the key
 local t1, t2, t3, t4, l1, l2, l3, l4 -- the key's bucket, refilled at now
 local mt1, mt2, mt3, mt4 -- the most tokens
-local nways = 0
+local nways, expiry = 0, 0 -- expiry: the latest the ways record (the set lives at least as long)
 local function scan(w, v) -- way w holds record v
-  if w == nil or #v ~= 40 then error('limcheck: bad way') end
+  if w == nil or #v ~= 48 then error('limcheck: bad way') end
   nways = nways + 1
-  local k, a1, a2, a3, a4, a5, a6, a7, a8 = unpack('>c8i4I4i4I4i4I4i4I4', v)
+  local k, a1, a2, a3, a4, a5, a6, a7, a8, e = unpack('>c8i4I4i4I4i4I4i4I4d', v)
+  if e > expiry then expiry = e end
   local r1, r2, r3, r4, r5, r6, full = refill(a1, a2, a3, a4, a5, a6, a7, a8)
   if full then
     if full_way == nil or w < full_way then full_way = w end
@@ -192,6 +194,18 @@ end
 local ttl = n_steps * mstep
 ttl = math.ceil(ttl + ttl * 1e-9) + margin
 if not (ttl < most) then ttl = most end -- also catches inf and nan
+-- The set's PEXPIRE is skipped when the expiry its way recorded already covers ttl: in the
+-- one-way layout (the record is the set's; a budget write always sets the TTL) and on the
+-- Redis clock (the one the expiry runs on), which a pass reads anyway. A PEXPIRE sets a
+-- margin more than ttl, so a busy key skips it for about a margin.
+if verdict == 'pass' and not now_ms then local t = redis.call('TIME'); now_ms = t[1] * 1000 + math.floor(t[2] / 1000) end
+local on_redis_clock = ARGV[7] == ''
+local renew = not (one and exists and not paid and on_redis_clock and now_ms and expiry >= now_ms + ttl)
+if renew then
+  ttl = ttl + margin
+  if ttl > most then ttl = most end
+  if now_ms and on_redis_clock and now_ms + ttl > expiry then expiry = now_ms + ttl end
+end
 -- Writes, all after the decision. A stored high half past int32 would be a logic error,
 -- never data: struct.pack would wrap it, so it is refused first.
 local removed = 0
@@ -208,9 +222,10 @@ if not d1 then -- GATE-19: a refused eviction writes no way
   if t1 < -2147483648 or t1 > 2147483647 or l1 < -2147483648 or l1 > 2147483647 then error('limcheck: int64 out of range') end
   rec = pack('>i4I4i4I4i4I4i4I4', t1, t2, t3, t4, l1, l2, l3, l4)
   if old and old ~= way then redis.call('HDEL', KEYS[2], old) end -- GATE-15 (b): its old way is emptied
-  redis.call('HSET', KEYS[2], way, key .. rec) -- GATE-6: the way keeps the take's bucket
+  redis.call('HSET', KEYS[2], way, key .. rec .. pack('>d', expiry)) -- GATE-6: the way keeps the take's bucket
 end
-if exists then -- the set's TTL only grows
+if not renew then -- the recorded expiry covers ttl
+elseif exists then -- the set's TTL only grows
   redis.call('PEXPIRE', KEYS[2], ttl, 'GT')
 else
   redis.call('PEXPIRE', KEYS[2], ttl)
@@ -219,7 +234,6 @@ if d1 then -- GATE-19: limited, no way holds the key, the retry from the budget'
   return {'limited', -1, '', pack('>i4I4i4I4', d1, d2, d3, d4)}
 end
 if verdict == 'pass' then -- GATE-7: the place is kept, as a lease
-  if not now_ms then local t = redis.call('TIME'); now_ms = t[1] * 1000 + math.floor(t[2] / 1000) end
   redis.call('ZADD', KEYS[1], now_ms + lttl, ARGV[3])
   if card == removed then -- a new lease set
     redis.call('PEXPIRE', KEYS[1], lset)
