@@ -789,3 +789,18 @@ func anchors(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// maxReadme is the most README.md may weigh: a front door a newcomer reads
+// in five minutes. The reference belongs in docs/.
+const maxReadme = 12 << 10
+
+// TestReadmeSize keeps README.md within maxReadme bytes.
+func TestReadmeSize(t *testing.T) {
+	data, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > maxReadme {
+		t.Errorf("README.md is %d bytes, over %d: move reference material to docs/ and link it", len(data), maxReadme)
+	}
+}
