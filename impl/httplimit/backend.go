@@ -71,6 +71,7 @@ func (l *Limiter) admit(key []byte, now int64) gate.Decision {
 }
 
 func (l *Limiter) release(d gate.Decision) {
+	l.left()
 	if l.g != nil {
 		l.g.Release(d)
 		return

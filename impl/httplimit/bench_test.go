@@ -211,3 +211,10 @@ func BenchmarkMiddlewareBadAddress(b *testing.B) {
 	h := newLimiter(b, g, httplimit.WithRejectInvalid()).Wrap(nop)
 	benchAnswer(b, h, get("@", nil), http.StatusBadRequest)
 }
+
+// BenchmarkMiddlewarePassMetrics is BenchmarkMiddlewarePass reporting to a
+// Metrics of atomic counters: the cost of the three calls a pass makes
+// (Decision, InFlight +1 and -1) without an adapter's own.
+func BenchmarkMiddlewarePassMetrics(b *testing.B) {
+	benchPass(b, "192.0.2.1:1234", httplimit.WithMetrics(newTally("default")))
+}

@@ -509,6 +509,21 @@
 // key, 238 route and address, 252 with a hook, 351 with one policy, 237
 // with the X-RateLimit fields, 428 with the RateLimit fields.
 //
+// # Metrics
+//
+// [WithMetrics] reports to a [Metrics] every decision the [WithOnDecision]
+// hook sees (the Limiter's gate under its [WithPolicyName] name, "default"
+// unless named, and each [Policy]'s: [Passed], [Limited], [Shed],
+// [Invalid], [Allowed], and whether the policy is a shadow), and the
+// requests holding a place of the in-flight gate, +1 before the next
+// handler and -1 when it returns: a gauge. [LoginConfig].Metrics gets
+// every login [Alarm]'s kind. Unlike the hook it keeps the address path
+// (no [Outcome] is computed there), and with an implementation that
+// allocates nothing the middleware still allocates nothing (a test pins
+// it). The repository's contrib module holds adapters for Prometheus and
+// OpenTelemetry, in packages of their own, so that this package imports
+// neither; BENCHMARKS.md gives their cost per request.
+//
 // # API
 //
 //   - [New], [Option], [ErrConfig]: a Limiter over a gate, configured by
@@ -519,7 +534,8 @@
 //     [WithTrueRetryAfter], [WithKey], [WithFields] ([Fields]:
 //     [RateLimitFields], [XRateLimitFields]), [WithPolicyName],
 //     [WithLimitedStatus], [WithAllowlist] ([Allowlist]), [WithOnDecision]
-//     ([Outcome], [Result]).
+//     ([Outcome], [Result]), [WithMetrics] ([Metrics]; [Results],
+//     [AlarmKinds]).
 //   - [Key]: [AddressKey], [HeaderKey], [ContextKey], [PatternKey],
 //     [FuncKey], [CompositeKey], [Key.OrRefuse]; [MaxKeyBytes],
 //     [BodyInvalidKey].

@@ -23,6 +23,7 @@ type extended struct {
 	name       string
 	fixed      *fixedFields // the gate's
 	onDecision func(*http.Request, Outcome)
+	metrics    Metrics // nil: nothing reported (metrics.go)
 }
 
 // rawKeyLen is the stack buffer of a key built by a Key: longer keys are
@@ -37,7 +38,7 @@ func (l *Limiter) extend(s *settings) (*Limiter, error) {
 	}
 	x := &extended{
 		key: s.key, custom: !s.key.isAddress(), refusal: newKeyRefusal(&s.key), seed: maphash.MakeSeed(),
-		fields: s.fields, name: s.name, onDecision: s.onDecision,
+		fields: s.fields, name: s.name, onDecision: s.onDecision, metrics: s.metrics,
 	}
 	if x.name == "" {
 		x.name = "default"
@@ -59,6 +60,9 @@ func (l *Limiter) extend(s *settings) (*Limiter, error) {
 
 // decided calls the decision hook, if any, with o.
 func (x *extended) decided(r *http.Request, o Outcome) {
+	if x.metrics != nil {
+		x.metrics.Decision(o.Policy, o.Result, o.Shadow)
+	}
 	if x.onDecision != nil {
 		x.onDecision(r, o)
 	}
@@ -119,6 +123,7 @@ func (l *Limiter) serveExt(next http.Handler, w http.ResponseWriter, r *http.Req
 		l.reject(w, r, d)
 		return
 	}
+	l.entered()
 	defer l.release(d)
 	x.decided(r, Outcome{Policy: x.name, Result: Passed, Cost: 1, Remaining: q.remaining})
 	next.ServeHTTP(w, r)
@@ -135,7 +140,8 @@ func (l *Limiter) serveAllowed(next http.Handler, w http.ResponseWriter, r *http
 			l.reject(w, r, d)
 			return
 		}
-		defer l.g.Release(d)
+		l.entered()
+		defer l.release(d)
 	}
 	x.decided(r, Outcome{Policy: x.name, Result: Allowed, Cost: 1, Remaining: -1})
 	next.ServeHTTP(w, r)

@@ -83,6 +83,7 @@ func (l *Limiter) ClientKey(r *http.Request) (string, bool) {
 func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	a, valid := l.keys.client(r)
 	if !valid && l.rejectInvalid {
+		l.count(Invalid)
 		writeBadAddress(w)
 		return
 	}
@@ -95,6 +96,7 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	if l.perKey != nil || l.perPrefix != nil {
 		hold, ok := l.takeCaps(key, a, valid)
 		if !ok {
+			l.count(Shed)
 			l.reject(w, r, capShed)
 			return
 		}
@@ -106,9 +108,12 @@ func (l *Limiter) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		if d.Verdict == gate.Limited && l.trueRetry {
 			d.RetryAfter = l.stepRetryAfter(key, now)
 		}
+		l.count(resultOf(d.Verdict))
 		l.reject(w, r, d)
 		return
 	}
+	l.count(Passed)
+	l.entered()
 	defer l.release(d)
 	next.ServeHTTP(w, r)
 }

@@ -44,6 +44,9 @@ type LoginConfig struct {
 	// goroutine, with no lock of the guard held: it must be safe for
 	// concurrent use and fast (count, log, page someone).
 	OnAlarm func(Alarm)
+	// Metrics, when not nil, is told every alarm's kind
+	// ([Metrics].LoginAlarm), before OnAlarm.
+	Metrics Metrics
 }
 
 // AccountGate is what [LoginConfig].Accounts limits accounts with: a
@@ -139,6 +142,7 @@ type LoginGuard struct {
 	acctIvl   int64
 	pend      *pendTable
 	onAlarm   func(Alarm)
+	metrics   Metrics
 	ids       atomic.Uint64
 	stats     [3]atomic.Uint64 // by alarm: unavailable, kept, pending full
 }
@@ -164,6 +168,7 @@ func NewLoginGuard(t *throttle.Throttle, cfg LoginConfig) (*LoginGuard, error) {
 	g := &LoginGuard{
 		t: t, threshold: tc.Threshold, now: cfg.Now,
 		accounts: cfg.Accounts, pend: newPendTable(cfg.MaxPending, tc.WindowSecs), onAlarm: cfg.OnAlarm,
+		metrics: cfg.Metrics,
 	}
 	if g.now == nil {
 		g.now = wallSeconds
@@ -196,6 +201,9 @@ func (g *LoginGuard) alarm(a Alarm) {
 		g.stats[1].Add(1)
 	case AlarmPendingFull:
 		g.stats[2].Add(1)
+	}
+	if g.metrics != nil {
+		g.metrics.LoginAlarm(a.Kind)
 	}
 	if g.onAlarm != nil {
 		g.onAlarm(a)

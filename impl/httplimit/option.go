@@ -68,6 +68,7 @@ type settings struct {
 	name          string // WithPolicyName's; "" is "default"
 	onDecision    func(*http.Request, Outcome)
 	limitedStatus int // WithLimitedStatus's; 0 is 503
+	metrics       Metrics
 }
 
 // WithKey keys the Limiter's gate (its buckets, and the per-key in-flight
