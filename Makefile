@@ -14,7 +14,7 @@ FUZZTIME  ?= 60s
 FUZZSMOKE ?= 300x
 FUZZMINTIME ?= 100x
 
-.PHONY: FORCE test test-long cli mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzz-redis fuzzsmoke vectors vectorcheck vectorcov mutate ports
+.PHONY: FORCE test test-long cli contrib mutants fmtcheck vet tidycheck staticcheck purity speccheck clauses gotest walk proptest fmt help fuzz fuzz-redis fuzzsmoke vectors vectorcheck vectorcov mutate ports
 
 help:
 	@echo "make test       everything CI runs, TESTJOBS checks at a time: $(CHECKS);"
@@ -24,8 +24,9 @@ help:
 	@echo "make fuzz-redis each Redis fuzz target (fuzz/redis_fuzz_test.go) for FUZZTIME=$(FUZZTIME), a redis-server per worker"
 	@echo "make cli        the CLI's plain-build tests: the planted-mutant matrix, the commands and sample outputs"
 	@echo "                of the README and docs/, and the scripts not run under -race (make mutants: the matrix alone)"
-	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root or in bench"
-	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root and bench, tests included"
+	@echo "make contrib    the contrib module's tests (the Prometheus and OpenTelemetry adapters, the example server)"
+	@echo "make tidycheck  fail if go mod tidy would change go.mod or go.sum, in the root, bench or contrib"
+	@echo "make staticcheck staticcheck (pinned by STATICCHECK) over the root, bench and contrib, tests included"
 	@echo "make proptest   the rapid properties at -rapid.checks=$(RAPIDCHECKS)"
 	@echo "make speccheck  the clause check with its coverage report"
 	@echo "make fmt        gofmt -w the tree"
@@ -44,7 +45,7 @@ help:
 # to fail first. No check depends on the machine's speed: a busy machine
 # makes make test slower, never red (LIMCHECK_TEST_SLOWDOWN scales every
 # time limit of the tests, for a machine slower than a busy 2-core one).
-CHECKS   := gotest cli vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
+CHECKS   := gotest cli contrib vet staticcheck fuzzsmoke ports walk purity tidycheck clauses vectorcheck fmtcheck
 TESTJOBS ?= 2
 FAILED   := bin/make-test-failed
 
@@ -86,23 +87,26 @@ fmtcheck:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd contrib && $(GO) vet ./...
 
-# go mod tidy -diff in each module, the root and bench/ (its own go.mod, with
-# a replace of the root): fails, naming the module, when tidy would change its
-# go.mod or go.sum.
+# go mod tidy -diff in each module, the root, bench/ and contrib/ (each with
+# its own go.mod and a replace of the root): fails, naming the module, when
+# tidy would change its go.mod or go.sum.
 tidycheck:
 	@rc=0; \
 	$(GO) mod tidy -diff || { echo "tidycheck: the root module is not tidy: run go mod tidy and commit go.mod and go.sum"; rc=1; }; \
 	(cd bench && $(GO) mod tidy -diff) || { echo "tidycheck: the bench module is not tidy: run go mod tidy in bench and commit its go.mod and go.sum"; rc=1; }; \
-	if [ $$rc = 0 ]; then echo "tidycheck: the root and bench modules are tidy"; fi; exit $$rc
+	(cd contrib && $(GO) mod tidy -diff) || { echo "tidycheck: the contrib module is not tidy: run go mod tidy in contrib and commit its go.mod and go.sum"; rc=1; }; \
+	if [ $$rc = 0 ]; then echo "tidycheck: the root, bench and contrib modules are tidy"; fi; exit $$rc
 
-# staticcheck over both modules, tests included (its default), at a pinned
+# staticcheck over the three modules, tests included (its default), at a pinned
 # version that go run builds on demand: it is no requirement of either go.mod.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 	cd bench && $(GO) run $(STATICCHECK) ./...
+	cd contrib && $(GO) run $(STATICCHECK) ./...
 
 # The model's purity rule (spec: no package-level mutable state, goroutines,
 # locks, wall clock or randomness), as a go/analysis analyzer over model/.
@@ -133,6 +137,15 @@ clauses:
 CLIPAR ?= 4
 cli:
 	$(GOTEST) -count=1 -timeout 30m -parallel $(CLIPAR) ./cmd/limcheck
+
+# The contrib module (contrib/go.mod, with a replace of the root): the
+# metrics adapters of impl/httplimit for Prometheus (contrib/prommetrics)
+# and OpenTelemetry (contrib/otelmetrics), kept out of the root module's
+# requirements, and the example API server (contrib/examples/apiserver).
+# Their tests serve on loopback and run the example's binary, so they run
+# under the race detector.
+contrib:
+	cd contrib && $(GOTEST) -race -count=1 -timeout 30m ./...
 
 mutants:
 	$(GOTEST) -count=1 -timeout 30m -parallel $(CLIPAR) -run '^TestEveryMutantIsCaughtByRunAndFoundByFuzz$$' ./cmd/limcheck
