@@ -30,7 +30,9 @@ import (
 // on a shared machine it leaves out the time spent waiting for a core.
 //
 //   - limcheck: httplimit over impl/gate (a token bucket per key, a global
-//     in-flight gate); it writes no header on a pass.
+//     in-flight gate); it writes no header on a pass. limcheck-xratelimit
+//     writes X-RateLimit-Limit, -Remaining and -Reset
+//     (WithFields(XRateLimitFields)), as httprate does by default.
 //   - httprate: go-chi/httprate's LimitBy (a sliding window counter per
 //     key), keyed as its deprecated KeyByIP did (the peer, CanonicalizeIP);
 //     by default it writes X-RateLimit-Limit, -Remaining and -Reset on every
@@ -48,11 +50,19 @@ func middlewares(tb testing.TB) []struct {
 	name string
 	h    http.Handler
 } {
-	g, err := gate.New(gate.Config{Lim: lim.NewConfig(1<<62, 1<<62, 1, 1<<20), Sets: 1 << 13, Ways: 8, TickNanos: 1})
+	// A bucket of 100,000 refilled in full every tick of 1 ns: every request
+	// passes, and the X-RateLimit values (99,999 remaining) are in the
+	// cache of formatted numbers below 2^17 that a real limit's are in; a
+	// bucket of 2^62 would format 19 digits per response (2 allocations).
+	g, err := gate.New(gate.Config{Lim: lim.NewConfig(100_000, 100_000, 1, 1<<20), Sets: 1 << 13, Ways: 8, TickNanos: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	l, err := httplimit.New(g)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lx, err := httplimit.New(g, httplimit.WithFields(httplimit.XRateLimitFields))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -63,6 +73,7 @@ func middlewares(tb testing.TB) []struct {
 		h    http.Handler
 	}{
 		{"limcheck", l.Wrap(nopHandler)},
+		{"limcheck-xratelimit", lx.Wrap(nopHandler)},
 		{"httprate", httprate.LimitBy(math.MaxInt32, time.Minute, keyByPeer)(nopHandler)},
 		{"httprate-noheaders", httprate.LimitBy(math.MaxInt32, time.Minute, keyByPeer,
 			httprate.WithResponseHeaders(httprate.ResponseHeaders{}))(nopHandler)},
@@ -134,7 +145,7 @@ func TestMiddlewaresPass(t *testing.T) {
 		r.RemoteAddr = "192.0.2.1:1234"
 		m.h.ServeHTTP(rec, r)
 		hasHeaders := len(rec.Header()) > 0
-		if rec.Code != http.StatusOK || hasHeaders != (m.name == "httprate" || m.name == "tollbooth") {
+		if rec.Code != http.StatusOK || hasHeaders != (m.name == "httprate" || m.name == "tollbooth" || m.name == "limcheck-xratelimit") {
 			t.Errorf("%s: status %d, headers %v", m.name, rec.Code, rec.Header())
 		}
 	}
