@@ -34,7 +34,7 @@ func points(t *testing.T, reader sdkmetric.Reader) map[string]int64 {
 			for _, p := range sum.DataPoints {
 				key := md.Name
 				for _, kv := range p.Attributes.ToSlice() {
-					key += " " + string(kv.Key) + "=" + kv.Value.Emit()
+					key += " " + string(kv.Key) + "=" + kv.Value.String()
 				}
 				out[key] = p.Value
 			}
