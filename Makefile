@@ -100,7 +100,7 @@ tidycheck:
 	if [ $$rc = 0 ]; then echo "tidycheck: the root, bench and contrib modules are tidy"; fi; exit $$rc
 
 # staticcheck over the three modules, tests included (its default), at a pinned
-# version that go run builds on demand: it is no requirement of either go.mod.
+# version that go run builds on demand: it is no requirement of any go.mod.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 staticcheck:
