@@ -21,9 +21,8 @@
 //     [ReadFile] reads one case file, a regular file only; input over the
 //     limits ([MaxFileSize], [MaxOps], [MaxString], [MaxFolderSize],
 //     [MaxFolderOps]) is refused with an error matching [ErrLimit].
-//   - [Check] runs one case against an oracle.Subject: [Pass], [Fail] (with
-//     the oracle.Divergence) or [Skip] ([Verdict]); [Differ] renders a
-//     divergence for people ([Difference], [Difference.Text]).
+//   - [Differ] renders a divergence for people ([Difference],
+//     [Difference.Text]).
 //   - [Encode] writes a case's canonical file; [SpecVersion] reads spec.md's
 //     version line.
 //   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,
@@ -38,8 +37,9 @@
 // of conformance/internal/build (make vectors; make vectorcheck fails on
 // stale files). impl/ is checked against them from fuzz/vectors_test.go.
 //
-// Three packages build on this one: conformance/protocol runs cases and
-// traces on a port, a program speaking the port protocol (spec.md
+// Four packages build on this one: conformance/judge runs cases on an
+// implementation and judges them (the verdicts); conformance/protocol
+// runs traces on a port, a program speaking the port protocol (spec.md
 // PROTO-1..PROTO-11), and serves an oracle.Subject as one;
 // conformance/search fuzzes a port against the model and shrinks what it
 // finds into a case of this format; conformance/conformancetest runs the
@@ -49,7 +49,7 @@
 //
 // The standard library, oracle and (through oracle) model/...; its tests
 // also github.com/santhosh-tekuri/jsonschema/v6. Never impl/, and never
-// conformance/protocol, conformance/search or conformance/conformancetest,
-// which import it
+// conformance/judge, conformance/protocol, conformance/search or
+// conformance/conformancetest, which import it
 // (internal/archcheck enforces the direction).
 package conformance

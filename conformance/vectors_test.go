@@ -83,22 +83,6 @@ func TestVectorsSpecVersion(t *testing.T) {
 	}
 }
 
-// VEC-10, VEC-13: the model passes every case, as the generator computed
-// them with it.
-func TestVectorsPassTheModel(t *testing.T) {
-	for _, c := range load(t) {
-		v, d, err := conformance.Check(oracle.Model{}, c)
-		switch {
-		case err != nil:
-			t.Errorf("%s: Check(model) error: %v", c.ID, err)
-		case d != nil:
-			t.Errorf("%s: Check(model) = %s:\n%s", c.ID, v, d.Report(c.Trace(), "expected", "model"))
-		case v != conformance.Pass:
-			t.Errorf("%s: Check(model) = %s, want %s", c.ID, v, conformance.Pass)
-		}
-	}
-}
-
 // VEC-13: every file is in canonical form: Encode of what it decodes to.
 func TestVectorsAreCanonical(t *testing.T) {
 	for _, c := range load(t) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/impl/gate"
 	ilim "github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/redisgate"
@@ -214,17 +215,17 @@ func mutantVectors(t *testing.T, r *redissubject.Redis, gateChecks, throttleChec
 			comp != oracle.Gate && !throttleChecks:
 			continue
 		}
-		v, d, err := conformance.Check(r, c)
+		res := judge.Check(r, c)
 		switch {
-		case v == conformance.Skip && pastRedisLimits(c.Trace().Config):
-		case err != nil:
-			return mutantKill(fmt.Sprintf("vector %s errs: %v", c.ID, err))
-		case v != conformance.Pass:
+		case res.Verdict == judge.Skip && pastRedisLimits(c.Trace().Config):
+		case res.Verdict == judge.Fail && res.Divergence == nil:
+			return mutantKill(fmt.Sprintf("vector %s errs: %s", c.ID, res.Why))
+		case res.Verdict != judge.Pass:
 			op := -1
-			if d != nil {
-				op = d.Index
+			if res.Divergence != nil {
+				op = res.Divergence.Index
 			}
-			return mutantKill(fmt.Sprintf("vector %s (%s) %s at op %d", c.ID, c.Description, v, op))
+			return mutantKill(fmt.Sprintf("vector %s (%s) %s at op %d", c.ID, c.Description, res.Verdict, op))
 		}
 	}
 	return ""

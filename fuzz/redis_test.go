@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
@@ -143,16 +144,14 @@ func TestVectorsPassRedis(t *testing.T) {
 		if c.Trace().Component == oracle.Gate && !redisGateReady {
 			continue
 		}
-		v, d, err := conformance.Check(r, c)
+		res := judge.Check(r, c)
 		switch {
-		case v == conformance.Skip && err == nil && d == nil && pastRedisLimits(c.Trace().Config):
+		case res.Verdict == judge.Skip && pastRedisLimits(c.Trace().Config):
 			skipped++
-		case err != nil:
-			t.Errorf("%s (%s): Check(redis) error: %v", c.ID, c.Description, err)
-		case d != nil:
-			t.Errorf("%s (%s): Check(redis) = %s:\n%s", c.ID, c.Description, v, d.Report(c.Trace(), "expected", "redis"))
-		case v != conformance.Pass:
-			t.Errorf("%s (%s): Check(redis) = %s, want pass", c.ID, c.Description, v)
+		case res.Divergence != nil:
+			t.Errorf("%s (%s): Check(redis) = %s, %s:\n%s", c.ID, c.Description, res.Verdict, res.Why, res.Divergence.Report(c.Trace(), "expected", "redis"))
+		case res.Verdict != judge.Pass:
+			t.Errorf("%s (%s): Check(redis) = %s, %s; want %s", c.ID, c.Description, res.Verdict, res.Why, judge.Pass)
 		default:
 			passed++
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/internal/speccheck"
@@ -25,16 +26,14 @@ func TestVectorsPassImpl(t *testing.T) {
 	}
 	passed, skipped := 0, 0
 	for _, c := range cases {
-		v, d, err := conformance.Check(implsubject.Impl{}, c)
+		r := judge.Check(implsubject.Impl{}, c)
 		switch {
-		case v == conformance.Skip && err == nil && d == nil && pastImplLimits(c.Trace().Config):
+		case r.Verdict == judge.Skip && pastImplLimits(c.Trace().Config):
 			skipped++
-		case err != nil:
-			t.Errorf("%s (%s): Check(impl) error: %v", c.ID, c.Description, err)
-		case d != nil:
-			t.Errorf("%s (%s): Check(impl) = %s:\n%s", c.ID, c.Description, v, d.Report(c.Trace(), "expected", "impl"))
-		case v != conformance.Pass:
-			t.Errorf("%s (%s): Check(impl) = %s, want pass", c.ID, c.Description, v)
+		case r.Divergence != nil:
+			t.Errorf("%s (%s): Check(impl) = %s, %s:\n%s", c.ID, c.Description, r.Verdict, r.Why, r.Divergence.Report(c.Trace(), "expected", "impl"))
+		case r.Verdict != judge.Pass:
+			t.Errorf("%s (%s): Check(impl) = %s, %s; want %s", c.ID, c.Description, r.Verdict, r.Why, judge.Pass)
 		default:
 			passed++
 		}

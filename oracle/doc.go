@@ -15,8 +15,9 @@
 //     form (32 lowercase hex digits, VEC-9).
 //   - [Subject], [Instance]; [Model], the reference subject.
 //   - [Trace], [Outcome], [Run], [Compare], [Divergence]: run a trace, find
-//     and report the first divergence as cmp.Diff "(-want +got)"; [RunTwin]
-//     runs a twin trace on two instances side by side (spec VEC-15).
+//     and report the first divergence as cmp.Diff "(-want +got)"
+//     (conformance/judge's SubjectRunner runs a twin trace, spec VEC-15,
+//     on two instances side by side).
 //
 // Imports: the standard library, model/..., github.com/google/go-cmp and
 // pgregory.net/rapid (generators). Never impl/: the adapter of impl/ lives in

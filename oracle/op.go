@@ -127,6 +127,26 @@ type Result struct {
 	Error      ErrorClass `json:"error,omitempty"`
 }
 
+// Equal reports whether r and s are the same result: every field equal,
+// Response and Touched by what they point to. It is the equality of
+// Compare, and of the conformance vectors' "equals its expect exactly"
+// (spec VEC-10).
+func (r Result) Equal(s Result) bool {
+	if !ptrEqual(r.Response, s.Response) || !ptrEqual(r.Touched, s.Touched) {
+		return false
+	}
+	r.Response, s.Response, r.Touched, s.Touched = nil, nil, nil, nil
+	return r == s
+}
+
+// ptrEqual reports whether a and b are both nil or point to equal values.
+func ptrEqual[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
 // Config builds the instance a gate or throttle trace runs on. lim traces
 // need none.
 type Config struct {

@@ -52,44 +52,6 @@ func Run(s Subject, t Trace) (Outcome, error) {
 	return out, nil
 }
 
-// RunTwin applies twin trace t (spec VEC-15) to two fresh instances of s
-// opened side by side, each op on the first and then on the second. It
-// returns the first's outcome and the second's results (nil when the first
-// refused its config); errors are Run's, and an error when the second
-// refuses a config the first accepted.
-//
-// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
-func RunTwin(s Subject, t Trace) (Outcome, []Result, error) {
-	if !s.Implements(t.Component) {
-		return Outcome{}, nil, fmt.Errorf("%w: %s does not implement %s", ErrUnsupported, s.Name(), t.Component)
-	}
-	a, class, err := s.Open(t.Component, t.Config)
-	if err != nil || class != "" {
-		return Outcome{Open: class}, nil, err
-	}
-	b, class, err := s.Open(t.Component, t.Config)
-	switch {
-	case err != nil:
-		return Outcome{}, nil, fmt.Errorf("oracle: %s: open of the second instance: %w", s.Name(), err)
-	case class != "":
-		return Outcome{}, nil, fmt.Errorf("oracle: %s: the second instance of a config the first accepted was refused (%s)", s.Name(), class)
-	}
-	out := Outcome{Results: make([]Result, 0, len(t.Ops))}
-	twin := make([]Result, 0, len(t.Ops))
-	for i, op := range t.Ops {
-		r, err := a.Do(op)
-		if err != nil {
-			return out, twin, fmt.Errorf("oracle: %s: op %d (%s): %w", s.Name(), i, op.Kind, err)
-		}
-		out.Results = append(out.Results, r)
-		if r, err = b.Do(op); err != nil {
-			return out, twin, fmt.Errorf("oracle: %s: op %d (%s) on the second instance: %w", s.Name(), i, op.Kind, err)
-		}
-		twin = append(twin, r)
-	}
-	return out, twin, nil
-}
-
 // Divergence is the first place two outcomes of one trace differ.
 type Divergence struct {
 	Index int    // the op's index, or -1 for Open
@@ -104,8 +66,8 @@ func Compare(t Trace, want, got Outcome) *Divergence {
 		return &Divergence{Index: -1, Diff: cmp.Diff(want.Open, got.Open)}
 	}
 	for i := range min(len(want.Results), len(got.Results)) {
-		if d := cmp.Diff(want.Results[i], got.Results[i]); d != "" {
-			return &Divergence{Index: i, Op: t.Ops[i], Diff: d}
+		if !want.Results[i].Equal(got.Results[i]) {
+			return &Divergence{Index: i, Op: t.Ops[i], Diff: cmp.Diff(want.Results[i], got.Results[i])}
 		}
 	}
 	if len(want.Results) != len(got.Results) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -12,16 +13,16 @@ import (
 // breaksInBatch is the model as a Runner that breaks at the third trace of
 // its second RunTraces call.
 type breaksInBatch struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	calls int
 }
 
-func (b *breaksInBatch) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (b *breaksInBatch) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	if b.calls++; b.calls < 2 {
 		return b.SubjectRunner.RunTraces(ts, each)
 	}
 	b.SubjectRunner.RunTraces(ts[:2], each) //nolint:errcheck // a SubjectRunner never breaks
-	return &protocol.BrokenError{What: "no reply", Trace: 2, Op: -1}
+	return &judge.BrokenError{What: "no reply", Trace: 2, Op: -1}
 }
 
 // runInBatches reports what one RunCases would: every case once, in order;
@@ -36,7 +37,7 @@ func TestRunInBatches(t *testing.T) {
 		}
 	}
 	rep := startReport(protocol.Hello{Name: "model"}, nil)
-	if err := (&live{rep: rep}).runInBatches(protocol.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
+	if err := (&live{rep: rep}).runInBatches(judge.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Cases) != len(cases) || rep.Summary.Passed != len(cases) {
@@ -44,7 +45,7 @@ func TestRunInBatches(t *testing.T) {
 	}
 
 	rep = startReport(protocol.Hello{Name: "model"}, nil)
-	if err := (&live{rep: rep}).runInBatches(&breaksInBatch{SubjectRunner: protocol.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
+	if err := (&live{rep: rep}).runInBatches(&breaksInBatch{SubjectRunner: judge.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
 		t.Fatal("runInBatches(a runner that breaks) = nil error, want the break")
 	}
 	i := slices.IndexFunc(rep.Cases, func(c caseReport) bool { return c.Verdict == vBroken })

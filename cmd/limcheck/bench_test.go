@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/implsubject"
@@ -93,12 +94,12 @@ func BenchmarkVectors(b *testing.B) {
 }
 
 func runVectorsOnce(b *testing.B, p *protocol.Port, cases []conformance.Case) {
-	results, err := protocol.RunCases(p, cases)
+	results, err := judge.RunCases(p, cases)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Verdict != conformance.Pass {
+		if r.Verdict != judge.Pass {
 			b.Fatalf("%s: %s %s", r.Case.ID, r.Verdict, r.Why)
 		}
 	}
@@ -142,13 +143,13 @@ func BenchmarkFuzz(b *testing.B) {
 		p.Close() //nolint:errcheck // in process
 	})
 	b.Run("Direct", func(b *testing.B) {
-		benchFuzz(b, protocol.SubjectRunner{S: implsubject.Impl{}})
+		benchFuzz(b, judge.SubjectRunner{S: implsubject.Impl{}})
 	})
 }
 
 // benchFuzz runs fuzz runs of benchFuzzOps through r while b loops and
 // returns the ops they checked.
-func benchFuzz(b *testing.B, r protocol.Runner) int {
+func benchFuzz(b *testing.B, r judge.Runner) int {
 	tuneGC() // as limcheck fuzz runs
 	ops := 0
 	for seed := uint64(1); b.Loop(); seed++ {

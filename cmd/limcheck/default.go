@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/walkthrough"
@@ -64,7 +65,7 @@ func (c cli) defaultVectors() int {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
 		return exitBroken
 	}
-	results, runErr := protocol.RunCases(port, all)
+	results, runErr := judge.RunCases(port, all)
 	if err := port.Close(); runErr == nil {
 		runErr = err
 	}
@@ -89,7 +90,7 @@ func (c cli) defaultFuzz() int {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
 		return exitBroken
 	}
-	fresh := func() (protocol.Runner, func() error, error) {
+	fresh := func() (judge.Runner, func() error, error) {
 		p, err := bundled(protocol.PortOptions{})
 		if err != nil {
 			return nil, nil, err

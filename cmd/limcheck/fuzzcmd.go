@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
@@ -139,9 +140,9 @@ func (c cli) fuzzCmd(args []string) (status int) {
 // it implements when none) and reports what it found in res.
 func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (status int) {
 	port, err := ff.pf.open()
-	var broken *protocol.BrokenError
+	var broken *judge.BrokenError
 	if errors.As(err, &broken) && ff.json {
-		res.broken = &protocol.BrokenError{What: "handshake: " + broken.What, Stderr: broken.Stderr}
+		res.broken = &judge.BrokenError{What: "handshake: " + broken.What, Stderr: broken.Stderr}
 		return c.fuzzJSON(res)
 	}
 	if err != nil {
@@ -191,7 +192,7 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (s
 // fuzzDivergence writes and reports the divergence res found (and its
 // HTML page, with --html).
 func (c cli) fuzzDivergence(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr error) int {
-	if errors.As(res.rep.Found.ShrinkErr, new(*protocol.BrokenError)) {
+	if errors.As(res.rep.Found.ShrinkErr, new(*judge.BrokenError)) {
 		closeErr = nil // the break shrinking reports
 	}
 	res.file = ff.out
@@ -209,11 +210,11 @@ func (c cli) fuzzDivergence(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr e
 // and its status returned, done.
 func (c cli) fuzzEnd(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr error) (status int, done bool) {
 	rep := res.rep
-	var broken *protocol.BrokenError
+	var broken *judge.BrokenError
 	switch {
 	case rep.Stopped || res.stoppedBy != "" && fuzzErr != nil:
 		res.incomplete = res.stoppedBy
-	case rep.TimedOut || errors.Is(fuzzErr, protocol.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, protocol.ErrDeadline)):
+	case rep.TimedOut || errors.Is(fuzzErr, judge.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, judge.ErrDeadline)):
 		// a budget that ran out, not a break (a port the deadline stopped
 		// says so again as it closes)
 		res.incomplete = fmt.Sprintf("the --timeout (%v) passed", ff.pf.timeout)
@@ -255,7 +256,7 @@ func (c cli) fuzzProgress() func(search.FuzzStatus) {
 
 // fresh starts another port of the same command (or the bundled
 // implementation), under the same deadline: search.FuzzOptions.Fresh.
-func (pf *portFlags) fresh() (protocol.Runner, func() error, error) {
+func (pf *portFlags) fresh() (judge.Runner, func() error, error) {
 	p, err := pf.open()
 	if err != nil {
 		return nil, nil, err
@@ -294,7 +295,7 @@ func (c cli) fuzzFound(res *fuzzOutcome, pf *portFlags, closeErr, caseErr error)
 		res.writeErr, res.file = err, ""
 		fmt.Fprintf(c.stderr, "limcheck fuzz: write counterexample: %v\n", err)
 	}
-	var broken *protocol.BrokenError
+	var broken *judge.BrokenError
 	if errors.As(closeErr, &broken) {
 		res.broken = broken
 	}
@@ -309,12 +310,12 @@ func (c cli) fuzzFound(res *fuzzOutcome, pf *portFlags, closeErr, caseErr error)
 // fuzzOutcome is how a fuzz run ended, for its text and JSON forms.
 type fuzzOutcome struct {
 	rep        search.FuzzReport
-	hello      protocol.Hello        // the port's, for the HTML page of a divergence
-	file       string                // where the counterexample was written
-	writeErr   error                 // why it could not be
-	broken     *protocol.BrokenError // how the port broke the protocol, outside shrinking
-	incomplete string                // why the run is incomplete (status 4)
-	stoppedBy  string                // the signal that stopped the run: "limcheck was stopped (interrupt)"
+	hello      protocol.Hello     // the port's, for the HTML page of a divergence
+	file       string             // where the counterexample was written
+	writeErr   error              // why it could not be
+	broken     *judge.BrokenError // how the port broke the protocol, outside shrinking
+	incomplete string             // why the run is incomplete (status 4)
+	stoppedBy  string             // the signal that stopped the run: "limcheck was stopped (interrupt)"
 	repro      string
 	jsonOut    bool
 }
@@ -349,7 +350,7 @@ func (res *fuzzOutcome) shrinkStopped() string {
 		why = res.stoppedBy
 	default:
 		why = clean(f.ShrinkErr.Error())
-		var be *protocol.BrokenError
+		var be *judge.BrokenError
 		if errors.As(f.ShrinkErr, &be) {
 			why = "the port broke the protocol: " + clean(be.What)
 		}
@@ -383,7 +384,7 @@ func (res *fuzzOutcome) confirmation() string {
 
 // shrinkStderr is the stderr of the break that stopped shrinking, if any.
 func (res *fuzzOutcome) shrinkStderr() string {
-	var be *protocol.BrokenError
+	var be *judge.BrokenError
 	if f := res.rep.Found; f != nil && errors.As(f.ShrinkErr, &be) {
 		return be.Stderr
 	}
@@ -410,7 +411,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // writeFoundHTML writes the counterexample f, found on the port h, as the
 // HTML report of its one case.
 func writeFoundHTML(file string, h protocol.Hello, f *search.Counterexample) error {
-	r := protocol.CaseResult{Case: f.Case, Verdict: conformance.Fail, Divergence: f.Divergence, Got: f.Run.Outcome, Stderr: f.Run.Stderr}
+	r := judge.CaseResult{Case: f.Case, Verdict: judge.Fail, Divergence: f.Divergence, Got: f.Run.Outcome, Stderr: f.Run.Stderr}
 	switch {
 	case f.Divergence != nil:
 		r.Why = fmt.Sprintf("result differs at op %d", f.Divergence.Index)
@@ -420,5 +421,5 @@ func writeFoundHTML(file string, h protocol.Hello, f *search.Counterexample) err
 			r.Why = "result does not decode: " + f.Fault
 		}
 	}
-	return writeHTML(file, newReport(h, []protocol.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))
+	return writeHTML(file, newReport(h, []judge.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))
 }

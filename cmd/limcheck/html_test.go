@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -29,11 +30,11 @@ func htmlReports(t *testing.T) []*report {
 			lim = append(lim, c)
 		}
 	}
-	good, err := protocol.RunCases(protocol.SubjectRunner{S: oracle.Model{}}, lim)
+	good, err := judge.RunCases(judge.SubjectRunner{S: oracle.Model{}}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := protocol.RunCases(protocol.SubjectRunner{S: lying{}}, lim)
+	bad, err := judge.RunCases(judge.SubjectRunner{S: lying{}}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,10 +130,10 @@ func TestTimelineTextsClear(t *testing.T) {
 // class, not a green "0/0"; and one case is "1 case".
 func TestHTMLAreasAndCounts(t *testing.T) {
 	reps := htmlReports(t)
-	var skipped []protocol.CaseResult
+	var skipped []judge.CaseResult
 	for _, c := range reps[0].Cases[:1] {
 		cs, _ := findCase(t, c.ID)
-		skipped = append(skipped, protocol.CaseResult{Case: cs, Verdict: conformance.Skip, Why: "does not implement lim"})
+		skipped = append(skipped, judge.CaseResult{Case: cs, Verdict: judge.Skip, Why: "does not implement lim"})
 	}
 	none := newReport(protocol.Hello{Name: "none", Version: "1"}, skipped, nil, time.Second)
 	page := buildPage([]*report{none})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -30,20 +31,20 @@ func TestJUnitMatchesXSD(t *testing.T) {
 			lim = append(lim, c)
 		}
 	}
-	rs, err := protocol.RunCases(protocol.SubjectRunner{S: lying{}}, lim)
+	rs, err := judge.RunCases(judge.SubjectRunner{S: lying{}}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	diverged := newReport(protocol.Hello{Name: "lying", Version: "1", Components: []oracle.Component{oracle.Lim}}, rs, nil, 0)
 
-	mixed := results(conformance.Pass, conformance.Fail, conformance.Skip, conformance.Pass, protocol.Broken, protocol.NotRun, conformance.Fail)
+	mixed := results(judge.Pass, judge.Fail, judge.Skip, judge.Pass, judge.Broken, judge.NotRun, judge.Fail)
 	mixed[1].Stderr, mixed[4].Stderr = "window <stderr> & \x1b[2J\n", "Traceback ]]> \"x\"\n"
 	mixed[1].Case.Description = "a <hostile> ]]> description\x00"
 	every := newReport(protocol.Hello{Name: "p <&>", Version: "\x07"}, mixed, map[string]bool{"c3": true, "c6": true}, 0)
 	every.setStderr(&every.Cases[6], stderrAlone, "its own\n", "PASS")
 	every.breaks(atRun, "no reply", "")
 
-	hs := newReport(protocol.Hello{Name: "sh no-hello"}, results(protocol.NotRun, protocol.NotRun), nil, 0)
+	hs := newReport(protocol.Hello{Name: "sh no-hello"}, results(judge.NotRun, judge.NotRun), nil, 0)
 	hs.breaks(atHandshake, "handshake: no hello within 1s", "boom\n")
 
 	file := filepath.Join(t.TempDir(), "r.xml")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/limcheck/limcheck"
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/internal/implsubject"
 )
@@ -372,8 +373,8 @@ func specVersion() string {
 // a command that cannot run.
 func (c cli) portProblem(pf *portFlags, err error) int {
 	var (
-		b    *protocol.BrokenError
-		late *protocol.DeadlineError
+		b    *judge.BrokenError
+		late *judge.DeadlineError
 		bad  *protocol.StartError
 	)
 	switch {

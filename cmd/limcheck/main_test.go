@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -154,12 +155,12 @@ func TestReadExpectFail(t *testing.T) {
 
 // results builds one CaseResult per verdict given: result i is of case
 // "c<i>", of cases[i]'s component and clauses.
-func results(vs ...conformance.Verdict) []protocol.CaseResult {
-	out := make([]protocol.CaseResult, len(vs))
+func results(vs ...judge.Verdict) []judge.CaseResult {
+	out := make([]judge.CaseResult, len(vs))
 	for i, v := range vs {
 		c := cases[i%len(cases)]
 		c.ID, c.Description = "c"+strconv.Itoa(i), "description "+strconv.Itoa(i)
-		out[i] = protocol.CaseResult{Case: c, Verdict: v, Why: "why " + string(v)}
+		out[i] = judge.CaseResult{Case: c, Verdict: v, Why: "why " + strings.ToLower(string(v))}
 	}
 	return out
 }
@@ -169,9 +170,9 @@ func results(vs ...conformance.Verdict) []protocol.CaseResult {
 // (PROTO-10): a listed failure is fine, a listed pass is not, and a broken
 // port outranks failures.
 func TestReportVerdictsAndStatus(t *testing.T) {
-	P, F, S, B, N := conformance.Pass, conformance.Fail, conformance.Skip, protocol.Broken, protocol.NotRun
+	P, F, S, B, N := judge.Pass, judge.Fail, judge.Skip, judge.Broken, judge.NotRun
 	tests := []struct {
-		vs       []conformance.Verdict
+		vs       []judge.Verdict
 		listed   []string // IDs of cases -expect-fail lists
 		broken   string
 		verdicts []string
@@ -179,14 +180,14 @@ func TestReportVerdictsAndStatus(t *testing.T) {
 		status   int
 		reason   string
 	}{
-		{[]conformance.Verdict{P, P, S}, nil, "", []string{vPass, vPass, vSkip}, "2 passed, 0 failed, 1 skipped", exitOK, "skips do not fail a run"},
-		{[]conformance.Verdict{P, F}, nil, "", []string{vPass, vFail}, "1 passed, 1 failed, 0 skipped", exitFailed, "a failure fails"},
-		{[]conformance.Verdict{P, F}, []string{"c1"}, "", []string{vPass, vXFail}, "1 passed, 0 failed, 0 skipped, 1 expected failure", exitOK, "a listed failure is expected"},
-		{[]conformance.Verdict{P, F}, []string{"c0", "c1"}, "", []string{vXPass, vXFail}, "0 passed, 0 failed, 0 skipped, 1 expected failure, 1 unexpected pass", exitFailed, "a listed case that passes fails the run"},
-		{[]conformance.Verdict{F, B, N, N}, nil, "no reply", []string{vFail, vBroken, vNotRun, vNotRun}, "0 passed, 1 failed, 0 skipped, 1 broken, 2 not run", exitBroken, "a broken port outranks a failure"},
-		{[]conformance.Verdict{P}, nil, "exited with exit status 3 after its last reply", []string{vPass}, "1 passed, 0 failed, 0 skipped", exitBroken, "a port that breaks at the end breaks the run though every case passed"},
-		{[]conformance.Verdict{S, S}, nil, "", []string{vSkip, vSkip}, "0 passed, 0 failed, 2 skipped", exitIncomplete, "a run that executes no case checks nothing: incomplete, not a pass"},
-		{[]conformance.Verdict{S, F}, []string{"c1"}, "", []string{vSkip, vXFail}, "0 passed, 0 failed, 1 skipped, 1 expected failure", exitOK, "an expected failure was executed: something was checked"},
+		{[]judge.Verdict{P, P, S}, nil, "", []string{vPass, vPass, vSkip}, "2 passed, 0 failed, 1 skipped", exitOK, "skips do not fail a run"},
+		{[]judge.Verdict{P, F}, nil, "", []string{vPass, vFail}, "1 passed, 1 failed, 0 skipped", exitFailed, "a failure fails"},
+		{[]judge.Verdict{P, F}, []string{"c1"}, "", []string{vPass, vXFail}, "1 passed, 0 failed, 0 skipped, 1 expected failure", exitOK, "a listed failure is expected"},
+		{[]judge.Verdict{P, F}, []string{"c0", "c1"}, "", []string{vXPass, vXFail}, "0 passed, 0 failed, 0 skipped, 1 expected failure, 1 unexpected pass", exitFailed, "a listed case that passes fails the run"},
+		{[]judge.Verdict{F, B, N, N}, nil, "no reply", []string{vFail, vBroken, vNotRun, vNotRun}, "0 passed, 1 failed, 0 skipped, 1 broken, 2 not run", exitBroken, "a broken port outranks a failure"},
+		{[]judge.Verdict{P}, nil, "exited with exit status 3 after its last reply", []string{vPass}, "1 passed, 0 failed, 0 skipped", exitBroken, "a port that breaks at the end breaks the run though every case passed"},
+		{[]judge.Verdict{S, S}, nil, "", []string{vSkip, vSkip}, "0 passed, 0 failed, 2 skipped", exitIncomplete, "a run that executes no case checks nothing: incomplete, not a pass"},
+		{[]judge.Verdict{S, F}, []string{"c1"}, "", []string{vSkip, vXFail}, "0 passed, 0 failed, 1 skipped, 1 expected failure", exitOK, "an expected failure was executed: something was checked"},
 	}
 	for _, tt := range tests {
 		listed := map[string]bool{}
@@ -210,7 +211,7 @@ func TestReportVerdictsAndStatus(t *testing.T) {
 // unexpected passes, the break) and drops passes, skips and expected
 // failures, and that not-run cases are summed up in one line, not listed.
 func TestWriteTextQuiet(t *testing.T) {
-	rs := results(conformance.Pass, conformance.Skip, conformance.Fail, conformance.Pass, protocol.Broken, protocol.NotRun, protocol.NotRun)
+	rs := results(judge.Pass, judge.Skip, judge.Fail, judge.Pass, judge.Broken, judge.NotRun, judge.NotRun)
 	rs[4].Stderr = "Traceback (most recent call last):\nBoom\n"
 	rep := newReport(protocol.Hello{Name: "p", Version: "1"}, rs, map[string]bool{"c2": true, "c3": true}, 0)
 	rep.Broken = "no reply"
@@ -239,7 +240,7 @@ func TestWriteTextQuiet(t *testing.T) {
 // TestWriteJUnit checks the JUnit counts CI tools read: failures are FAIL
 // and XPASS, errors BROKEN, skipped SKIP, XFAIL and NOT RUN.
 func TestWriteJUnit(t *testing.T) {
-	rs := results(conformance.Pass, conformance.Fail, conformance.Skip, conformance.Pass, protocol.Broken, protocol.NotRun, conformance.Fail)
+	rs := results(judge.Pass, judge.Fail, judge.Skip, judge.Pass, judge.Broken, judge.NotRun, judge.Fail)
 	rep := newReport(protocol.Hello{Name: "p"}, rs, map[string]bool{"c3": true, "c6": true}, 0)
 	file := filepath.Join(t.TempDir(), "r.xml")
 	if err := writeJUnit(file, rep); err != nil {

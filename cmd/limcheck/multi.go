@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 )
 
@@ -81,9 +82,9 @@ func timedOutBefore(pf *portFlags, command string, selected []conformance.Case, 
 // notStarted is the report of a port that never ran: every case NOT RUN,
 // stopped by why.
 func notStarted(command string, selected []conformance.Case, expected map[string]bool, why string) *report {
-	results := make([]protocol.CaseResult, len(selected))
+	results := make([]judge.CaseResult, len(selected))
 	for i, cs := range selected {
-		results[i] = protocol.CaseResult{Case: cs, Verdict: protocol.NotRun}
+		results[i] = judge.CaseResult{Case: cs, Verdict: judge.NotRun}
 	}
 	rep := newReport(protocol.Hello{Name: command}, results, expected, 0)
 	rep.stoppedBy, rep.Incomplete = why, why

@@ -10,20 +10,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
-// The verdicts a report shows: the conformance verdicts, plus a failure
-// --expect-fail lists (xfail) and a listed case that passed (xpass).
+// The verdicts a report shows, as its strings: conformance/judge's, the
+// one vocabulary, with a failure --expect-fail lists (xfail) and a listed
+// case that passed (xpass).
 const (
-	vPass   = "PASS"
-	vFail   = "FAIL"
-	vSkip   = "SKIP"
-	vXFail  = "XFAIL"
-	vXPass  = "XPASS"
-	vBroken = "BROKEN"
-	vNotRun = "NOT RUN"
+	vPass   = string(judge.Pass)
+	vFail   = string(judge.Fail)
+	vSkip   = string(judge.Skip)
+	vXFail  = string(judge.XFail)
+	vXPass  = string(judge.XPass)
+	vBroken = string(judge.Broken)
+	vNotRun = string(judge.NotRun)
 )
 
 // reportFormat is the value of a --json report's "format": its version.
@@ -95,7 +97,7 @@ type caseReport struct {
 	Differences []difference    `json:"differences,omitempty"` // field by field, sorted
 	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
 	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
-	Seconds     float64         `json:"-"`                     // the case's share of the run's time (protocol.CaseResult.Elapsed)
+	Seconds     float64         `json:"-"`                     // the case's share of the run's time (judge.CaseResult.Elapsed)
 	Timeline    []point         `json:"-"`                     // the ops up to the divergence with both sides' results (--html)
 	Unclaimed   bool            `json:"-"`                     // skipped because the port's hello does not claim its component
 }
@@ -188,7 +190,7 @@ const (
 )
 
 // newReport builds the report of results.
-func newReport(h protocol.Hello, results []protocol.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
+func newReport(h protocol.Hello, results []judge.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
 	rep := startReport(h, expectFail)
 	rep.add(results)
 	rep.finish(elapsed)
@@ -206,7 +208,7 @@ func startReport(h protocol.Hello, expectFail map[string]bool) *report {
 }
 
 // add takes in results.
-func (rep *report) add(results []protocol.CaseResult) {
+func (rep *report) add(results []judge.CaseResult) {
 	for _, r := range results {
 		cr := rep.caseOf(r)
 		rep.count(cr.Verdict)
@@ -222,29 +224,20 @@ func (rep *report) finish(elapsed time.Duration) {
 }
 
 // caseOf is the report of one result.
-func (rep *report) caseOf(r protocol.CaseResult) caseReport {
+func (rep *report) caseOf(r judge.CaseResult) caseReport {
 	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
 		Description: clean(r.Case.Description), Why: rep.keepAtLeast(clean(r.Why), maxWhyKept), Seconds: r.Elapsed.Seconds()}
-	listed := rep.expectFail[r.Case.ID]
-	switch r.Verdict {
-	case conformance.Pass:
-		cr.Verdict = vPass
-		if listed {
-			cr.Verdict, cr.Why = vXPass, "passed, but -expect-fail lists it: remove it from the list"
-		}
-	case conformance.Fail:
-		cr.Verdict = vFail
-		if listed {
-			cr.Verdict = vXFail
-		}
-	case conformance.Skip:
-		cr.Verdict = vSkip
-		cr.Unclaimed = !slices.Contains(rep.Port.Components, cr.Component)
-	case protocol.Broken:
-		cr.Verdict = vBroken
-	default:
-		cr.Verdict = vNotRun
+	v := r.Verdict
+	if rep.expectFail[r.Case.ID] {
+		v = v.Listed()
 	}
+	if v == judge.Skip {
+		cr.Unclaimed = !slices.Contains(rep.Port.Components, cr.Component)
+	}
+	if v == judge.XPass {
+		cr.Why = "passed, but -expect-fail lists it: remove it from the list"
+	}
+	cr.Verdict = string(v)
 	switch cr.Verdict {
 	case vFail:
 		rep.setStderr(&cr, stderrWindow, r.Stderr, "")

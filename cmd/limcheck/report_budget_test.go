@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -23,7 +24,7 @@ func TestReportRoomIsShared(t *testing.T) {
 	}
 	verdict := protocol.CutText(strings.Repeat("\x01", 1<<20), conformance.MaxString) // escapes to 6 bytes a byte
 	stderr := strings.Repeat("debug \x1b[2J noisy port\n", (64<<10)/23)
-	var results []protocol.CaseResult
+	var results []judge.CaseResult
 	for _, c := range all {
 		if c.ExpectOpen != "" || len(c.Ops) == 0 {
 			continue
@@ -36,7 +37,7 @@ func TestReportRoomIsShared(t *testing.T) {
 			continue
 		}
 		why := "result differs at op 0: " + strings.Repeat("w", 4<<10)
-		results = append(results, protocol.CaseResult{Case: c, Verdict: conformance.Fail, Why: why, Divergence: d, Got: got, Stderr: stderr})
+		results = append(results, judge.CaseResult{Case: c, Verdict: judge.Fail, Why: why, Divergence: d, Got: got, Stderr: stderr})
 	}
 	if len(results) < 200 {
 		t.Fatalf("%d failing cases, want at least 200 to fill the room", len(results))

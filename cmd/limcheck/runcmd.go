@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -138,13 +139,13 @@ func (c cli) checkPort(j checkJob) (*report, int) {
 	start := time.Now()
 	port, err := c.openWatched(j, start)
 	var (
-		broken *protocol.BrokenError
-		late   *protocol.DeadlineError
+		broken *judge.BrokenError
+		late   *judge.DeadlineError
 	)
 	if errors.As(err, &broken) || errors.As(err, &late) { // no hello: every case is not run
-		results := make([]protocol.CaseResult, len(selected))
+		results := make([]judge.CaseResult, len(selected))
 		for i, cs := range selected {
-			results[i] = protocol.CaseResult{Case: cs, Verdict: protocol.NotRun}
+			results[i] = judge.CaseResult{Case: cs, Verdict: judge.NotRun}
 		}
 		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
 		if broken != nil {
@@ -216,14 +217,14 @@ const batchOps = 4096
 // little of a case (nothing of the port's results unless it failed), so a
 // long vector set never holds every result at once. When r breaks, the
 // cases after the batch are not run.
-func (lv *live) runInBatches(r protocol.Runner, cases []conformance.Case) error {
+func (lv *live) runInBatches(r judge.Runner, cases []conformance.Case) error {
 	for len(cases) > 0 {
 		n, ops := 0, 0
 		for n < len(cases) && (n == 0 || (!lv.failFast && ops+len(cases[n].Ops) <= batchOps)) {
 			ops += len(cases[n].Ops)
 			n++
 		}
-		err := protocol.RunCasesEach(r, cases[:n], lv.add)
+		err := judge.RunCasesEach(r, cases[:n], lv.add)
 		cases = cases[n:]
 		if err != nil {
 			lv.addAll(notRun(r, cases))
@@ -232,7 +233,7 @@ func (lv *live) runInBatches(r protocol.Runner, cases []conformance.Case) error 
 		if lv.stopped() && len(cases) > 0 {
 			rest := notRun(r, cases)
 			for i := range rest {
-				if rest[i].Verdict == protocol.NotRun {
+				if rest[i].Verdict == judge.NotRun {
 					rest[i].Why = "not run: --fail-fast stopped the run at the first failure"
 				}
 			}
@@ -248,12 +249,12 @@ func (lv *live) runInBatches(r protocol.Runner, cases []conformance.Case) error 
 
 // notRun is the results of cases that did not run because r broke before
 // them: as RunCases reports them, a case r does not implement skipped.
-func notRun(r protocol.Runner, cases []conformance.Case) []protocol.CaseResult {
-	out := make([]protocol.CaseResult, len(cases))
+func notRun(r judge.Runner, cases []conformance.Case) []judge.CaseResult {
+	out := make([]judge.CaseResult, len(cases))
 	for i, c := range cases {
-		out[i] = protocol.CaseResult{Case: c, Verdict: protocol.NotRun, Why: "not run: the port broke before it"}
+		out[i] = judge.CaseResult{Case: c, Verdict: judge.NotRun, Why: "not run: the port broke before it"}
 		if !r.Implements(c.Component) {
-			out[i].Verdict, out[i].Why = conformance.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
+			out[i].Verdict, out[i].Why = judge.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
 		}
 	}
 	return out
@@ -304,7 +305,7 @@ func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 		}
 		done++
 		alone := ""
-		if verdict != conformance.Fail {
+		if verdict != judge.Fail {
 			alone = strings.ToUpper(string(verdict))
 		}
 		rep.setStderr(cr, stderrAlone, stderr, alone)
@@ -317,8 +318,8 @@ func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 // (hung) or did not start.
 func restartProblem(err error, pf, budget *portFlags) string {
 	var (
-		late   *protocol.DeadlineError
-		broken *protocol.BrokenError
+		late   *judge.DeadlineError
+		broken *judge.BrokenError
 	)
 	switch {
 	case errors.As(err, &late) && !budget.deadline.Before(pf.deadline):
@@ -337,15 +338,15 @@ func restartProblem(err error, pf, budget *portFlags) string {
 // wait of a second or more: no hello, no reply, no exit), or the deadline
 // passed. A port that breaks at once (a crash on that case) gives the
 // case's verdict alone, BROKEN, and no error.
-func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict conformance.Verdict, err error) {
+func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict judge.Verdict, err error) {
 	start := time.Now()
 	port, err := pf.open()
 	if err != nil {
 		return "", "", err
 	}
-	results, err := protocol.RunCases(port, []conformance.Case{c})
+	results, err := judge.RunCases(port, []conformance.Case{c})
 	err = cmp.Or(err, port.Close())
-	var late *protocol.DeadlineError
+	var late *judge.DeadlineError
 	if errors.As(err, &late) || (err != nil && time.Since(start) >= time.Second) {
 		return "", "", err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 )
 
 // live is a run's report while the run goes on: the text report prints
@@ -66,10 +66,10 @@ func (c cli) newLive(j checkJob, rep *report, start time.Time) *live {
 }
 
 // add takes in the result of the next case and prints what is final.
-func (lv *live) add(r protocol.CaseResult) {
+func (lv *live) add(r judge.CaseResult) {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	lv.rep.add([]protocol.CaseResult{r})
+	lv.rep.add([]judge.CaseResult{r})
 	cr := &lv.rep.Cases[len(lv.rep.Cases)-1]
 	if failing(cr.Verdict) {
 		lv.failed++
@@ -89,14 +89,14 @@ func (lv *live) add(r protocol.CaseResult) {
 }
 
 // addAll is add of every result of rs.
-func (lv *live) addAll(rs []protocol.CaseResult) {
+func (lv *live) addAll(rs []judge.CaseResult) {
 	for _, r := range rs {
 		lv.add(r)
 	}
 }
 
 // failing reports whether a case of verdict v fails the run.
-func failing(v string) bool { return v == vFail || v == vXPass || v == vBroken }
+func failing(v string) bool { return judge.Verdict(v).Failing() }
 
 // flush prints the cases not printed yet; lv.mu is held.
 func (lv *live) flush() {
@@ -156,9 +156,9 @@ func freeze(sig syscall.Signal) *live {
 func (lv *live) partial(sig syscall.Signal) {
 	rep := lv.rep
 	done := len(rep.Cases)
-	rest := make([]protocol.CaseResult, 0, len(lv.cases)-done)
+	rest := make([]judge.CaseResult, 0, len(lv.cases)-done)
 	for _, cs := range lv.cases[done:] {
-		rest = append(rest, protocol.CaseResult{Case: cs, Verdict: protocol.NotRun, Why: "not run: limcheck was stopped before it"})
+		rest = append(rest, judge.CaseResult{Case: cs, Verdict: judge.NotRun, Why: "not run: limcheck was stopped before it"})
 	}
 	rep.add(rest)
 	rep.finish(time.Since(lv.start))

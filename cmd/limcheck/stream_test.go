@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 )
 
@@ -17,7 +18,7 @@ import (
 // terminal), and the progress line is cleared before the report writes.
 func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	rs := results(conformance.Pass, conformance.Fail, conformance.Pass)
+	rs := results(judge.Pass, judge.Fail, judge.Pass)
 	var cs []conformance.Case
 	for _, r := range rs {
 		cs = append(cs, r.Case)
@@ -65,7 +66,7 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 // text waits from it on, in order.
 func TestLiveHoldsACaseForItsRunAlone(t *testing.T) {
 	var stdout bytes.Buffer
-	rs := results(conformance.Fail, conformance.Pass)
+	rs := results(judge.Fail, judge.Pass)
 	rs[0].Stderr = "noise\n"
 	cs := []conformance.Case{rs[0].Case, rs[1].Case}
 	lv := cli{stdout: &stdout, stderr: &bytes.Buffer{}}.newLive(checkJob{cmd: "run", rf: &reportFlags{}, selected: cs, alone: 1, stream: true}, startReport(protocol.Hello{Name: "p"}, nil), time.Now())

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -42,9 +43,9 @@ func RunCases(t *testing.T, s oracle.Subject, cases []conformance.Case) {
 // runCase checks one case as a subtest.
 func runCase(t *testing.T, s oracle.Subject, c conformance.Case) {
 	switch r := Check(s, c); r.Verdict {
-	case conformance.Skip:
+	case judge.Skip:
 		t.Skip(r.Message)
-	case conformance.Fail:
+	case judge.Fail:
 		t.Error(r.Message)
 	}
 }
@@ -54,30 +55,25 @@ func runCase(t *testing.T, s oracle.Subject, c conformance.Case) {
 // description, the ops up to the divergence, expected and got).
 type Result struct {
 	Case    conformance.Case
-	Verdict conformance.Verdict
+	Verdict judge.Verdict
 	Message string
 }
 
-// Check runs the case c on a fresh instance of s: the verdict Run's
-// subtest reports, without a *testing.T.
+// Check runs the case c on fresh instances of s (judge.Check): the
+// verdict Run's subtest reports, without a *testing.T.
 func Check(s oracle.Subject, c conformance.Case) Result {
-	verdict, d, err := conformance.Check(s, c)
-	r := Result{Case: c, Verdict: verdict}
+	res := judge.Check(s, c)
+	r := Result{Case: c, Verdict: res.Verdict}
 	switch {
-	case verdict == conformance.Skip:
+	case res.Verdict == judge.Skip:
 		r.Message = fmt.Sprintf("%s does not implement or declines %s", s.Name(), c.ID)
-	case err != nil:
-		r.Message = fmt.Sprintf("%s %v: %s: %v", c.ID, c.Clauses, c.Description, err)
-	case d != nil:
-		r.Message = fmt.Sprintf("%s %v: %s\n%s", c.ID, c.Clauses, c.Description, divergence(s, c.Trace(), c.Expected(), d))
+	case res.Divergence != nil:
+		diff := conformance.Differ(c.Trace(), res.Divergence.Index, c.Expected(), res.Got).Text("expected (model)", "got ("+s.Name()+")")
+		r.Message = fmt.Sprintf("%s %v: %s: %s\n%s", c.ID, c.Clauses, c.Description, res.Why, diff)
+	case res.Verdict == judge.Fail:
+		r.Message = fmt.Sprintf("%s %v: %s: %s", c.ID, c.Clauses, c.Description, res.Why)
 	}
 	return r
-}
-
-// divergence is d for people: the ops up to it, expected and got.
-func divergence(s oracle.Subject, tr oracle.Trace, want oracle.Outcome, d *oracle.Divergence) string {
-	got, _ := oracle.Run(s, tr) //nolint:errcheck // it ran once already; what it returns is what differs
-	return conformance.Differ(tr, d.Index, want, got).Text("expected (model)", "got ("+s.Name()+")")
 }
 
 // Fuzz makes f a go test -fuzz target against the model: each input

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -45,11 +46,11 @@ func TestCheckReportsADivergence(t *testing.T) {
 		if c.Component != oracle.Lim {
 			continue
 		}
-		if r := Check(oracle.Model{}, c); r.Verdict != conformance.Pass {
+		if r := Check(oracle.Model{}, c); r.Verdict != judge.Pass {
 			t.Fatalf("Check(model, %s) = %s %q, want pass", c.ID, r.Verdict, r.Message)
 		}
 		r := Check(liar{}, c)
-		if r.Verdict != conformance.Fail {
+		if r.Verdict != judge.Fail {
 			continue
 		}
 		failed++

@@ -6,6 +6,7 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/conformancetest"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -30,7 +31,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	count := map[conformance.Verdict]map[oracle.Component]bool{}
+	count := map[judge.Verdict]map[oracle.Component]bool{}
 	for _, c := range cases {
 		r := conformancetest.Check(gateOnly{}, c)
 		if count[r.Verdict] == nil {
@@ -38,9 +39,9 @@ func Example() {
 		}
 		count[r.Verdict][c.Component] = true
 	}
-	fmt.Println("passed gate:", count[conformance.Pass][oracle.Gate])
-	fmt.Println("skipped lim:", count[conformance.Skip][oracle.Lim])
-	fmt.Println("any failure:", len(count[conformance.Fail]) > 0)
+	fmt.Println("passed gate:", count[judge.Pass][oracle.Gate])
+	fmt.Println("skipped lim:", count[judge.Skip][oracle.Lim])
+	fmt.Println("any failure:", len(count[judge.Fail]) > 0)
 	// Output:
 	// passed gate: true
 	// skipped lim: true

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -54,15 +55,15 @@ func TestRunKeepsPortStringsBounded(t *testing.T) {
 			gate = c
 		}
 	}
-	results, err := RunCases(p, []conformance.Case{lim, gate})
+	results, err := judge.RunCases(p, []conformance.Case{lim, gate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := results[0]; r.Verdict != conformance.Fail || len(r.Why) > maxMessage+128 || !strings.HasSuffix(r.Why, " bytes cut)") {
+	if r := results[0]; r.Verdict != judge.Fail || len(r.Why) > maxMessage+128 || !strings.HasSuffix(r.Why, " bytes cut)") {
 		t.Errorf("%s: %s, why of %d bytes ending %q; want a failure, its fault cut to %d bytes", lim.ID, r.Verdict, len(r.Why), r.Why[max(len(r.Why)-30, 0):], maxMessage)
 	}
 	r := results[1]
-	if r.Verdict != conformance.Fail || len(r.Got.Results) == 0 {
+	if r.Verdict != judge.Fail || len(r.Got.Results) == 0 {
 		t.Fatalf("%s: %s with %d results, want a failure with results", gate.ID, r.Verdict, len(r.Got.Results))
 	}
 	if v := r.Got.Results[0].Verdict; len(v) <= conformance.MaxString || len(v) > conformance.MaxString+64 || !strings.HasSuffix(v, " bytes cut)") {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limcheck/limcheck/conformance/judge"
 )
 
 // TestHandshakeTimeoutIsSaidAsGiven: the diagnosis states the timeout the
@@ -44,10 +46,10 @@ func TestOutputAfterTheLastReplyBreaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := RunCases(p, limCases(t, 1)); err != nil {
+		if _, err := judge.RunCases(p, limCases(t, 1)); err != nil {
 			t.Fatal(err)
 		}
-		var b *BrokenError
+		var b *judge.BrokenError
 		if err := p.Close(); !errors.As(err, &b) || b.What != want {
 			t.Errorf("after the last reply %q: Close = %v, want a break saying %q", after, err, want)
 		}
@@ -84,14 +86,14 @@ func TestCloseOfAnOpenInstanceMustBeEmpty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results, err := RunCases(p, limCases(t, 2))
-		var b *BrokenError
+		results, err := judge.RunCases(p, limCases(t, 2))
+		var b *judge.BrokenError
 		switch {
 		case tt.want == "" && err != nil:
-			t.Errorf("%s: RunCases = %v, want no break", tt.reason, err)
+			t.Errorf("%s: judge.RunCases = %v, want no break", tt.reason, err)
 		case tt.want != "" && (!errors.As(err, &b) || !strings.HasPrefix(b.What, tt.want)):
-			t.Errorf("%s: RunCases = %v, want a break saying %q", tt.reason, err, tt.want)
-		case tt.want != "" && (results[0].Verdict != Broken || !strings.Contains(results[0].Why, "close")):
+			t.Errorf("%s: judge.RunCases = %v, want a break saying %q", tt.reason, err, tt.want)
+		case tt.want != "" && (results[0].Verdict != judge.Broken || !strings.Contains(results[0].Why, "close")):
 			t.Errorf("%s: the first case is %s (%s), want broken at its close", tt.reason, results[0].Verdict, results[0].Why)
 		}
 		p.Close() //nolint:errcheck // checked above

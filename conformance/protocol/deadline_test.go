@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 )
 
 // TestDeadlineIsNotABreak: PortOptions.Deadline is the caller's budget;
-// when it passes, RunCases stops with a *DeadlineError, which is not a
-// *BrokenError, and every case not finished is NotRun, the one in flight
+// when it passes, judge.RunCases stops with a *judge.DeadlineError, which is not a
+// *judge.BrokenError, and every case not finished is judge.NotRun, the one in flight
 // too.
 func TestDeadlineIsNotABreak(t *testing.T) {
 	p, err := fakePort(t, PortOptions{Deadline: time.Now().Add(300 * time.Millisecond)}, echoModel(func(n int, _ string, rep []byte) (string, bool) {
@@ -26,21 +26,21 @@ func TestDeadlineIsNotABreak(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := limCases(t, 4)
-	results, err := RunCases(p, cases)
-	var late *DeadlineError
-	if !errors.As(err, &late) || !errors.Is(err, ErrDeadline) || errors.Is(err, ErrBroken) || late.During != "the conversation" {
-		t.Fatalf("RunCases = %v, want a *DeadlineError during the conversation, not a break", err)
+	results, err := judge.RunCases(p, cases)
+	var late *judge.DeadlineError
+	if !errors.As(err, &late) || !errors.Is(err, judge.ErrDeadline) || errors.Is(err, judge.ErrBroken) || late.During != "the conversation" {
+		t.Fatalf("judge.RunCases = %v, want a *judge.DeadlineError during the conversation, not a break", err)
 	}
 	for _, r := range results { // the first may pass, if the deadline came after its replies
-		if r.Verdict != conformance.Pass && (r.Verdict != NotRun || !strings.Contains(r.Why, "deadline")) {
+		if r.Verdict != judge.Pass && (r.Verdict != judge.NotRun || !strings.Contains(r.Why, "deadline")) {
 			t.Errorf("%s: %s (%s), want passed or not run for the deadline", r.Case.ID, r.Verdict, r.Why)
 		}
 	}
-	if results[1].Verdict != NotRun {
+	if results[1].Verdict != judge.NotRun {
 		t.Errorf("the case in flight is %s, want not run", results[1].Verdict)
 	}
 	if err := p.Close(); !errors.As(err, &late) {
-		t.Errorf("Close = %v, want the same *DeadlineError", err)
+		t.Errorf("Close = %v, want the same *judge.DeadlineError", err)
 	}
 }
 
@@ -54,9 +54,9 @@ func TestDeadlineBoundsTheHandshakeAndTheExitWait(t *testing.T) {
 	_, err := fakePort(t, PortOptions{HandshakeTimeout: time.Hour, Deadline: time.Now().Add(200 * time.Millisecond)}, func(*bufio.Scanner, io.Writer, io.Writer) {
 		<-release // no hello
 	})
-	var late *DeadlineError
+	var late *judge.DeadlineError
 	if !errors.As(err, &late) || late.During != "the handshake" {
-		t.Errorf("a silent port: %v, want a *DeadlineError during the handshake", err)
+		t.Errorf("a silent port: %v, want a *judge.DeadlineError during the handshake", err)
 	}
 	p, err := fakePort(t, PortOptions{ExitTimeout: time.Hour}, func(in *bufio.Scanner, out, errw io.Writer) {
 		echoModel(func(_ int, _ string, rep []byte) (string, bool) { return string(rep) + "\n", false })(in, out, errw)
@@ -65,12 +65,12 @@ func TestDeadlineBoundsTheHandshakeAndTheExitWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RunCases(p, limCases(t, 1)); err != nil {
+	if _, err := judge.RunCases(p, limCases(t, 1)); err != nil {
 		t.Fatal(err)
 	}
 	p.opt.Deadline = time.Now().Add(200 * time.Millisecond) // it passes while Close waits, however slow the machine
 	if err := p.Close(); !errors.As(err, &late) || late.During != "the port's exit" {
-		t.Errorf("a port that does not exit: Close = %v, want a *DeadlineError during the port's exit", err)
+		t.Errorf("a port that does not exit: Close = %v, want a *judge.DeadlineError during the port's exit", err)
 	}
 	if d := time.Since(start); d > hangBound {
 		t.Errorf("took %v: the deadline did not bound the waits", d)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limcheck/limcheck/conformance/judge"
 )
 
 // TestKillAllReachesAPortFromItsStart: KillAll kills a port still in its
@@ -45,7 +47,7 @@ func killAllChild() {
 		time.Sleep(time.Millisecond)
 	}
 	fmt.Printf("KillAll = %d\n", KillAll())
-	if err := <-done; errors.Is(err, ErrBroken) {
+	if err := <-done; errors.Is(err, judge.ErrBroken) {
 		fmt.Println("the port in its handshake: broken")
 	} else {
 		fmt.Printf("the port in its handshake: %v\n", err)
@@ -104,12 +106,12 @@ func TestStartPortOfACommandThatCannotRun(t *testing.T) {
 	} {
 		_, err := StartPort(cmd, waits(PortOptions{}))
 		var se *StartError
-		if !errors.As(err, &se) || errors.Is(err, ErrBroken) || se.Command != cmd || !strings.HasSuffix(se.Why, want) {
+		if !errors.As(err, &se) || errors.Is(err, judge.ErrBroken) || se.Command != cmd || !strings.HasSuffix(se.Why, want) {
 			t.Errorf("StartPort(%q) = %v, want a *StartError ending %q", cmd, err, want)
 		}
 	}
 	_, err := StartPort("echo not a hello; exit 127", waits(PortOptions{}))
-	if !errors.Is(err, ErrBroken) {
+	if !errors.Is(err, judge.ErrBroken) {
 		t.Errorf("a port that wrote something, then exited 127: %v, want a break", err)
 	}
 }

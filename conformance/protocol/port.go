@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -42,7 +43,7 @@ type PortOptions struct {
 	RequestTimeout time.Duration
 	// Deadline, if set, bounds the whole conversation: the handshake, the
 	// requests and the wait for the port's exit. Reaching it is a
-	// *DeadlineError, not a break.
+	// *judge.DeadlineError, not a break.
 	Deadline time.Time
 	// Window is the most requests in flight; 0 (or more than 1024,
 	// PROTO-7's bound) means 1024.
@@ -97,9 +98,9 @@ type exitInfo struct {
 }
 
 // Port is a conversation with a running port (PROTO-1..PROTO-9). It is a
-// Runner. A Port is not safe for concurrent use; once broken (or past its
+// judge.Runner. A Port is not safe for concurrent use; once broken (or past its
 // deadline) it stays so and every later call returns the same
-// *BrokenError (or *DeadlineError).
+// *judge.BrokenError (or *judge.DeadlineError).
 type Port struct {
 	hello   Hello
 	opt     PortOptions
@@ -114,7 +115,7 @@ type Port struct {
 	seq     int64         // the last seq sent
 	nextIn  int64         // the seq the next reply must carry
 	inst    int64         // the last instance number used
-	failed  error         // sticky: the *BrokenError or *DeadlineError that stopped the port
+	failed  error         // sticky: the *judge.BrokenError or *judge.DeadlineError that stopped the port
 	dead    chan struct{} // closed when the port is killed: the reader stops
 	drained chan struct{} // closed when the port's stderr ended
 	exit    *exitInfo     // how the port ended, once it did
@@ -218,7 +219,7 @@ func newPort(tr transport, opt PortOptions) (*Port, error) {
 // Hello returns the port's hello.
 func (p *Port) Hello() Hello { return p.hello }
 
-// Name implements Runner: the hello's name and version.
+// Name implements judge.Runner: the hello's name and version.
 func (p *Port) Name() string {
 	if p.hello.Version == "" {
 		return p.hello.Name
@@ -226,7 +227,7 @@ func (p *Port) Name() string {
 	return p.hello.Name + " " + p.hello.Version
 }
 
-// Implements implements Runner: the components the hello claims.
+// Implements implements judge.Runner: the components the hello claims.
 func (p *Port) Implements(c oracle.Component) bool { return slices.Contains(p.hello.Components, c) }
 
 // lastStderr returns the last bytes the port wrote on stderr.
@@ -349,17 +350,17 @@ func (p *Port) breaks(trace, op int, what string) error {
 	if p.failed == nil {
 		p.kill()
 		p.waitStderr() // what a crashing port wrote last is the most useful
-		p.failed = &BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
+		p.failed = &judge.BrokenError{What: what, Trace: trace, Op: op, Stderr: p.stderr.last(4 << 10)}
 	}
 	return p.failed
 }
 
 // deadlinePassed records that the deadline passed while during waited,
-// kills the port and returns the *DeadlineError.
+// kills the port and returns the *judge.DeadlineError.
 func (p *Port) deadlinePassed(trace, op int, during string) error {
 	if p.failed == nil {
 		p.kill()
-		p.failed = &DeadlineError{Deadline: p.opt.Deadline, During: during, Trace: trace, Op: op}
+		p.failed = &judge.DeadlineError{Deadline: p.opt.Deadline, During: during, Trace: trace, Op: op}
 	}
 	return p.failed
 }
@@ -398,9 +399,9 @@ func (p *Port) closeStdin() {
 // Close ends the conversation: it closes the port's stdin, waits for the
 // port to exit and its stdout to end (ExitTimeout, bounded by Deadline),
 // and then kills the port's process group, always, so that no helper it
-// started outlives it. It returns a *BrokenError when the port exits with
+// started outlives it. It returns a *judge.BrokenError when the port exits with
 // a status other than 0, writes anything after its last reply, or must be
-// killed; a *DeadlineError when the deadline cut the wait short; or the
+// killed; a *judge.DeadlineError when the deadline cut the wait short; or the
 // error that stopped the port earlier.
 //
 // spec PROTO-8: "When it has no more requests limcheck closes the port's stdin; the port then exits with status 0"
@@ -690,7 +691,7 @@ type pending struct{ trace, op, side int }
 
 // traceState is a trace's run while its replies come in.
 type traceState struct {
-	run TraceRun
+	run judge.TraceRun
 	// dead: open refused, skipped or faulted, or an op skipped or faulted:
 	// later replies are disregarded, but the close of an open instance
 	// is still checked.
@@ -706,10 +707,10 @@ type traceState struct {
 	results []oracle.Result
 }
 
-// RunTraces implements Runner: it pipelines every trace's open, ops and
+// RunTraces implements judge.Runner: it pipelines every trace's open, ops and
 // close (PROTO-7) and checks every reply's seq (PROTO-9). It is RunStream
 // of ts alone.
-func (p *Port) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
+func (p *Port) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	return p.RunStream(once(ts), each)
 }
 
@@ -728,9 +729,9 @@ type inFlight struct {
 	st traceState
 }
 
-// RunStream implements Streamer: the window runs on from one slice of
+// RunStream implements judge.Streamer: the window runs on from one slice of
 // traces into the next, so the port is never idle between them.
-func (p *Port) RunStream(next func() []oracle.Trace, each func(int, TraceRun)) error {
+func (p *Port) RunStream(next func() []oracle.Trace, each func(int, judge.TraceRun)) error {
 	if p.failed != nil {
 		return p.failed
 	}
@@ -830,7 +831,7 @@ func (p *Port) RunStream(next func() []oracle.Trace, each func(int, TraceRun)) e
 					timer.Reset(left) // there was progress since it was set
 					continue
 				}
-				return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", describe(*trace(in.trace), in.op), p.opt.RequestTimeout))
+				return p.breaks(in.trace, in.op, fmt.Sprintf("no reply to %s within %v (hung?)", judge.OpName(*trace(in.trace), in.op), p.opt.RequestTimeout))
 			case x := <-exited:
 				// Replies written before the exit may still be on their way:
 				// read on for a moment before calling the exit early.
@@ -964,23 +965,12 @@ func opName(op int) string {
 	return fmt.Sprintf("op %d", op)
 }
 
-// describe names request op of t for a diagnosis.
-func describe(t oracle.Trace, op int) string {
-	switch {
-	case op == -1:
-		return "open " + string(t.Component)
-	case op == len(t.Ops):
-		return "close"
-	}
-	return fmt.Sprintf("op %d (%s)", op, t.Ops[op].Kind)
-}
-
 // seqProblem explains a reply whose seq is not the next one expected.
 func (p *Port) seqProblem(got int64, t oracle.Trace, in pending) string {
 	if got >= p.nextIn && got <= p.seq {
-		return fmt.Sprintf("reply with seq %d out of order (want %d, the reply to %s, first)", got, p.nextIn, describe(t, in.op))
+		return fmt.Sprintf("reply with seq %d out of order (want %d, the reply to %s, first)", got, p.nextIn, judge.OpName(t, in.op))
 	}
-	return fmt.Sprintf("reply with seq %d, %s (want %d, the reply to %s)", got, p.seqWhich(got), p.nextIn, describe(t, in.op))
+	return fmt.Sprintf("reply with seq %d, %s (want %d, the reply to %s)", got, p.seqWhich(got), p.nextIn, judge.OpName(t, in.op))
 }
 
 // seqWhich says what a seq that no reply is due for is: one already
@@ -1009,14 +999,14 @@ func (p *Port) streamEnded(ev event, in pending, t *oracle.Trace) error {
 	if p.exit != nil {
 		how = " and exited (" + p.exit.how + ")"
 	}
-	return p.breaks(in.trace, in.op, fmt.Sprintf("closed its stdout%s before replying to %s", how, describe(*t, in.op)))
+	return p.breaks(in.trace, in.op, fmt.Sprintf("closed its stdout%s before replying to %s", how, judge.OpName(*t, in.op)))
 }
 
 // exitedEarly diagnoses a port that exited with requests unanswered; the
 // replies it wrote before exiting are not lost, they were read, so what
 // remains is truly unanswered.
 func (p *Port) exitedEarly(x exitInfo, in pending, t *oracle.Trace) error {
-	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, describe(*t, in.op)))
+	return p.breaks(in.trace, in.op, fmt.Sprintf("exited (%s) before replying to %s", x.how, judge.OpName(*t, in.op)))
 }
 
 // appendRequest appends the request for op of t (-1 open, len(ops) close)

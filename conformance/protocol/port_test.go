@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -44,12 +45,12 @@ func vectors(t *testing.T) []conformance.Case {
 // passAll runs cases on p and fails t for each that does not pass.
 func passAll(t *testing.T, p *Port, cases []conformance.Case) {
 	t.Helper()
-	results, err := RunCases(p, cases)
+	results, err := judge.RunCases(p, cases)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Verdict != conformance.Pass {
+		if r.Verdict != judge.Pass {
 			t.Errorf("%s: %s: %s", r.Case.ID, r.Verdict, r.Why)
 		}
 	}
@@ -210,20 +211,20 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 			}
 			cases := limCases(t, 6)
 			start := time.Now()
-			results, err := RunCases(p, cases)
+			results, err := judge.RunCases(p, cases)
 			if d := time.Since(start); d > hangBound {
-				t.Errorf("RunCases took %v on a broken port, longer than %v: it waited for more than the break", d, hangBound)
+				t.Errorf("judge.RunCases took %v on a broken port, longer than %v: it waited for more than the break", d, hangBound)
 			}
-			var b *BrokenError
+			var b *judge.BrokenError
 			if !errors.As(err, &b) || !strings.Contains(b.What, tt.want) {
-				t.Fatalf("err = %v, want a *BrokenError saying %q", err, tt.want)
+				t.Fatalf("err = %v, want a *judge.BrokenError saying %q", err, tt.want)
 			}
 			broken, notRun := -1, 0
 			for i, r := range results {
 				switch r.Verdict {
-				case Broken:
+				case judge.Broken:
 					broken = i
-				case NotRun:
+				case judge.NotRun:
 					notRun++
 				}
 			}
@@ -232,15 +233,15 @@ func TestPortBreaksAreDiagnosedNamingTheCase(t *testing.T) {
 			if broken < 0 || notRun != len(cases)-broken-1 {
 				t.Errorf("broken case %d, %d not run, of %d: %+v", broken, notRun, len(cases), verdicts(results))
 			}
-			if !errors.Is(p.Close(), ErrBroken) {
+			if !errors.Is(p.Close(), judge.ErrBroken) {
 				t.Errorf("Close after a break is not the break")
 			}
 		})
 	}
 }
 
-func verdicts(rs []CaseResult) []conformance.Verdict {
-	var v []conformance.Verdict
+func verdicts(rs []judge.CaseResult) []judge.Verdict {
+	var v []judge.Verdict
 	for _, r := range rs {
 		v = append(v, r.Verdict)
 	}
@@ -293,12 +294,12 @@ func TestStderrFloodNeverBlocksAndIsKeptBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := RunCases(p, limCases(t, 5))
+	results, err := judge.RunCases(p, limCases(t, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if r.Verdict != conformance.Pass {
+		if r.Verdict != judge.Pass {
 			t.Errorf("%s: %s %s", r.Case.ID, r.Verdict, r.Why)
 		}
 		if len(r.Stderr) > 4<<10+64 || !strings.Contains(r.Stderr, "earlier bytes dropped") {
@@ -323,12 +324,12 @@ func TestResultThatDoesNotDecodeFailsTheCaseOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := RunCases(p, limCases(t, 3))
+	results, err := judge.RunCases(p, limCases(t, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := verdicts(results)
-	if got[0] != conformance.Fail || got[1] != conformance.Pass || got[2] != conformance.Pass || !strings.Contains(results[0].Why, "does not decode") {
+	if got[0] != judge.Fail || got[1] != judge.Pass || got[2] != judge.Pass || !strings.Contains(results[0].Why, "does not decode") {
 		t.Errorf("verdicts %v, first why %q", got, results[0].Why)
 	}
 	// The port sent no fault: the why says what it sent (issue 27, item 13).

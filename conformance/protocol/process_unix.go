@@ -16,7 +16,7 @@ import (
 
 // StartPort starts command as a port (`sh -c command`, in its own process
 // group) and reads its hello. A port that breaks the handshake is killed
-// and the error is a *BrokenError; past opt.Deadline, a *DeadlineError; a
+// and the error is a *judge.BrokenError; past opt.Deadline, a *judge.DeadlineError; a
 // command that cannot run (sh cannot start, or cannot find or execute the
 // command) is a *StartError. From the moment the process starts until its
 // whole group is killed, KillAll reaches it.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -84,11 +85,11 @@ func TestPortExitingNonzeroAtTheEndBreaksTheProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RunCases(p, limCases(t, 2)); err != nil {
+	if _, err := judge.RunCases(p, limCases(t, 2)); err != nil {
 		t.Fatal(err)
 	}
 	err = p.Close()
-	if !errors.Is(err, ErrBroken) || !strings.Contains(err.Error(), "exit status 3") {
+	if !errors.Is(err, judge.ErrBroken) || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("Close = %v, want a break naming exit status 3", err)
 	}
 }
@@ -112,7 +113,7 @@ func TestStartPortThatCannotHandshake(t *testing.T) {
 			timeout = 300 * time.Millisecond
 		}
 		_, err := StartPort(cmd, waits(PortOptions{HandshakeTimeout: timeout}))
-		var b *BrokenError
+		var b *judge.BrokenError
 		if !errors.As(err, &b) || !strings.Contains(b.What, want) {
 			t.Errorf("StartPort(%q) = %v, want a break saying %q", cmd, err, want)
 		}
@@ -241,7 +242,7 @@ func TestProtocolSchemaAcceptsEveryMessageOfAVectorRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RunCases(p, cases); err != nil {
+	if _, err := judge.RunCases(p, cases); err != nil {
 		t.Fatal(err)
 	}
 	reqW.Close()
@@ -294,7 +295,7 @@ func TestPipelinedRepliesComeInOrderBeyondTheWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := 0
-		err = p.RunTraces(ts, func(i int, run TraceRun) {
+		err = p.RunTraces(ts, func(i int, run judge.TraceRun) {
 			want := oracle.I(max(int64(i)-1, 0))
 			if i != seen || len(run.Outcome.Results) != 1 || run.Outcome.Results[0].N != want {
 				t.Errorf("window %d: trace %d (call %d): %+v, want n %v", window, i, seen, run, want)
@@ -337,8 +338,8 @@ func TestSkippedAndFaultRepliesMarkTheTrace(t *testing.T) {
 	}
 	op := oracle.Op{Kind: oracle.LimRel, N: oracle.I(1)}
 	ts := []oracle.Trace{{Component: oracle.Lim, Ops: []oracle.Op{op, op}}, {Component: oracle.Lim, Ops: []oracle.Op{op, op}}}
-	var runs []TraceRun
-	if err := p.RunTraces(ts, func(_ int, r TraceRun) { runs = append(runs, r) }); err != nil {
+	var runs []judge.TraceRun
+	if err := p.RunTraces(ts, func(_ int, r judge.TraceRun) { runs = append(runs, r) }); err != nil {
 		t.Fatal(err)
 	}
 	if runs[0].Skipped != "op 0: too big for me" || runs[0].Fault != "" || len(runs[0].Outcome.Results) != 0 {
@@ -395,8 +396,8 @@ func TestAfterASkipTheCaseRunsToItsClose(t *testing.T) {
 			defer p.Close() //nolint:errcheck
 			op := oracle.Op{Kind: oracle.LimRel, N: oracle.I(1)}
 			ts := []oracle.Trace{{Component: oracle.Lim, Ops: []oracle.Op{op, op, op}}}
-			var runs []TraceRun
-			err = p.RunTraces(ts, func(_ int, r TraceRun) { runs = append(runs, r) })
+			var runs []judge.TraceRun
+			err = p.RunTraces(ts, func(_ int, r judge.TraceRun) { runs = append(runs, r) })
 			if c.breaks {
 				if err == nil {
 					t.Fatalf("PROTO-15: RunTraces = nil with a fault to the close, want a break")

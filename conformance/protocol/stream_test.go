@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -49,8 +50,8 @@ func TestStreamIsOneConversationAcrossSlices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []TraceRun
-	if err := ref.RunTraces(all, func(_ int, run TraceRun) { want = append(want, run) }); err != nil {
+	var want []judge.TraceRun
+	if err := ref.RunTraces(all, func(_ int, run judge.TraceRun) { want = append(want, run) }); err != nil {
 		t.Fatal(err)
 	}
 	ref.Close() //nolint:errcheck // in process
@@ -59,10 +60,10 @@ func TestStreamIsOneConversationAcrossSlices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []TraceRun
+		var got []judge.TraceRun
 		var doneAt []int
 		done := 0
-		err = p.RunStream(slicesOf(sl, &done, &doneAt), func(i int, run TraceRun) {
+		err = p.RunStream(slicesOf(sl, &done, &doneAt), func(i int, run judge.TraceRun) {
 			if i != done {
 				t.Errorf("window %d: each(%d, ...) as call %d, want the stream's indexes in order", window, i, done)
 			}
@@ -107,8 +108,8 @@ func TestStreamBreakNamesTheTraceInTheStream(t *testing.T) {
 	defer p.Close() //nolint:errcheck // broken
 	var doneAt []int
 	done := 0
-	err = p.RunStream(slicesOf([][]oracle.Trace{relTraces(0, 2), relTraces(2, 2)}, &done, &doneAt), func(i int, _ TraceRun) { done++ })
-	var be *BrokenError
+	err = p.RunStream(slicesOf([][]oracle.Trace{relTraces(0, 2), relTraces(2, 2)}, &done, &doneAt), func(i int, _ judge.TraceRun) { done++ })
+	var be *judge.BrokenError
 	if !errors.As(err, &be) || be.Trace != 2 || be.Op != 0 || done != 2 {
 		t.Errorf("RunStream on a port that stops at request %d: %v (trace %v), %d traces reported; want a break at trace 2 op 0 of the stream, 2 reported", breakAt, err, be, done)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -53,21 +54,21 @@ func TestTwinCasesFailOnlySharedState(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name  string
-		run   func(oracle.Subject) []CaseResult
-		check bool // also conformance.Check, in process without a Runner
+		run   func(oracle.Subject) []judge.CaseResult
+		check bool // also judge.Check, in process without a judge.Runner
 	}{
-		{"pipe", func(s oracle.Subject) []CaseResult { return runPiped(t, s, cases) }, false},
-		{"in process", func(s oracle.Subject) []CaseResult { return runIn(t, SubjectRunner{S: s}, cases) }, true},
+		{"pipe", func(s oracle.Subject) []judge.CaseResult { return runPiped(t, s, cases) }, false},
+		{"in process", func(s oracle.Subject) []judge.CaseResult { return runIn(t, judge.SubjectRunner{S: s}, cases) }, true},
 	} {
 		for _, r := range tt.run(oracle.Model{}) {
-			if r.Verdict != conformance.Pass {
+			if r.Verdict != judge.Pass {
 				t.Errorf("%s: model: %s %s: %s", tt.name, r.Case.ID, r.Verdict, r.Why)
 			}
 		}
 		for _, r := range tt.run(&sharedModel{cur: map[oracle.Component]oracle.Instance{}}) {
-			want := conformance.Pass
+			want := judge.Pass
 			if r.Case.Twin {
-				want = conformance.Fail // on either instance: each sees the other's ops
+				want = judge.Fail // on either instance: each sees the other's ops
 			}
 			if r.Verdict != want {
 				t.Errorf("%s: shared: %s = %s (%s), want %s", tt.name, r.Case.ID, r.Verdict, r.Why, want)
@@ -77,15 +78,15 @@ func TestTwinCasesFailOnlySharedState(t *testing.T) {
 			continue
 		}
 		for _, c := range cases {
-			v, _, err := conformance.Check(&sharedModel{cur: map[oracle.Component]oracle.Instance{}}, c)
-			if want := map[bool]conformance.Verdict{true: conformance.Fail, false: conformance.Pass}[c.Twin]; v != want || err != nil {
-				t.Errorf("Check(shared, %s) = %s, %v, want %s", c.ID, v, err, want)
+			r := judge.Check(&sharedModel{cur: map[oracle.Component]oracle.Instance{}}, c)
+			if want := map[bool]judge.Verdict{true: judge.Fail, false: judge.Pass}[c.Twin]; r.Verdict != want {
+				t.Errorf("Check(shared, %s) = %s, %s; want %s", c.ID, r.Verdict, r.Why, want)
 			}
 		}
 	}
 }
 
-func runPiped(t *testing.T, s oracle.Subject, cases []conformance.Case) []CaseResult {
+func runPiped(t *testing.T, s oracle.Subject, cases []conformance.Case) []judge.CaseResult {
 	t.Helper()
 	p, err := ServePipe(s, Hello{Name: s.Name(), Version: "1"}, PortOptions{})
 	if err != nil {
@@ -95,9 +96,9 @@ func runPiped(t *testing.T, s oracle.Subject, cases []conformance.Case) []CaseRe
 	return runIn(t, p, cases)
 }
 
-func runIn(t *testing.T, r Runner, cases []conformance.Case) []CaseResult {
+func runIn(t *testing.T, r judge.Runner, cases []conformance.Case) []judge.CaseResult {
 	t.Helper()
-	res, err := RunCases(r, cases)
+	res, err := judge.RunCases(r, cases)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -45,8 +46,8 @@ func TestCounterexampleCaseOfAnyTraceIsAValidVectorTheModelPasses(t *testing.T) 
 			if _, err := conformance.Load(fstest.MapFS{string(c) + "/" + cs.ID + ".json": {Data: data}}); err != nil {
 				t.Errorf("Load of the case at its place = %v", err)
 			}
-			if v, d, err := conformance.Check(oracle.Model{}, cs); v != conformance.Pass {
-				t.Errorf("Check(model, %s) = %s, %v, %v", cs.ID, v, d, err)
+			if r := judge.Check(oracle.Model{}, cs); r.Verdict != judge.Pass {
+				t.Errorf("Check(model, %s) = %s, %s", cs.ID, r.Verdict, r.Why)
 			}
 			out, _ := oracle.Run(oracle.Model{}, tr)
 			wantStrict := false

@@ -1,5 +1,5 @@
 // Package search is limcheck's differential search: it runs generated
-// traces on an implementation (a conformance/protocol Runner: a port, or a
+// traces on an implementation (a conformance/judge Runner: a port, or a
 // Go subject in process) and on the model, and shrinks the first trace on
 // which they disagree into a conformance vector, ready for a suite.
 //
@@ -13,7 +13,7 @@
 //     and its end as a [FuzzReport].
 //     Under a time bound it sizes each chunk of traces it hands the
 //     runner to the time left, so a slow port cannot run a whole batch
-//     past it; a port (a protocol.Streamer) gets the chunks as one
+//     past it; a port (a judge.Streamer) gets the chunks as one
 //     stream, never idle between them.
 //     [GenFuzzTrace] is trace i of a seed: a run depends on nothing else,
 //     so it is reproducible.
@@ -32,7 +32,8 @@
 // # Imports
 //
 // The standard library, conformance (the vector format),
-// conformance/protocol (the Runner and its errors), oracle and model/...;
+// conformance/judge (the Runner, its errors and the one comparison of a
+// run with the model's outcome), oracle and model/...;
 // its tests also internal/slowdown. Never impl/ (internal/archcheck
 // enforces the direction).
 package search

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -44,7 +45,7 @@ type Counterexample struct {
 	// Confirmation is Confirmed or ConfirmedOriginal, else in the
 	// conversation that found it. Its strings are cut to MaxText bytes;
 	// Stderr shows what a port wrote while it ran.
-	Run protocol.TraceRun
+	Run judge.TraceRun
 	// ShrinkRuns is the number of candidate traces shrinking ran.
 	ShrinkRuns int
 	// ShrinkStop is why shrinking stopped: ShrinkDone, or the limit or
@@ -111,7 +112,7 @@ func cutTail(s string) string {
 }
 
 // cutRun returns run with its strings cut to MaxText.
-func cutRun(run protocol.TraceRun) protocol.TraceRun {
+func cutRun(run judge.TraceRun) judge.TraceRun {
 	run.Fault, run.Skipped, run.Stderr = protocol.CutText(run.Fault, MaxText), protocol.CutText(run.Skipped, MaxText), cutTail(run.Stderr)
 	return run
 }
@@ -119,16 +120,16 @@ func cutRun(run protocol.TraceRun) protocol.TraceRun {
 // foundTrace is the first failing trace of a run, as Fuzz found it.
 type foundTrace struct {
 	index      int
-	orig, sent oracle.Trace      // as generated and as sent
-	run        protocol.TraceRun // its run, cut
-	start      time.Time         // the start of the run
-	err        error             // the runner's error in the call that ran it
+	orig, sent oracle.Trace   // as generated and as sent
+	run        judge.TraceRun // its run, cut
+	start      time.Time      // the start of the run
+	err        error          // the runner's error in the call that ran it
 }
 
 // counterexample shrinks ft on r (unless r broke in the call that found
 // it), confirms it on a fresh runner and builds its report. Its error is
 // a bug: the model refusing the trace it shrank to.
-func counterexample(r protocol.Runner, opt FuzzOptions, ft foundTrace) (*Counterexample, error) {
+func counterexample(r judge.Runner, opt FuzzOptions, ft foundTrace) (*Counterexample, error) {
 	found := time.Now()
 	ce := &Counterexample{Seed: opt.Seed, Index: ft.index, Original: ft.orig, Trace: ft.sent, Run: ft.run,
 		Reproduced: true, FoundAfter: found.Sub(ft.start)}
@@ -151,7 +152,7 @@ func counterexample(r protocol.Runner, opt FuzzOptions, ft foundTrace) (*Counter
 // untwin offers c's twin trace on one instance when that fails too: the
 // bug is not one of isolation, and the smaller case says so. The error is
 // r's, when it broke.
-func (c *Counterexample) untwin(r protocol.Runner) error {
+func (c *Counterexample) untwin(r judge.Runner) error {
 	single := c.Trace
 	single.Twin = false
 	want, err := oracle.Run(oracle.Model{}, single)
@@ -159,14 +160,14 @@ func (c *Counterexample) untwin(r protocol.Runner) error {
 		return nil // the shrink's own run of the model reports it
 	}
 	run, err := runOne(r, single)
-	if err == nil && fails(single, want, run) {
+	if err == nil && judge.Fails(single, want, run) {
 		c.Trace, c.Run = single, cutRun(run)
 	}
 	return err
 }
 
 // shrink shrinks c's trace on r within opt's limits from found on.
-func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.Time) {
+func (c *Counterexample) shrink(r judge.Runner, opt FuzzOptions, found time.Time) {
 	shrinkTime := opt.ShrinkTime
 	if shrinkTime <= 0 {
 		shrinkTime = defaultShrinkTime
@@ -175,9 +176,9 @@ func (c *Counterexample) shrink(r protocol.Runner, opt FuzzOptions, found time.T
 	if !opt.Deadline.IsZero() && opt.Deadline.Before(lim.Deadline) {
 		lim.Deadline = opt.Deadline
 	}
-	pred := func(t oracle.Trace, got protocol.TraceRun) bool {
+	pred := func(t oracle.Trace, got judge.TraceRun) bool {
 		want, err := oracle.Run(oracle.Model{}, t)
-		if err != nil || !fails(t, want, got) {
+		if err != nil || !judge.Fails(t, want, got) {
 			return false
 		}
 		c.Trace, c.Run = t, cutRun(got) // Shrink keeps every candidate that fails
@@ -201,7 +202,7 @@ func (c *Counterexample) stopped(opt FuzzOptions, stop ShrinkStop, err error) {
 		c.ShrinkStop, c.ShrinkErr = ShrinkInterrupted, nil
 		return
 	}
-	if stop != ShrinkDone && (errors.Is(err, protocol.ErrDeadline) || opt.pastDeadline(time.Now())) {
+	if stop != ShrinkDone && (errors.Is(err, judge.ErrDeadline) || opt.pastDeadline(time.Now())) {
 		// the port's deadline (or, for a runner that does not tell it
 		// from a break, the run's clock)
 		c.ShrinkStop = ShrinkDeadline
@@ -256,23 +257,23 @@ func (c *Counterexample) confirm(opt FuzzOptions, sent oracle.Trace) {
 
 // freshRun runs t alone on a runner fresh starts and reports whether it
 // fails there.
-func freshRun(fresh func() (protocol.Runner, func() error, error), t oracle.Trace) (protocol.TraceRun, bool, error) {
+func freshRun(fresh func() (judge.Runner, func() error, error), t oracle.Trace) (judge.TraceRun, bool, error) {
 	want, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
-		return protocol.TraceRun{}, false, fmt.Errorf("search: the model refuses the trace: %w", err)
+		return judge.TraceRun{}, false, fmt.Errorf("search: the model refuses the trace: %w", err)
 	}
 	r, end, err := fresh()
 	if err != nil {
-		return protocol.TraceRun{}, false, fmt.Errorf("search: starting a fresh runner: %w", err)
+		return judge.TraceRun{}, false, fmt.Errorf("search: starting a fresh runner: %w", err)
 	}
 	run, err := runOne(r, t)
 	if end != nil {
 		end() //nolint:errcheck // the run is the news; a port that breaks at its end is killed
 	}
 	if err != nil {
-		return protocol.TraceRun{}, false, fmt.Errorf("search: %s, fresh: %w", r.Name(), err)
+		return judge.TraceRun{}, false, fmt.Errorf("search: %s, fresh: %w", r.Name(), err)
 	}
-	return cutRun(run), fails(t, want, run), nil
+	return cutRun(run), judge.Fails(t, want, run), nil
 }
 
 // maxDescName is the most bytes of the runner's name a counterexample's
@@ -298,7 +299,7 @@ func (c *Counterexample) finish(name string) error {
 			what = fmt.Sprintf("result of %s does not decode", fuzzOpName(c.Trace, c.FaultOp))
 		}
 	} else {
-		c.Divergence, c.OnTwin = divergence(c.Trace, want, c.Run)
+		c.Divergence, c.OnTwin = judge.Diverge(c.Trace, want, c.Run)
 		switch {
 		case c.OnTwin:
 			what = fmt.Sprintf("first divergence at %s on the second instance of the config, open beside the first (state shared between instances)", fuzzOpName(c.Trace, c.Divergence.Index))

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -45,7 +45,7 @@ type FuzzOptions struct {
 	Isolation int
 	// Batch is the most traces of a chunk, the traces handed to the
 	// runner at once (a RunTraces call, or a slice of a
-	// protocol.Streamer's stream); 0 means 64. Under a time bound a chunk
+	// judge.Streamer's stream); 0 means 64. Under a time bound a chunk
 	// carries fewer: as many as fit half the time left, at the time per
 	// trace measured so far.
 	Batch int
@@ -63,7 +63,7 @@ type FuzzOptions struct {
 	// before it offers it (Counterexample.Confirmation): a port that keeps
 	// state from one instance to the next fails in a long conversation on
 	// traces that pass alone.
-	Fresh func() (protocol.Runner, func() error, error)
+	Fresh func() (judge.Runner, func() error, error)
 	// Stop, if non-nil, is closed to stop the run at once (limcheck
 	// closes it on a signal, then kills the port, so that a call of the
 	// runner in progress breaks): a run it stops before a failing trace
@@ -147,7 +147,7 @@ type FuzzReport struct {
 //
 // Generation runs ahead of the runner, on parallel workers, and each
 // trace's expected outcome is computed where it is generated. A runner
-// that is a protocol.Streamer (a port) gets the chunks as one stream,
+// that is a judge.Streamer (a port) gets the chunks as one stream,
 // the next sent while the last is still being answered and checked, as
 // long as the pacer allows whole chunks; it never waits between them. Trace i
 // depends only on the seed and i, so the traces an ops bound runs, and the
@@ -157,10 +157,10 @@ type FuzzReport struct {
 // A failing trace is never lost: when r breaks or the deadline passes
 // while shrinking, or in the call that ran it, Found holds the smallest
 // failing trace reached and says why shrinking stopped, and the error is
-// nil. Otherwise a *protocol.BrokenError from r is returned wrapped
+// nil. Otherwise a *judge.BrokenError from r is returned wrapped
 // (errors.As finds it), with the report so far; a run opt.Deadline cuts
 // short returns TimedOut and no error.
-func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
+func Fuzz(r judge.Runner, opt FuzzOptions) (FuzzReport, error) {
 	comps, err := fuzzComponents(r, opt)
 	if err != nil {
 		return FuzzReport{}, err
@@ -200,7 +200,7 @@ func Fuzz(r protocol.Runner, opt FuzzOptions) (FuzzReport, error) {
 		case err != nil && opt.stopped():
 			f.rep.Stopped = true // the port was killed: no break of its own
 			return f.rep, nil
-		case errors.Is(err, protocol.ErrDeadline) || err != nil && opt.pastDeadline(time.Now()):
+		case errors.Is(err, judge.ErrDeadline) || err != nil && opt.pastDeadline(time.Now()):
 			// the port's own deadline, or a runner that does not tell its
 			// deadline from a break, stopped by the run's
 			f.rep.TimedOut = true
@@ -260,7 +260,7 @@ func (p *pacer) ran(n int, d time.Duration) {
 }
 
 // fuzzComponents returns the components to fuzz and checks the bounds.
-func fuzzComponents(r protocol.Runner, opt FuzzOptions) ([]oracle.Component, error) {
+func fuzzComponents(r judge.Runner, opt FuzzOptions) ([]oracle.Component, error) {
 	switch {
 	case opt.Duration < 0 || opt.Ops < 0:
 		return nil, fmt.Errorf("search: fuzz: negative bound (duration %v, ops %d)", opt.Duration, opt.Ops)
@@ -291,74 +291,4 @@ func fuzzComponents(r protocol.Runner, opt FuzzOptions) ([]oracle.Component, err
 		}
 	}
 	return slices.Clone(opt.Components), nil
-}
-
-// fails reports whether run, not skipped, faulted or differs from want (on
-// either instance of a twin trace).
-func fails(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) bool {
-	if run.Skipped != "" {
-		return false
-	}
-	return run.Fault != "" || !outcomeEqual(want, run.Outcome) && oracle.Compare(t, want, run.Outcome) != nil ||
-		t.Twin && want.Open == "" && !resultsEqual(want.Results, run.Twin) && twinDivergence(t, want, run) != nil
-}
-
-// twinDivergence returns the first divergence of the second instance of
-// twin trace t from want (its Diff says so), or nil.
-//
-// spec VEC-15: "each instance's results must equal expect"
-func twinDivergence(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) *oracle.Divergence {
-	if !t.Twin || want.Open != "" {
-		return nil
-	}
-	d := oracle.Compare(t, want, oracle.Outcome{Results: run.Twin})
-	if d != nil {
-		d.Diff = "on the second instance of the config, open beside the first:\n" + d.Diff
-	}
-	return d
-}
-
-// divergence returns the first divergence of run from want on t: on the
-// first instance, else on a twin trace's second (twin true).
-func divergence(t oracle.Trace, want oracle.Outcome, run protocol.TraceRun) (d *oracle.Divergence, twin bool) {
-	if d := oracle.Compare(t, want, run.Outcome); d != nil {
-		return d, false
-	}
-	d = twinDivergence(t, want, run)
-	return d, d != nil
-}
-
-// resultsEqual is outcomeEqual on result lists.
-func resultsEqual(a, b []oracle.Result) bool {
-	return outcomeEqual(oracle.Outcome{Results: a}, oracle.Outcome{Results: b})
-}
-
-// outcomeEqual is a fast check that a and b are equal as oracle.Compare
-// sees them (Compare, through cmp.Diff, is the slow path for a difference).
-func outcomeEqual(a, b oracle.Outcome) bool {
-	if a.Open != b.Open || len(a.Results) != len(b.Results) {
-		return false
-	}
-	for i := range a.Results {
-		if !resultEqual(a.Results[i], b.Results[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// resultEqual compares two results, pointers by what they point to.
-func resultEqual(a, b oracle.Result) bool {
-	if !ptrEqual(a.Response, b.Response) || !ptrEqual(a.Touched, b.Touched) {
-		return false
-	}
-	a.Response, b.Response, a.Touched, b.Touched = nil, nil, nil, nil
-	return a == b
-}
-
-func ptrEqual[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

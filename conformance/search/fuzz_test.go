@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/slowdown"
@@ -142,7 +143,7 @@ func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.m.name, func(t *testing.T) {
 			start := time.Now()
-			rep, err := search.Fuzz(protocol.SubjectRunner{S: tt.m}, plantedBugBudget)
+			rep, err := search.Fuzz(judge.SubjectRunner{S: tt.m}, plantedBugBudget)
 			if err != nil {
 				t.Fatalf("Fuzz = %v", err)
 			}
@@ -183,11 +184,11 @@ func checkCounterexampleCase(t *testing.T, ce *search.Counterexample, m oracle.S
 	if !reflect.DeepEqual(ce.Case.Trace(), ce.Trace) {
 		t.Errorf("Case.Trace() = %#v, want the shrunk trace %#v", ce.Case.Trace(), ce.Trace)
 	}
-	if v, _, err := conformance.Check(oracle.Model{}, ce.Case); v != conformance.Pass {
-		t.Errorf("Check(model, case) = %s, %v; want pass", v, err)
+	if r := judge.Check(oracle.Model{}, ce.Case); r.Verdict != judge.Pass {
+		t.Errorf("Check(model, case) = %s, %s; want %s", r.Verdict, r.Why, judge.Pass)
 	}
-	if v, _, _ := conformance.Check(m, ce.Case); v != conformance.Fail {
-		t.Errorf("Check(mutant, case) = %s, want fail", v)
+	if r := judge.Check(m, ce.Case); r.Verdict != judge.Fail {
+		t.Errorf("Check(mutant, case) = %s, want %s", r.Verdict, judge.Fail)
 	}
 	data, err := conformance.Encode(ce.Case)
 	if err != nil {
@@ -203,7 +204,7 @@ func checkCounterexampleCase(t *testing.T, ce *search.Counterexample, m oracle.S
 // 20,000 ops, of every component, none skipped.
 func TestFuzzOfTheModelFindsNothing(t *testing.T) {
 	var progress []search.FuzzStatus
-	rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{
+	rep, err := search.Fuzz(judge.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{
 		Seed: 7, Ops: 20_000, Progress: func(s search.FuzzStatus) { progress = append(progress, s) },
 	})
 	if err != nil || rep.Found != nil {
@@ -235,7 +236,7 @@ func TestFuzzIsReproducibleFromItsSeed(t *testing.T) {
 	}
 	var found []*search.Counterexample
 	for _, batch := range []int{1, 5, 64} {
-		rep, err := search.Fuzz(protocol.SubjectRunner{S: limRetryMutant}, search.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: batch})
+		rep, err := search.Fuzz(judge.SubjectRunner{S: limRetryMutant}, search.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: batch})
 		if err != nil || rep.Found == nil {
 			t.Fatalf("Fuzz(batch %d) = %+v, %v", batch, rep, err)
 		}
@@ -254,7 +255,7 @@ func TestFuzzIsReproducibleFromItsSeed(t *testing.T) {
 func TestFuzzOpsBoundDoesNotDependOnTheBatch(t *testing.T) {
 	var want search.FuzzStatus
 	for i, batch := range []int{1, 7, 64, 500} {
-		rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 3, Ops: 3000, Batch: batch})
+		rep, err := search.Fuzz(judge.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 3, Ops: 3000, Batch: batch})
 		if err != nil || rep.Found != nil {
 			t.Fatalf("Fuzz(batch %d) = %+v, %v", batch, rep.Found, err)
 		}
@@ -273,7 +274,7 @@ func TestFuzzOpsBoundDoesNotDependOnTheBatch(t *testing.T) {
 // A duration bounds the run.
 func TestFuzzStopsAfterItsDuration(t *testing.T) {
 	start := time.Now()
-	rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Duration: 200 * time.Millisecond})
+	rep, err := search.Fuzz(judge.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Duration: 200 * time.Millisecond})
 	if err != nil || rep.Found != nil || rep.Traces == 0 {
 		t.Fatalf("Fuzz = %+v, %v", rep, err)
 	}
@@ -284,14 +285,14 @@ func TestFuzzStopsAfterItsDuration(t *testing.T) {
 
 // skipper skips every trace of one component.
 type skipper struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	skip oracle.Component
 }
 
-func (s skipper) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
-	return s.SubjectRunner.RunTraces(ts, func(i int, run protocol.TraceRun) {
+func (s skipper) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
+	return s.SubjectRunner.RunTraces(ts, func(i int, run judge.TraceRun) {
 		if ts[i].Component == s.skip {
-			run = protocol.TraceRun{Skipped: "not today", FaultOp: -1}
+			run = judge.TraceRun{Skipped: "not today", FaultOp: -1}
 		}
 		each(i, run)
 	})
@@ -299,7 +300,7 @@ func (s skipper) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun))
 
 // A skipped trace is counted apart, never a failure.
 func TestFuzzCountsSkippedTracesApart(t *testing.T) {
-	r := skipper{protocol.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
+	r := skipper{judge.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
 	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 5, Ops: 5000})
 	if err != nil || rep.Found != nil {
 		t.Fatalf("Fuzz = %+v, %v; want nothing found", rep.Found, err)
@@ -312,11 +313,11 @@ func TestFuzzCountsSkippedTracesApart(t *testing.T) {
 // breakingRunner runs its first call, then breaks at trace 2 of the
 // second.
 type breakingRunner struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	calls *int
 }
 
-func (b breakingRunner) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (b breakingRunner) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	*b.calls++
 	if *b.calls < 2 {
 		return b.SubjectRunner.RunTraces(ts, each)
@@ -324,17 +325,17 @@ func (b breakingRunner) RunTraces(ts []oracle.Trace, each func(int, protocol.Tra
 	if err := b.SubjectRunner.RunTraces(ts[:2], each); err != nil {
 		return err
 	}
-	return &protocol.BrokenError{What: "no reply within 10s (hung?)", Trace: 2, Op: 1, Stderr: "panic: boom"}
+	return &judge.BrokenError{What: "no reply within 10s (hung?)", Trace: 2, Op: 1, Stderr: "panic: boom"}
 }
 
 // A runner that breaks ends the run with its *BrokenError, wrapped, and
 // the report so far.
 func TestFuzzReturnsABrokenRunnersError(t *testing.T) {
 	calls := 0
-	r := breakingRunner{protocol.SubjectRunner{S: oracle.Model{}}, &calls}
+	r := breakingRunner{judge.SubjectRunner{S: oracle.Model{}}, &calls}
 	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 100_000, Batch: 10})
-	var be *protocol.BrokenError
-	if !errors.As(err, &be) || !errors.Is(err, protocol.ErrBroken) || be.Stderr != "panic: boom" {
+	var be *judge.BrokenError
+	if !errors.As(err, &be) || !errors.Is(err, judge.ErrBroken) || be.Stderr != "panic: boom" {
 		t.Fatalf("Fuzz = %v, want the *BrokenError", err)
 	}
 	if rep.Traces != 12 || rep.Found != nil {
@@ -345,9 +346,9 @@ func TestFuzzReturnsABrokenRunnersError(t *testing.T) {
 
 // Fuzz refuses options it cannot run.
 func TestFuzzRefusesBadOptions(t *testing.T) {
-	model := protocol.SubjectRunner{S: oracle.Model{}}
+	model := judge.SubjectRunner{S: oracle.Model{}}
 	tests := []struct {
-		r      protocol.Runner
+		r      judge.Runner
 		opt    search.FuzzOptions
 		reason string
 	}{
@@ -355,8 +356,8 @@ func TestFuzzRefusesBadOptions(t *testing.T) {
 		{model, search.FuzzOptions{Ops: -1}, "a negative bound"},
 		{model, search.FuzzOptions{Ops: 10, Components: []oracle.Component{"nope"}}, "an unknown component"},
 		{model, search.FuzzOptions{Ops: 10, Components: []oracle.Component{}}, "no component"},
-		{protocol.SubjectRunner{S: limRetryMutant}, search.FuzzOptions{Ops: 10, Components: []oracle.Component{oracle.Gate}}, "a component the runner lacks"},
-		{protocol.SubjectRunner{S: mutant{name: "nothing"}}, search.FuzzOptions{Ops: 10}, "a runner implementing nothing"},
+		{judge.SubjectRunner{S: limRetryMutant}, search.FuzzOptions{Ops: 10, Components: []oracle.Component{oracle.Gate}}, "a component the runner lacks"},
+		{judge.SubjectRunner{S: mutant{name: "nothing"}}, search.FuzzOptions{Ops: 10}, "a runner implementing nothing"},
 	}
 	for _, tt := range tests {
 		if _, err := search.Fuzz(tt.r, tt.opt); err == nil {
@@ -418,7 +419,7 @@ func BenchmarkFuzz(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			ops := 0
 			for b.Loop() {
-				rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Ops: 100_000, Components: cases[name]})
+				rep, err := search.Fuzz(judge.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Ops: 100_000, Components: cases[name]})
 				if err != nil || rep.Found != nil {
 					b.Fatal(rep, err)
 				}
@@ -463,7 +464,7 @@ func lateMutant(after int64) mutant {
 		}}
 }
 
-// Through a port, the chunks go as one stream (protocol.Streamer), later
+// Through a port, the chunks go as one stream (judge.Streamer), later
 // traces in flight while earlier ones are checked; the run is still the
 // same as in process, one call a chunk: the first failing trace in index
 // order is the one found, with the same counts before it and the same
@@ -473,7 +474,7 @@ func TestFuzzThroughAStreamFindsWhatOneCallAChunkFinds(t *testing.T) {
 	opt := search.FuzzOptions{Seed: 99, Ops: 1 << 20, ShrinkRuns: 2_000, ShrinkTime: slowdown.Scale(time.Hour)}
 	for _, batch := range []int{1, 5, 64} {
 		opt.Batch = batch
-		want, err := search.Fuzz(protocol.SubjectRunner{S: lateMutant(5000)}, opt)
+		want, err := search.Fuzz(judge.SubjectRunner{S: lateMutant(5000)}, opt)
 		if err != nil || want.Found == nil {
 			t.Fatalf("Fuzz(in process, batch %d) = %+v, %v", batch, want, err)
 		}
@@ -501,19 +502,19 @@ func TestFuzzThroughAStreamFindsWhatOneCallAChunkFinds(t *testing.T) {
 // before it runs the last one's traces, as a port does, and breaks at
 // trace at of the stream.
 type breaksInStream struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	at int
 }
 
-func (b breaksInStream) RunStream(next func() []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (b breaksInStream) RunStream(next func() []oracle.Trace, each func(int, judge.TraceRun)) error {
 	i := 0
 	for cur := next(); len(cur) > 0; {
 		ahead := next()
 		for j := range cur {
 			if i == b.at {
-				return &protocol.BrokenError{What: "no reply within 10s (hung?)", Trace: i, Op: -1}
+				return &judge.BrokenError{What: "no reply within 10s (hung?)", Trace: i, Op: -1}
 			}
-			b.SubjectRunner.RunTraces(cur[j:j+1], func(_ int, run protocol.TraceRun) { each(i, run) }) //nolint:errcheck // a SubjectRunner never breaks
+			b.SubjectRunner.RunTraces(cur[j:j+1], func(_ int, run judge.TraceRun) { each(i, run) }) //nolint:errcheck // a SubjectRunner never breaks
 			i++
 		}
 		cur = ahead
@@ -527,18 +528,18 @@ func (b breaksInStream) RunStream(next func() []oracle.Trace, each func(int, pro
 // stream that found it), and the run's error is nil.
 func TestFuzzStreamKeepsTheFailingTraceWhenTheRunnerThenBreaks(t *testing.T) {
 	opt := search.FuzzOptions{Seed: 99, Ops: 1 << 20, Batch: 2, ShrinkRuns: 100}
-	want, err := search.Fuzz(protocol.SubjectRunner{S: lateMutant(5000)}, opt)
+	want, err := search.Fuzz(judge.SubjectRunner{S: lateMutant(5000)}, opt)
 	if err != nil || want.Found == nil {
 		t.Fatalf("Fuzz(in process) = %+v, %v", want, err)
 	}
-	r := breaksInStream{protocol.SubjectRunner{S: lateMutant(5000)}, 0}
+	r := breaksInStream{judge.SubjectRunner{S: lateMutant(5000)}, 0}
 	for _, after := range []int{1, 2} { // in the chunk after the failing trace's, taken before that one was done
 		r.at = want.Found.Index + after
 		got, err := search.Fuzz(r, opt)
 		if err != nil || got.Found == nil {
 			t.Fatalf("Fuzz(a runner that breaks %d traces after the failing one) = %+v, %v; want the failing trace found, no error", after, got, err)
 		}
-		if got.Found.Index != want.Found.Index || got.Found.ShrinkStop != search.ShrinkBroken || got.Found.ShrinkRuns != 0 || !errors.Is(got.Found.ShrinkErr, protocol.ErrBroken) {
+		if got.Found.Index != want.Found.Index || got.Found.ShrinkStop != search.ShrinkBroken || got.Found.ShrinkRuns != 0 || !errors.Is(got.Found.ShrinkErr, judge.ErrBroken) {
 			t.Errorf("break %d after: found trace %d, shrinking stopped %v after %d runs (%v); want trace %d, not shrunk: the runner broke in the stream that found it",
 				after, got.Found.Index, got.Found.ShrinkStop, got.Found.ShrinkRuns, got.Found.ShrinkErr, want.Found.Index)
 		}

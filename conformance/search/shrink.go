@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -51,9 +51,9 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 // A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
 // config the model opens otherwise than t's, is never sent. Every candidate
 // for which fails holds becomes the current trace, so the last trace fails
-// was called true on is the one returned. A *protocol.BrokenError from r is
+// was called true on is the one returned. A *judge.BrokenError from r is
 // returned with the smallest trace reached so far.
-func Shrink(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol.TraceRun) bool, lim ShrinkLimits) (oracle.Trace, int, error) {
+func Shrink(r judge.Runner, t oracle.Trace, fails func(oracle.Trace, judge.TraceRun) bool, lim ShrinkLimits) (oracle.Trace, int, error) {
 	s := shrinkTrace(r, t, fails, lim)
 	return s.cur, s.runs, s.err
 }
@@ -61,7 +61,7 @@ func Shrink(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol
 // shrinkTrace is Shrink, returning its state at the end: the smallest
 // failing trace (t when it did not fail again), the runs, the error and
 // why it stopped.
-func shrinkTrace(r protocol.Runner, t oracle.Trace, fails func(oracle.Trace, protocol.TraceRun) bool, lim ShrinkLimits) *shrinker {
+func shrinkTrace(r judge.Runner, t oracle.Trace, fails func(oracle.Trace, judge.TraceRun) bool, lim ShrinkLimits) *shrinker {
 	s := &shrinker{r: r, fails: fails, lim: lim, cur: t, tried: map[string]bool{}}
 	want, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
@@ -147,10 +147,10 @@ func (l ShrinkLimits) stopped() bool {
 }
 
 // runOne runs t alone through r.
-func runOne(r protocol.Runner, t oracle.Trace) (protocol.TraceRun, error) {
-	var got protocol.TraceRun
+func runOne(r judge.Runner, t oracle.Trace) (judge.TraceRun, error) {
+	var got judge.TraceRun
 	called := false
-	err := r.RunTraces([]oracle.Trace{t}, func(i int, run protocol.TraceRun) {
+	err := r.RunTraces([]oracle.Trace{t}, func(i int, run judge.TraceRun) {
 		if i == 0 {
 			got, called = run, true
 		}
@@ -163,13 +163,13 @@ func runOne(r protocol.Runner, t oracle.Trace) (protocol.TraceRun, error) {
 
 // shrinker is the state of one Shrink.
 type shrinker struct {
-	r     protocol.Runner
-	fails func(oracle.Trace, protocol.TraceRun) bool
+	r     judge.Runner
+	fails func(oracle.Trace, judge.TraceRun) bool
 	lim   ShrinkLimits
 	open  oracle.ErrorClass // the model's open of the original trace
 
 	cur     oracle.Trace // the smallest failing trace so far
-	curRun  protocol.TraceRun
+	curRun  judge.TraceRun
 	curWant oracle.Outcome
 
 	tried map[string]bool // candidates already judged

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/model/gate"
 	"github.com/limcheck/limcheck/model/lim"
@@ -20,23 +20,23 @@ import (
 
 // recorder is the model in process, recording every trace it runs.
 type recorder struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	seen *[]oracle.Trace
 }
 
-func (r recorder) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (r recorder) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	*r.seen = append(*r.seen, ts...)
 	return r.SubjectRunner.RunTraces(ts, each)
 }
 
 func newRecorder() (recorder, *[]oracle.Trace) {
 	var seen []oracle.Trace
-	return recorder{protocol.SubjectRunner{S: oracle.Model{}}, &seen}, &seen
+	return recorder{judge.SubjectRunner{S: oracle.Model{}}, &seen}, &seen
 }
 
 // holds turns a property of the trace alone into a Shrink predicate.
-func holds(p func(oracle.Trace) bool) func(oracle.Trace, protocol.TraceRun) bool {
-	return func(t oracle.Trace, _ protocol.TraceRun) bool { return p(t) }
+func holds(p func(oracle.Trace) bool) func(oracle.Trace, judge.TraceRun) bool {
+	return func(t oracle.Trace, _ judge.TraceRun) bool { return p(t) }
 }
 
 func bytesPtr(s string) *oracle.Bytes { b := oracle.Bytes(s); return &b }
@@ -194,7 +194,7 @@ func TestShrinkStopsAtItsDeadline(t *testing.T) {
 // reached by then.
 func TestShrinkStopsAfterItsRuns(t *testing.T) {
 	orig := longLimTrace()
-	_, all, err := search.Shrink(protocol.SubjectRunner{S: oracle.Model{}}, orig, costAtLeast100, search.ShrinkLimits{})
+	_, all, err := search.Shrink(judge.SubjectRunner{S: oracle.Model{}}, orig, costAtLeast100, search.ShrinkLimits{})
 	if err != nil || all < 4 {
 		t.Fatalf("Shrink unbounded = %d runs, %v; want a search of at least 4 runs to cut short", all, err)
 	}
@@ -221,13 +221,13 @@ func TestShrinkReportsATraceThatDoesNotFailAgain(t *testing.T) {
 
 // breakAfter breaks on its nth call.
 type breakAfter struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	n, calls *int
 }
 
-func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	if *b.calls++; *b.calls >= *b.n {
-		return &protocol.BrokenError{What: "exited with status 2", Trace: 0, Op: -2}
+		return &judge.BrokenError{What: "exited with status 2", Trace: 0, Op: -2}
 	}
 	return b.SubjectRunner.RunTraces(ts, each)
 }
@@ -236,10 +236,10 @@ func (b breakAfter) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRu
 // the smallest failing trace reached.
 func TestShrinkReturnsABrokenRunnersError(t *testing.T) {
 	n, calls := 5, 0
-	r := breakAfter{protocol.SubjectRunner{S: oracle.Model{}}, &n, &calls}
+	r := breakAfter{judge.SubjectRunner{S: oracle.Model{}}, &n, &calls}
 	orig := longLimTrace()
 	got, runs, err := search.Shrink(r, orig, costAtLeast100, search.ShrinkLimits{})
-	var be *protocol.BrokenError
+	var be *judge.BrokenError
 	if !errors.As(err, &be) || runs != 5 {
 		t.Fatalf("Shrink = %d runs, %v; want the *BrokenError at run 5", runs, err)
 	}
@@ -430,7 +430,7 @@ func TestShrinkDeletesAnOpAndMovesAnotherTogether(t *testing.T) {
 	}{{"", 0}, {"a", 0}, {":", -1}, {":", -1}, {"", 0}} {
 		orig.Ops = append(orig.Ops, oracle.Op{Kind: oracle.Admit, IP: bytesPtr(a.ip), Now: oracle.I(a.now)})
 	}
-	if !storedVictimDiffers(orig, protocol.TraceRun{}) {
+	if !storedVictimDiffers(orig, judge.TraceRun{}) {
 		t.Fatal("the 5 ops do not evict by refilled tokens otherwise than by stored ones")
 	}
 	r, _ := newRecorder()

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -13,17 +13,17 @@ import (
 // ones (shrinking's), and breaks there, as a port limcheck kills on a
 // signal does.
 type stopper struct {
-	protocol.Runner
+	judge.Runner
 	stop    chan struct{}
 	singles *int
 	after   int
 }
 
-func (s stopper) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (s stopper) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	if len(ts) == 1 {
 		if *s.singles++; *s.singles > s.after {
 			close(s.stop)
-			return &protocol.BrokenError{What: "killed"}
+			return &judge.BrokenError{What: "killed"}
 		}
 	}
 	return s.Runner.RunTraces(ts, each)
@@ -34,8 +34,8 @@ func (s stopper) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun))
 // far is the counterexample, with its case.
 func TestFuzzStoppedWhileShrinkingKeepsTheCounterexample(t *testing.T) {
 	stop, singles := make(chan struct{}), 0
-	r := stopper{protocol.SubjectRunner{S: limRetryMutant}, stop, &singles, 20}
-	fresh := func() (protocol.Runner, func() error, error) {
+	r := stopper{judge.SubjectRunner{S: limRetryMutant}, stop, &singles, 20}
+	fresh := func() (judge.Runner, func() error, error) {
 		t.Error("a fresh runner started after the stop")
 		return nil, nil, errors.New("no")
 	}
@@ -57,7 +57,7 @@ func TestFuzzStoppedWhileShrinkingKeepsTheCounterexample(t *testing.T) {
 func TestFuzzStoppedBeforeAFailure(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
-	rep, err := search.Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Ops: 1 << 30, Stop: stop})
+	rep, err := search.Fuzz(judge.SubjectRunner{S: oracle.Model{}}, search.FuzzOptions{Seed: 1, Ops: 1 << 30, Stop: stop})
 	if err != nil || !rep.Stopped || rep.Found != nil {
 		t.Errorf("Fuzz, stopped = %+v, %v; want Stopped, no error", rep, err)
 	}

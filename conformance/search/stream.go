@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
 // fuzzRun is a Fuzz run's state between its chunks and streams.
 type fuzzRun struct {
-	r     protocol.Runner
+	r     judge.Runner
 	opt   FuzzOptions
 	g     *generator
 	start time.Time
@@ -105,7 +106,7 @@ func (f *fuzzRun) stream() (int, error) {
 // each checks the run of trace i of the stream and counts it in the
 // report, up to the first failing trace; it closes a chunk whose last
 // trace it is (the pacer's measure, Progress).
-func (f *fuzzRun) each(i int, run protocol.TraceRun) {
+func (f *fuzzRun) each(i int, run judge.TraceRun) {
 	if i != f.calls || i >= f.handed {
 		return // a runner breaking its contract; caught in stream
 	}
@@ -126,7 +127,7 @@ func (f *fuzzRun) each(i int, run protocol.TraceRun) {
 
 // check counts the run of trace j of b in the report; a failing one is
 // the run's fail.
-func (f *fuzzRun) check(b *genBatch, j int, run protocol.TraceRun) {
+func (f *fuzzRun) check(b *genBatch, j int, run judge.TraceRun) {
 	rep := &f.rep
 	rep.Traces++
 	ops := len(b.want[j].Results)
@@ -144,7 +145,7 @@ func (f *fuzzRun) check(b *genBatch, j int, run protocol.TraceRun) {
 		if rep.FirstSkip == "" {
 			rep.FirstSkip = protocol.CutText(run.Skipped, MaxText)
 		}
-	case fails(b.sent[j], b.want[j], run):
+	case judge.Fails(b.sent[j], b.want[j], run):
 		rep.Ops += ops
 		f.fail = &foundTrace{index: b.start + j, orig: b.traces[j], sent: b.sent[j], run: cutRun(run)}
 	default:
@@ -182,11 +183,11 @@ func later(a, b time.Time) time.Time {
 }
 
 // runStream runs next's slices on r as one stream: r's own RunStream if r
-// is a protocol.Streamer, else one RunTraces call a slice, its traces'
+// is a judge.Streamer, else one RunTraces call a slice, its traces'
 // indexes counted on over the stream. It returns the error with the index
 // in the stream of the trace in flight (a BrokenError's Trace).
-func runStream(r protocol.Runner, next func() []oracle.Trace, each func(int, protocol.TraceRun)) (int, error) {
-	if s, ok := r.(protocol.Streamer); ok {
+func runStream(r judge.Runner, next func() []oracle.Trace, each func(int, judge.TraceRun)) (int, error) {
+	if s, ok := r.(judge.Streamer); ok {
 		err := s.RunStream(next, each)
 		return brokenTrace(err), err
 	}
@@ -195,17 +196,17 @@ func runStream(r protocol.Runner, next func() []oracle.Trace, each func(int, pro
 		if len(ts) == 0 {
 			return 0, nil
 		}
-		if err := r.RunTraces(ts, func(i int, run protocol.TraceRun) { each(at+i, run) }); err != nil {
+		if err := r.RunTraces(ts, func(i int, run judge.TraceRun) { each(at+i, run) }); err != nil {
 			return at + brokenTrace(err), err
 		}
 		at += len(ts)
 	}
 }
 
-// brokenTrace returns the index of the trace a *protocol.BrokenError
+// brokenTrace returns the index of the trace a *judge.BrokenError
 // names (0 when it names none).
 func brokenTrace(err error) int {
-	var be *protocol.BrokenError
+	var be *judge.BrokenError
 	if errors.As(err, &be) && be.Trace >= 0 {
 		return be.Trace
 	}

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance"
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/oracle"
@@ -17,12 +16,12 @@ import (
 // slowRunner runs traces in process, each at least per late: a port that
 // answers slowly, however fast the machine.
 type slowRunner struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	per time.Duration
 }
 
-func (s slowRunner) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
-	return s.SubjectRunner.RunTraces(ts, func(i int, run protocol.TraceRun) {
+func (s slowRunner) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
+	return s.SubjectRunner.RunTraces(ts, func(i int, run judge.TraceRun) {
 		time.Sleep(s.per)
 		each(i, run)
 	})
@@ -35,7 +34,7 @@ func (s slowRunner) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRu
 // generate the first traces within it still runs some.
 func TestFuzzEndsWithinATraceOfItsDuration(t *testing.T) {
 	per, duration := 20*time.Millisecond, slowdown.Scale(time.Second)
-	r := slowRunner{protocol.SubjectRunner{S: oracle.Model{}}, per}
+	r := slowRunner{judge.SubjectRunner{S: oracle.Model{}}, per}
 	start := time.Now()
 	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Duration: duration})
 	took := time.Since(start)
@@ -57,7 +56,7 @@ func TestFuzzEndsWithinATraceOfItsDuration(t *testing.T) {
 // no error, and what ran counted.
 func TestFuzzStopsAtItsDeadlineIncomplete(t *testing.T) {
 	per, within := 20*time.Millisecond, slowdown.Scale(time.Second)
-	r := slowRunner{protocol.SubjectRunner{S: oracle.Model{}}, per}
+	r := slowRunner{judge.SubjectRunner{S: oracle.Model{}}, per}
 	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 1 << 30, Deadline: time.Now().Add(within)})
 	if most := int(within/per) + 2; err != nil || rep.Found != nil || !rep.TimedOut || rep.Traces == 0 || rep.Traces > most {
 		t.Errorf("Fuzz past its deadline = %+v, %v; want TimedOut after 1 to %d traces, no error", rep, err, most)
@@ -68,17 +67,17 @@ func TestFuzzStopsAtItsDeadlineIncomplete(t *testing.T) {
 // (protocol.PortOptions.Deadline): on its call of one trace after the
 // first after ones, it waits until then and returns a *BrokenError.
 type deadlineBreaker struct {
-	protocol.Runner
+	judge.Runner
 	deadline time.Time
 	singles  *int // calls of one trace (shrinking's) so far
 	after    int  // break on the single call after this many
 }
 
-func (d deadlineBreaker) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (d deadlineBreaker) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	if len(ts) == 1 {
 		if *d.singles++; *d.singles > d.after {
 			time.Sleep(time.Until(d.deadline))
-			return &protocol.BrokenError{What: "the overall deadline passed", Trace: 0, Op: -1}
+			return &judge.BrokenError{What: "the overall deadline passed", Trace: 0, Op: -1}
 		}
 	}
 	return d.Runner.RunTraces(ts, each)
@@ -90,16 +89,16 @@ func (d deadlineBreaker) RunTraces(ts []oracle.Trace, each func(int, protocol.Tr
 // runner.
 func TestFuzzKeepsTheDivergenceWhenTheRunnerBreaksWhileShrinking(t *testing.T) {
 	singles := 0
-	r := breakingShrink{protocol.SubjectRunner{S: limRetryMutant}, &singles}
-	fresh := func() (protocol.Runner, func() error, error) {
-		return protocol.SubjectRunner{S: limRetryMutant}, nil, nil
+	r := breakingShrink{judge.SubjectRunner{S: limRetryMutant}, &singles}
+	fresh := func() (judge.Runner, func() error, error) {
+		return judge.SubjectRunner{S: limRetryMutant}, nil, nil
 	}
 	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 1, Ops: 50_000, Fresh: fresh})
 	if err != nil || rep.Found == nil {
 		t.Fatalf("Fuzz = %+v, %v; want a counterexample", rep.Found, err)
 	}
 	ce := rep.Found
-	var be *protocol.BrokenError
+	var be *judge.BrokenError
 	if ce.ShrinkStop != search.ShrinkBroken || !errors.As(ce.ShrinkErr, &be) || ce.ShrinkRuns != 4 {
 		t.Errorf("ShrinkStop %q, ShrinkErr %v, ShrinkRuns %d; want the runner's break at run 4", ce.ShrinkStop, ce.ShrinkErr, ce.ShrinkRuns)
 	}
@@ -111,14 +110,14 @@ func TestFuzzKeepsTheDivergenceWhenTheRunnerBreaksWhileShrinking(t *testing.T) {
 
 // breakingShrink breaks on its fourth call of one trace (shrinking's).
 type breakingShrink struct {
-	protocol.SubjectRunner
+	judge.SubjectRunner
 	singles *int
 }
 
-func (b breakingShrink) RunTraces(ts []oracle.Trace, each func(int, protocol.TraceRun)) error {
+func (b breakingShrink) RunTraces(ts []oracle.Trace, each func(int, judge.TraceRun)) error {
 	if len(ts) == 1 {
 		if *b.singles++; *b.singles >= 4 {
-			return &protocol.BrokenError{What: "closed its stdout and exited (exit status 1)", Trace: 0, Op: -1, Stderr: "Traceback"}
+			return &judge.BrokenError{What: "closed its stdout and exited (exit status 1)", Trace: 0, Op: -1, Stderr: "Traceback"}
 		}
 	}
 	return b.SubjectRunner.RunTraces(ts, each)
@@ -129,8 +128,8 @@ func (b breakingShrink) RunTraces(ts []oracle.Trace, each func(int, protocol.Tra
 func TestFuzzKeepsTheDivergenceWhenTheDeadlinePassesWhileShrinking(t *testing.T) {
 	deadline := time.Now().Add(slowdown.Scale(2 * time.Second))
 	singles := 0
-	r := deadlineBreaker{protocol.SubjectRunner{S: limRetryMutant}, deadline, &singles, 3}
-	fresh := func() (protocol.Runner, func() error, error) {
+	r := deadlineBreaker{judge.SubjectRunner{S: limRetryMutant}, deadline, &singles, 3}
+	fresh := func() (judge.Runner, func() error, error) {
 		t.Error("Fresh called after the deadline")
 		return nil, nil, errors.New("no")
 	}
@@ -158,7 +157,7 @@ func TestFuzzSaysWhichLimitStoppedShrinking(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tt.opt.Seed, tt.opt.Ops = 1, 50_000
-		rep, err := search.Fuzz(protocol.SubjectRunner{S: limRetryMutant}, tt.opt)
+		rep, err := search.Fuzz(judge.SubjectRunner{S: limRetryMutant}, tt.opt)
 		if err != nil || rep.Found == nil || rep.Found.ShrinkStop != tt.want || rep.Found.ShrinkErr != nil {
 			t.Errorf("%s: Fuzz = %+v, %v; want ShrinkStop %q", tt.reason, rep.Found, err, tt.want)
 		}
@@ -206,9 +205,9 @@ func (i leakyInstance) Do(op oracle.Op) (oracle.Result, error) {
 
 // freshLeaky is a Fresh for leaky subjects: a new one each time, its
 // state as a new process's.
-func freshLeaky(afterOpens, afterOps int) func() (protocol.Runner, func() error, error) {
-	return func() (protocol.Runner, func() error, error) {
-		return protocol.SubjectRunner{S: newLeaky(afterOpens, afterOps)}, func() error { return nil }, nil
+func freshLeaky(afterOpens, afterOps int) func() (judge.Runner, func() error, error) {
+	return func() (judge.Runner, func() error, error) {
+		return judge.SubjectRunner{S: newLeaky(afterOpens, afterOps)}, func() error { return nil }, nil
 	}
 }
 
@@ -228,7 +227,7 @@ func TestFuzzConfirmsTheCounterexampleOnAFreshRunner(t *testing.T) {
 		{0, 1, search.ConfirmedOriginal, "lies after its first op: the trace as found fails alone, its one-op shrink does not"},
 	}
 	for _, tt := range tests {
-		r := protocol.SubjectRunner{S: newLeaky(tt.afterOpens, tt.afterOps)}
+		r := judge.SubjectRunner{S: newLeaky(tt.afterOpens, tt.afterOps)}
 		rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 7, Ops: 50_000, Fresh: freshLeaky(tt.afterOpens, tt.afterOps)})
 		if err != nil || rep.Found == nil {
 			t.Fatalf("%s: Fuzz = %+v, %v", tt.reason, rep, err)
@@ -243,7 +242,7 @@ func TestFuzzConfirmsTheCounterexampleOnAFreshRunner(t *testing.T) {
 			if !reflect.DeepEqual(ce.Trace, ce.Original) {
 				t.Errorf("%s: the counterexample is not the trace as found", tt.reason)
 			}
-			if v, _, _ := conformance.Check(newLeaky(tt.afterOpens, tt.afterOps), ce.Case); v != conformance.Fail {
+			if v := judge.Check(newLeaky(tt.afterOpens, tt.afterOps), ce.Case).Verdict; v != judge.Fail {
 				t.Errorf("%s: Check(fresh leaky, case) = %s, want fail", tt.reason, v)
 			}
 		case search.NotReproducible:
@@ -257,7 +256,7 @@ func TestFuzzConfirmsTheCounterexampleOnAFreshRunner(t *testing.T) {
 // Skipped traces' ops are counted apart from the ops run, and a run that
 // skipped every trace checked nothing.
 func TestFuzzCountsSkippedOpsApart(t *testing.T) {
-	r := skipper{protocol.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
+	r := skipper{judge.SubjectRunner{S: oracle.Model{}}, oracle.Gate}
 	rep, err := search.Fuzz(r, search.FuzzOptions{Seed: 5, Ops: 5000})
 	if err != nil || rep.Found != nil {
 		t.Fatalf("Fuzz = %+v, %v", rep.Found, err)
@@ -265,7 +264,7 @@ func TestFuzzCountsSkippedOpsApart(t *testing.T) {
 	if rep.SkippedOps == 0 || rep.Ops == 0 || rep.Ops+rep.SkippedOps < 5000 || !rep.Checked() || rep.FirstSkip != "not today" {
 		t.Errorf("Fuzz = %+v, first skip %q; want ops run and skipped apart, together the bound", rep.FuzzStatus, rep.FirstSkip)
 	}
-	all := skipper{protocol.SubjectRunner{S: limRetryMutant}, oracle.Lim}
+	all := skipper{judge.SubjectRunner{S: limRetryMutant}, oracle.Lim}
 	rep, err = search.Fuzz(all, search.FuzzOptions{Seed: 5, Ops: 2000})
 	if err != nil || rep.Found != nil || rep.Ops != 0 || rep.SkippedOps < 2000 || rep.Checked() {
 		t.Errorf("Fuzz(skips all) = %+v, %v; want 0 ops run, nothing checked", rep.FuzzStatus, err)
@@ -281,7 +280,7 @@ var bigFaults = mutant{name: "big faults", comp: oracle.Lim,
 // A counterexample keeps at most MaxText bytes of a string the port
 // controls, and says how much it cut.
 func TestCounterexampleCutsLongPortText(t *testing.T) {
-	rep, err := search.Fuzz(protocol.SubjectRunner{S: bigFaults}, search.FuzzOptions{Seed: 1, Ops: 1000})
+	rep, err := search.Fuzz(judge.SubjectRunner{S: bigFaults}, search.FuzzOptions{Seed: 1, Ops: 1000})
 	if err != nil || rep.Found == nil {
 		t.Fatalf("Fuzz = %+v, %v", rep, err)
 	}

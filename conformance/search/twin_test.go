@@ -3,7 +3,7 @@ package search
 import (
 	"testing"
 
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -39,7 +39,7 @@ func (i sharingInst) Do(op oracle.Op) (oracle.Result, error) { return i.s.cur[i.
 // find nothing, and a correct subject passes twinned traces.
 func TestFuzzIsolationFindsSharedStateOnlyTwinned(t *testing.T) {
 	const ops = 4000
-	r := protocol.SubjectRunner{S: &sharing{cur: map[oracle.Component]oracle.Instance{}}}
+	r := judge.SubjectRunner{S: &sharing{cur: map[oracle.Component]oracle.Instance{}}}
 	rep, err := Fuzz(r, FuzzOptions{Seed: 3, Ops: ops, Isolation: 4, ShrinkRuns: 500})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestFuzzIsolationFindsSharedStateOnlyTwinned(t *testing.T) {
 	if err != nil || rep.Found != nil {
 		t.Errorf("Fuzz(sharing, no isolation) = found %v, %v; want nothing: each trace alone is the model's", rep.Found != nil, err)
 	}
-	rep, err = Fuzz(protocol.SubjectRunner{S: oracle.Model{}}, FuzzOptions{Seed: 3, Ops: ops, Isolation: 1})
+	rep, err = Fuzz(judge.SubjectRunner{S: oracle.Model{}}, FuzzOptions{Seed: 3, Ops: ops, Isolation: 1})
 	if err != nil || rep.Found != nil {
 		t.Errorf("Fuzz(model, Isolation 1) = found %v, %v; want nothing", rep.Found != nil, err)
 	}
