@@ -3,7 +3,6 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/limcheck/limcheck/oracle"
@@ -14,19 +13,29 @@ import (
 // and writes.
 type Difference struct {
 	// Context is the component and config, then the ops up to the
-	// diverging one, one JSON line each, that one marked ">".
+	// diverging one, one JSON line each, that one marked ">" (Context).
 	Context string
 	// Want and Got are the results at the diverging op as JSON (for
 	// open: {} when it opened, {"error":"config"} when refused), or
 	// "(no result)" where an outcome has none.
 	Want, Got string
-	// Fields are the result fields whose values differ, sorted.
+	// Fields are the names of the result fields whose values differ, in
+	// order (oracle.Divergence.Fields).
 	Fields []string
 }
 
-// Differ renders the divergence at op at (-1: open) of t between want and
-// got.
-func Differ(t oracle.Trace, at int, want, got oracle.Outcome) Difference {
+// Differ renders divergence d of trace t.
+func Differ(t oracle.Trace, d *oracle.Divergence) Difference {
+	diff := Difference{Context: Context(t, d.Index), Want: resultText(d.Want), Got: resultText(d.Got)}
+	for _, f := range d.Fields {
+		diff.Fields = append(diff.Fields, f.Name)
+	}
+	return diff
+}
+
+// Context renders the component and config of t, then its ops up to op at
+// (-1: open), one JSON line each, that one marked ">".
+func Context(t oracle.Trace, at int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, config %s\n", t.Component, jsonLine(t.Config))
 	if at == -1 {
@@ -39,9 +48,7 @@ func Differ(t oracle.Trace, at int, want, got oracle.Outcome) Difference {
 		}
 		fmt.Fprintf(&b, "%s %3d %s\n", mark, i, jsonLine(op))
 	}
-	d := Difference{Context: b.String(), Want: resultAt(want, at), Got: resultAt(got, at)}
-	d.Fields = differingFields(d.Want, d.Got)
-	return d
+	return b.String()
 }
 
 // Text renders d under the names of the two sides ("expected" and "got",
@@ -55,39 +62,12 @@ func (d Difference) Text(wantName, gotName string) string {
 	return s
 }
 
-// resultAt renders the result of op i of o (-1: the outcome of open).
-func resultAt(o oracle.Outcome, i int) string {
-	switch {
-	case i == -1 && o.Open == "":
-		return "{}"
-	case i == -1:
-		return jsonLine(oracle.Result{Error: o.Open})
-	case i >= 0 && i < len(o.Results):
-		return jsonLine(o.Results[i])
+// resultText renders a result as one JSON line, or "(no result)" for nil.
+func resultText(r *oracle.Result) string {
+	if r == nil {
+		return "(no result)"
 	}
-	return "(no result)"
-}
-
-// differingFields returns the keys whose values differ between two JSON
-// objects, sorted; nil when either is not an object.
-func differingFields(a, b string) []string {
-	var ma, mb map[string]any
-	if json.Unmarshal([]byte(a), &ma) != nil || json.Unmarshal([]byte(b), &mb) != nil {
-		return nil
-	}
-	var out []string
-	for k, v := range ma {
-		if w, ok := mb[k]; !ok || jsonLine(v) != jsonLine(w) {
-			out = append(out, k)
-		}
-	}
-	for k := range mb {
-		if _, ok := ma[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return jsonLine(*r)
 }
 
 // jsonLine renders v as one JSON line for messages.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -52,8 +53,7 @@ func openDifferentialOn(t tb, subject oracle.Subject, c oracle.Component, cfg or
 		t.Fatalf("%s.Open(%s, config) = %v", subject.Name(), c, err)
 	}
 	if mclass != iclass {
-		div := &oracle.Divergence{Index: -1, Diff: cmp.Diff(mclass, iclass)}
-		t.Fatalf("Open(%s, config) refused differently:\n%s", c, div.Report(d.trace, "model", "impl"))
+		t.Fatalf("Open(%s, config) refused differently (-model +impl):\n%s%s", c, conformance.Context(d.trace, -1), cmp.Diff(mclass, iclass))
 	}
 	if mclass != "" {
 		return nil
@@ -97,8 +97,7 @@ func (d *differential) compare(t tb, op oracle.Op, tr oracle.Trace) oracle.Resul
 		return want
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		div := &oracle.Divergence{Index: len(tr.Ops) - 1, Op: op, Diff: diff}
-		t.Fatalf("impl differs from the model:\n%s", div.Report(tr, "model", "impl"))
+		t.Fatalf("impl differs from the model (-model +impl):\n%s%s", conformance.Context(tr, len(tr.Ops)-1), diff)
 	}
 	return want
 }
@@ -147,6 +146,6 @@ func checkTrace(t tb, tr oracle.Trace) {
 		t.Fatalf("Run(Impl{}, trace) = %v", err)
 	}
 	if div := oracle.Compare(tr, want, got); div != nil {
-		t.Fatalf("impl differs from the model:\n%s", div.Report(tr, "model", "impl"))
+		t.Fatalf("impl differs from the model:\n%s", conformance.Differ(tr, div).Text("model", "impl"))
 	}
 }

@@ -149,7 +149,7 @@ func TestVectorsPassRedis(t *testing.T) {
 		case res.Verdict == judge.Skip && pastRedisLimits(c.Trace().Config):
 			skipped++
 		case res.Divergence != nil:
-			t.Errorf("%s (%s): Check(redis) = %s, %s:\n%s", c.ID, c.Description, res.Verdict, res.Why, res.Divergence.Report(c.Trace(), "expected", "redis"))
+			t.Errorf("%s (%s): Check(redis) = %s, %s:\n%s", c.ID, c.Description, res.Verdict, res.Why, conformance.Differ(c.Trace(), res.Divergence).Text("expected", "redis"))
 		case res.Verdict != judge.Pass:
 			t.Errorf("%s (%s): Check(redis) = %s, %s; want %s", c.ID, c.Description, res.Verdict, res.Why, judge.Pass)
 		default:

@@ -31,7 +31,7 @@ func TestVectorsPassImpl(t *testing.T) {
 		case r.Verdict == judge.Skip && pastImplLimits(c.Trace().Config):
 			skipped++
 		case r.Divergence != nil:
-			t.Errorf("%s (%s): Check(impl) = %s, %s:\n%s", c.ID, c.Description, r.Verdict, r.Why, r.Divergence.Report(c.Trace(), "expected", "impl"))
+			t.Errorf("%s (%s): Check(impl) = %s, %s:\n%s", c.ID, c.Description, r.Verdict, r.Why, conformance.Differ(c.Trace(), r.Divergence).Text("expected", "impl"))
 		case r.Verdict != judge.Pass:
 			t.Errorf("%s (%s): Check(impl) = %s, %s; want %s", c.ID, c.Description, r.Verdict, r.Why, judge.Pass)
 		default:

@@ -14,12 +14,13 @@
 //     ([ErrBadOp]); [ParseSeed] and [SeedText] convert a gate seed's text
 //     form (32 lowercase hex digits, VEC-9).
 //   - [Subject], [Instance]; [Model], the reference subject.
-//   - [Trace], [Outcome], [Run], [Compare], [Divergence]: run a trace, find
-//     and report the first divergence as cmp.Diff "(-want +got)"
+//   - [Trace], [Outcome], [Run], [Compare], [Divergence]: run a trace and
+//     find the first divergence, field by field ([Field], [DiffFields],
+//     [Result.Equal]); conformance.Differ renders one for people
 //     (conformance/judge's SubjectRunner runs a twin trace, spec VEC-15,
 //     on two instances side by side).
 //
-// Imports: the standard library, model/..., github.com/google/go-cmp and
-// pgregory.net/rapid (generators). Never impl/: the adapter of impl/ lives in
+// Imports: the standard library, model/... and pgregory.net/rapid
+// (generators); its tests also github.com/google/go-cmp. Never impl/: the adapter of impl/ lives in
 // internal/implsubject.
 package oracle

@@ -3,9 +3,6 @@ package oracle
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // Trace is one scenario: a component, the config of its instance, and the
@@ -52,48 +49,7 @@ func Run(s Subject, t Trace) (Outcome, error) {
 	return out, nil
 }
 
-// Divergence is the first place two outcomes of one trace differ.
-type Divergence struct {
-	Index int    // the op's index, or -1 for Open
-	Op    Op     // the op (zero for Open)
-	Diff  string // cmp.Diff(want, got): "-" is want, "+" is got
-}
-
-// Compare returns the first divergence of got from want on t, or nil when
-// they agree on every op.
-func Compare(t Trace, want, got Outcome) *Divergence {
-	if want.Open != got.Open {
-		return &Divergence{Index: -1, Diff: cmp.Diff(want.Open, got.Open)}
-	}
-	for i := range min(len(want.Results), len(got.Results)) {
-		if !want.Results[i].Equal(got.Results[i]) {
-			return &Divergence{Index: i, Op: t.Ops[i], Diff: cmp.Diff(want.Results[i], got.Results[i])}
-		}
-	}
-	if len(want.Results) != len(got.Results) {
-		n := min(len(want.Results), len(got.Results))
-		return &Divergence{Index: n, Diff: fmt.Sprintf("%d results, want %d", len(got.Results), len(want.Results))}
-	}
-	return nil
-}
-
-// Report renders a divergence for people: the ops that led to it, one JSON
-// line each, the diverging op marked, then the diff, under the labels given
-// to want and got (e.g. "model", "impl").
-func (d *Divergence) Report(t Trace, wantName, gotName string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s trace, config %s\n", t.Component, jsonLine(t.Config))
-	for i, op := range t.Ops[:max(d.Index+1, 0)] {
-		mark := " "
-		if i == d.Index {
-			mark = ">"
-		}
-		fmt.Fprintf(&b, "%s %3d %s\n", mark, i, jsonLine(op))
-	}
-	fmt.Fprintf(&b, "first divergence at op %d (-%s +%s):\n%s", d.Index, wantName, gotName, d.Diff)
-	return b.String()
-}
-
+// jsonLine renders v as one JSON line for messages.
 func jsonLine(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {

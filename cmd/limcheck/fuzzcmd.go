@@ -411,7 +411,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // writeFoundHTML writes the counterexample f, found on the port h, as the
 // HTML report of its one case.
 func writeFoundHTML(file string, h protocol.Hello, f *search.Counterexample) error {
-	r := judge.CaseResult{Case: f.Case, Verdict: judge.Fail, Divergence: f.Divergence, Got: f.Run.Outcome, Stderr: f.Run.Stderr}
+	r := judge.CaseResult{Case: f.Case, Verdict: judge.Fail, Divergence: f.Divergence, Twin: f.OnTwin, Got: f.Got(), Stderr: f.Run.Stderr}
 	switch {
 	case f.Divergence != nil:
 		r.Why = fmt.Sprintf("result differs at op %d", f.Divergence.Index)

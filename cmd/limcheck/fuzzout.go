@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/search"
-	"github.com/limcheck/limcheck/oracle"
 )
 
 // fuzzCounts is how far a fuzz run came, as its report lines say it:
@@ -93,7 +91,7 @@ func (c cli) printCounterexample(res *fuzzOutcome, pf *portFlags) {
 	if f.Divergence != nil {
 		fmt.Fprint(c.stdout, divergenceText(f, "port"))
 	} else {
-		fmt.Fprint(c.stdout, indent(conformance.Differ(f.Trace, f.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context, "  "))
+		fmt.Fprint(c.stdout, indent(conformance.Context(f.Trace, f.FaultOp), "  "))
 		if f.Run.Undecodable {
 			fmt.Fprintf(c.stdout, "  the port's result of %s does not decode: %s\n", opLabel(f.FaultOp), clean(f.Fault))
 		} else {
@@ -148,7 +146,7 @@ func opLabel(i int) string {
 // the diverging one, then the model's and the subject's result there,
 // each clean (the subject's is the port's text).
 func divergenceText(f *search.Counterexample, name string) string {
-	d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Got())
+	d := conformance.Differ(f.Trace, f.Divergence)
 	d.Want, d.Got = clean(d.Want), clean(d.Got)
 	text := indent(d.Text("model", name), "  ")
 	if f.OnTwin {
@@ -229,10 +227,7 @@ func (c cli) fuzzJSON(res *fuzzOutcome) int {
 			out.Found.WriteError = res.writeErr.Error()
 		}
 		if f.Divergence != nil {
-			d := conformance.Differ(f.Trace, f.Divergence.Index, f.Case.Expected(), f.Got())
-			if d.Want != "(no result)" && d.Got != "(no result)" {
-				out.Found.Differences = differences(json.RawMessage(jsonSafe(d.Want)), json.RawMessage(jsonSafe(d.Got)), d.Fields)
-			}
+			out.Found.Differences = differences(f.Divergence.Fields)
 		}
 	}
 	if err := writeJSON(c.stdout, &out); err != nil {

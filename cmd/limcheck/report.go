@@ -251,17 +251,17 @@ func (rep *report) caseOf(r judge.CaseResult) caseReport {
 			op := r.Case.Ops[i].Op
 			cr.Op = &op
 		}
-		diff := conformance.Differ(r.Case.Trace(), i, r.Case.Expected(), r.Got)
+		diff := conformance.Differ(r.Case.Trace(), d)
 		cr.Context = rep.keep(jsonSafe(lastOps(diff.Context, maxContextOps)))
 		if !strings.HasSuffix(cr.Context, "\n") {
 			cr.Context += "\n" // a cut one: its note on a line of its own
 		}
 		cr.Expected, cr.Got = rep.keepJSON(diff.Want), rep.keepJSON(diff.Got)
-		cr.Differences = differences(cr.Expected, cr.Got, diff.Fields)
+		cr.Differences = differences(d.Fields)
 		if (cr.Expected == nil) != (diff.Want == "(no result)") || (cr.Got == nil) != (diff.Got == "(no result)") {
 			cr.Why += fmt.Sprintf(" (its results are not kept, only their first difference: the report's limit of %d MiB of port text is reached)", maxPortText>>20)
 			cr.Expected, cr.Got = nil, nil
-			cr.Differences = differences(json.RawMessage(jsonSafe(diff.Want)), json.RawMessage(jsonSafe(diff.Got)), diff.Fields[:min(1, len(diff.Fields))])
+			cr.Differences = differences(d.Fields[:min(1, len(d.Fields))])
 		}
 		cr.Timeline = timeline(r.Case, i, r.Got)
 	}
@@ -280,18 +280,28 @@ func (rep *report) keepJSON(js string) json.RawMessage {
 	return json.RawMessage(jsonSafe(js))
 }
 
-// differences returns, for each of fields, its values in the JSON
-// objects want and got; nil unless both are objects.
-func differences(want, got json.RawMessage, fields []string) []difference {
-	var w, g map[string]json.RawMessage
-	if json.Unmarshal(want, &w) != nil || json.Unmarshal(got, &g) != nil {
-		return nil
-	}
+// differences returns the fields of a divergence (oracle.Divergence's)
+// as the report shows them: each value as JSON, none for a side without
+// it.
+func differences(fields []oracle.Field) []difference {
 	out := make([]difference, len(fields))
 	for i, f := range fields {
-		out[i] = difference{Field: clean(f), Expected: w[f], Got: g[f]}
+		out[i] = difference{Field: clean(f.Name), Expected: fieldJSON(f.Want), Got: fieldJSON(f.Got)}
 	}
 	return out
+}
+
+// fieldJSON is a result field's value as JSON, in bytes no terminal acts
+// on; nil for no value.
+func fieldJSON(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil { // a result field always marshals
+		return nil
+	}
+	return json.RawMessage(jsonSafe(string(b)))
 }
 
 // keep returns s, clean text for the report, if the report has room for

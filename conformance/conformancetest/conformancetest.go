@@ -68,7 +68,7 @@ func Check(s oracle.Subject, c conformance.Case) Result {
 	case res.Verdict == judge.Skip:
 		r.Message = fmt.Sprintf("%s does not implement or declines %s", s.Name(), c.ID)
 	case res.Divergence != nil:
-		diff := conformance.Differ(c.Trace(), res.Divergence.Index, c.Expected(), res.Got).Text("expected (model)", "got ("+s.Name()+")")
+		diff := conformance.Differ(c.Trace(), res.Divergence).Text("expected (model)", "got ("+s.Name()+")")
 		r.Message = fmt.Sprintf("%s %v: %s: %s\n%s", c.ID, c.Clauses, c.Description, res.Why, diff)
 	case res.Verdict == judge.Fail:
 		r.Message = fmt.Sprintf("%s %v: %s: %s", c.ID, c.Clauses, c.Description, res.Why)
@@ -117,7 +117,7 @@ func differs(s oracle.Subject, tr oracle.Trace) string {
 		return fmt.Sprintf("%s on a generated %s trace: %v", s.Name(), tr.Component, err)
 	}
 	if d := oracle.Compare(tr, want, got); d != nil {
-		return fmt.Sprintf("%s differs from the model:\n%s", s.Name(), conformance.Differ(tr, d.Index, want, got).Text("model", s.Name()))
+		return fmt.Sprintf("%s differs from the model:\n%s", s.Name(), conformance.Differ(tr, d).Text("model", s.Name()))
 	}
 	return ""
 }

@@ -31,7 +31,7 @@ type Counterexample struct {
 	Shrunk oracle.Trace
 
 	// Divergence is Trace's first divergence from the model
-	// (-model +runner); nil when Fault is set. OnTwin says it is on the
+	// (Want the model's, Got the runner's); nil when Fault is set. OnTwin says it is on the
 	// second instance of a twin trace (Trace.Twin): the first agreed.
 	Divergence *oracle.Divergence
 	OnTwin     bool
@@ -356,9 +356,9 @@ func (c *Counterexample) Report(gotName string) string {
 		if c.OnTwin {
 			b.WriteString("the trace ran on two instances of its config opened side by side (VEC-15); the second diverged:\n")
 		}
-		b.WriteString(conformance.Differ(c.Trace, c.Divergence.Index, c.Case.Expected(), c.Got()).Text("model", gotName))
+		b.WriteString(conformance.Differ(c.Trace, c.Divergence).Text("model", gotName))
 	} else {
-		b.WriteString(conformance.Differ(c.Trace, c.FaultOp, oracle.Outcome{}, oracle.Outcome{}).Context)
+		b.WriteString(conformance.Context(c.Trace, c.FaultOp))
 		if c.Run.Undecodable {
 			fmt.Fprintf(&b, "the result %s gave for %s does not decode: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
 		} else {
