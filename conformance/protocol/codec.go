@@ -540,210 +540,100 @@ func (s *scanner) object(field func(key []byte) bool) bool {
 	}
 }
 
-// decodeReplyFast reads a reply line of the common shape.
-func decodeReplyFast(line []byte) (reply, bool) {
-	var (
-		r                   reply
-		seq, res, skip, flt bool
-		s                   = scanner{b: line}
-		text                []byte
-		seqVal              int64
-		resultOK            bool
-	)
-	ok := s.object(func(k []byte) bool {
-		var ok bool
-		switch string(k) { // a key seen twice is the slow path's to diagnose
-		case "seq":
-			seqVal, ok = s.int()
-			ok, seq = ok && !seq, true
-		case "result":
-			r.result = oracle.Result{}
-			ok = s.result(&r.result) && !res
-			res, resultOK = true, ok
-		case "skipped":
-			text, ok = s.str()
-			ok, skip = ok && !skip, true
-		case "fault":
-			text, ok = s.str()
-			ok, flt = ok && !flt, true
-		}
-		return ok
-	})
-	if !ok || !s.end() || !seq || !resultOK && res {
-		return reply{}, false
-	}
-	n := 0
-	for _, set := range []bool{res, skip, flt} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
-		return reply{}, false
-	}
-	r.seq = seqVal
-	switch {
-	case skip:
-		r.kind, r.text = replySkipped, string(text)
-	case flt:
-		r.kind, r.text = replyFault, string(text)
-	}
-	return r, true
-}
-
-// resultNames are the field names of a result object, for result's check
-// that none comes twice.
-var resultNames = [...]string{"ok", "err", "cap", "refil", "ivl", "maxif", "retry", "tks", "last", "n",
-	"key", "set", "way", "retry_after", "remaining", "until", "count", "response", "verdict", "error", "touched"}
-
-// result reads a result object whose values are all decimal strings,
-// plain strings and booleans, each field at most once.
-func (s *scanner) result(r *oracle.Result) bool {
-	var seen uint32
-	return s.object(func(k []byte) bool {
-		for i, name := range resultNames {
-			if string(k) == name {
-				if seen&(1<<i) != 0 {
-					return false
-				}
-				seen |= 1 << i
-				break
-			}
-		}
-		switch string(k) {
-		case "ok":
-			return s.num(&r.OK)
-		case "err":
-			return s.num(&r.Err)
-		case "cap":
-			return s.num(&r.Cap)
-		case "refil":
-			return s.num(&r.Refil)
-		case "ivl":
-			return s.num(&r.Ivl)
-		case "maxif":
-			return s.num(&r.Maxif)
-		case "retry":
-			return s.num(&r.Retry)
-		case "tks":
-			return s.num(&r.Tks)
-		case "last":
-			return s.num(&r.Last)
-		case "n":
-			return s.num(&r.N)
-		case "key":
-			return s.num(&r.Key)
-		case "set":
-			return s.num(&r.Set)
-		case "way":
-			return s.num(&r.Way)
-		case "retry_after":
-			return s.num(&r.RetryAfter)
-		case "remaining":
-			return s.num(&r.Remaining)
-		case "until":
-			return s.num(&r.Until)
-		case "count":
-			return s.num(&r.Count)
-		case "response":
-			v, ok := s.str()
-			b := oracle.Bytes(v)
-			r.Response = &b
-			return ok
-		case "verdict":
-			v, ok := s.str()
-			r.Verdict = interned(v)
-			return ok
-		case "error":
-			v, ok := s.str()
-			r.Error = oracle.ErrorClass(v)
-			return ok
-		case "touched":
-			v, ok := s.bool()
-			r.Touched = &v
-			return ok
-		}
-		return false
-	})
-}
-
 // decodeRequestFast reads a request line of the common shape: keys and
 // configs of plain strings, no faults.
 func decodeRequestFast(line []byte) (wireRequest, bool) {
 	var req wireRequest
 	s := scanner{b: line}
 	ok := s.object(func(k []byte) bool {
-		switch string(k) {
-		case "seq":
-			v, ok := s.int()
-			req.Seq = v
-			return ok
-		case "inst":
-			v, ok := s.int()
-			req.Inst = v
-			return ok
-		case "op":
-			v, ok := s.str()
-			req.Kind = oracle.Kind(interned(v))
-			return ok
-		case "component":
-			v, ok := s.str()
-			req.Component = oracle.Component(interned(v))
-			return ok
-		case "tks":
-			return s.num(&req.Tks)
-		case "last":
-			return s.num(&req.Last)
-		case "cap":
-			return s.num(&req.Cap)
-		case "refil":
-			return s.num(&req.Refil)
-		case "ivl":
-			return s.num(&req.Ivl)
-		case "maxif":
-			return s.num(&req.Maxif)
-		case "now":
-			return s.num(&req.Now)
-		case "cost":
-			return s.num(&req.Cost)
-		case "n":
-			return s.num(&req.N)
-		case "retry":
-			return s.num(&req.Retry)
-		case "ip":
-			b, ok := s.bytes()
-			req.IP = &b
-			return ok
-		case "key":
-			b, ok := s.bytes()
-			req.Key = &b
-			return ok
-		case "keys":
-			req.Keys = []oracle.Bytes{} // [] is check_any of no key, not absent
-			return s.array(func() bool {
-				v, ok := s.bytes()
-				req.Keys = append(req.Keys, v)
-				return ok
-			})
-		case "faults":
-			if req.Faults != nil { // repeated: encoding/json decodes into the first's rules
-				return false
-			}
-			var ok bool
-			req.Faults, ok = s.faults()
-			return ok
-		case "config":
-			if req.Config == nil { // a repeated key fills the same config, as encoding/json does
-				req.Config = &oracle.Config{}
-			}
-			return s.config(req.Config)
+		if n := opNum(&req.Op, k); n != nil {
+			return s.num(n)
 		}
-		return false
+		return s.requestField(&req, k)
 	})
 	if !ok || !s.end() {
 		return wireRequest{}, false
 	}
 	return req, true
+}
+
+// opNum returns the Num field of op that key k names; nil when k names
+// no Num field.
+func opNum(op *oracle.Op, k []byte) *oracle.Num {
+	switch string(k) {
+	case "tks":
+		return &op.Tks
+	case "last":
+		return &op.Last
+	case "cap":
+		return &op.Cap
+	case "refil":
+		return &op.Refil
+	case "ivl":
+		return &op.Ivl
+	case "maxif":
+		return &op.Maxif
+	case "now":
+		return &op.Now
+	case "cost":
+		return &op.Cost
+	case "n":
+		return &op.N
+	case "retry":
+		return &op.Retry
+	}
+	return nil
+}
+
+// requestField reads the value of req's field that key k names, but a
+// Num field of its op (opNum); false for a key no request has.
+func (s *scanner) requestField(req *wireRequest, k []byte) bool {
+	switch string(k) {
+	case "seq":
+		v, ok := s.int()
+		req.Seq = v
+		return ok
+	case "inst":
+		v, ok := s.int()
+		req.Inst = v
+		return ok
+	case "op":
+		v, ok := s.str()
+		req.Kind = oracle.Kind(interned(v))
+		return ok
+	case "component":
+		v, ok := s.str()
+		req.Component = oracle.Component(interned(v))
+		return ok
+	case "ip":
+		b, ok := s.bytes()
+		req.IP = &b
+		return ok
+	case "key":
+		b, ok := s.bytes()
+		req.Key = &b
+		return ok
+	case "keys":
+		req.Keys = []oracle.Bytes{} // [] is check_any of no key, not absent
+		return s.array(func() bool {
+			v, ok := s.bytes()
+			req.Keys = append(req.Keys, v)
+			return ok
+		})
+	case "faults":
+		if req.Faults != nil { // repeated: encoding/json decodes into the first's rules
+			return false
+		}
+		var ok bool
+		req.Faults, ok = s.faults()
+		return ok
+	case "config":
+		if req.Config == nil { // a repeated key fills the same config, as encoding/json does
+			req.Config = &oracle.Config{}
+		}
+		return s.config(req.Config)
+	}
+	return false
 }
 
 // array reads an array, calling elem to read each element.
@@ -823,3 +713,21 @@ func (s *scanner) throttleConfig(t *oracle.ThrottleConfig) bool {
 		return false
 	})
 }
+
+// wireRequest is a request line as JSON: an op of the operations table
+// with seq and inst, or open (with component and config) or close.
+//
+// spec PROTO-3: "Every request has seq, a JSON integer ... and op"
+type wireRequest struct {
+	Seq       int64            `json:"seq"`
+	Inst      int64            `json:"inst"`
+	Component oracle.Component `json:"component,omitempty"`
+	Config    *oracle.Config   `json:"config,omitempty"`
+	oracle.Op
+}
+
+// Request kinds beyond the operations table.
+const (
+	kindOpen  oracle.Kind = "open"
+	kindClose oracle.Kind = "close"
+)

@@ -24,9 +24,14 @@
 //   - [ProtocolSchema] is protocol.schema.json, the JSON Schema of every
 //     message, embedded.
 //
-// The hot path (codec.go) writes requests and reads replies without
-// reflection; its tests pin it to encoding/json, which defines the wire
-// form.
+// The files follow the concerns: port.go the types and options,
+// lifecycle.go the handshake and the end of a conversation, pipes.go the
+// reader and writer goroutines, events.go the queue of what the reader
+// saw, reply.go the decoding of what a port writes, stream.go the
+// conversation's state machine (RunStream's stream), codec.go the request
+// lines, exact.go strict JSON. The hot path (codec.go, reply.go) writes
+// requests and reads replies without reflection; its tests pin it to
+// encoding/json, which defines the wire form.
 //
 // conformance/search builds on this package to fuzz a port against the
 // model.

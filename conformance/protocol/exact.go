@@ -6,10 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"strings"
-
-	"github.com/limcheck/limcheck/oracle"
 )
 
 // members reads the JSON object raw into its members by exact,
@@ -65,69 +61,11 @@ func member(m map[string]json.RawMessage, name string, v any) error {
 	return nil
 }
 
-// decodeHello reads a hello line: every field present, by its exact name,
-// none twice.
-//
-// spec PROTO-2: "limcheck refuses a hello with another protocol, a missing or ill-typed field (version included), a key written twice"
-func decodeHello(line []byte) (Hello, error) {
-	m, err := members(bytes.TrimRight(line, "\r"))
-	if err != nil {
-		return Hello{}, err
+// strictObject decodes a JSON object line into v.
+func strictObject(line []byte, v any) error {
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 || bytes.TrimSpace(line)[0] != '{' {
+		return errors.New("not a JSON object")
 	}
-	var h Hello
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{"protocol", &h.Protocol}, {"name", &h.Name}, {"version", &h.Version}, {"components", &h.Components}} {
-		if err := member(m, f.name, f.v); err != nil {
-			return Hello{}, err
-		}
-	}
-	return h, nil
-}
-
-// resultFields is the set of a result object's field names: the JSON
-// names of oracle.Result's fields.
-var resultFields = func() map[string]bool {
-	fields := map[string]bool{}
-	t := reflect.TypeFor[oracle.Result]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		fields[name] = true
-	}
-	return fields
-}()
-
-// decodeResult decodes a result object. Its fields are matched by exact
-// name: a field no result has (whatever its case) or one written twice is
-// an error, which fails the op.
-//
-// spec VEC-10: "a field under any other name, in any other case, is a field expect lacks and fails the op"
-//
-// Its error quotes at most maxDecodeError bytes: a port may write a field
-// name, an integer or a number of 1 MiB, which the error of every failing
-// case would otherwise carry whole.
-func decodeResult(raw json.RawMessage, r *oracle.Result) error {
-	err := decodeResultFields(raw, r)
-	if err != nil && len(err.Error()) > maxDecodeError {
-		return errors.New(CutText(err.Error(), maxDecodeError))
-	}
-	return err
-}
-
-// maxDecodeError is the most bytes of a result's decode error a run keeps.
-const maxDecodeError = 512
-
-// decodeResultFields is decodeResult, its error whole.
-func decodeResultFields(raw json.RawMessage, r *oracle.Result) error {
-	m, err := members(raw)
-	if err != nil {
-		return err
-	}
-	for k := range m {
-		if !resultFields[k] {
-			return fmt.Errorf("the field %q is no result field (names are case-sensitive)", k)
-		}
-	}
-	return json.Unmarshal(raw, r)
+	return json.Unmarshal(line, v)
 }
