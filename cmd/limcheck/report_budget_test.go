@@ -22,7 +22,7 @@ func TestReportRoomIsShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdict := protocol.CutText(strings.Repeat("\x01", 1<<20), conformance.MaxString) // escapes to 6 bytes a byte
+	verdict := judge.CutText(strings.Repeat("\x01", 1<<20), conformance.MaxString) // escapes to 6 bytes a byte
 	stderr := strings.Repeat("debug \x1b[2J noisy port\n", (64<<10)/23)
 	var results []judge.CaseResult
 	for _, c := range all {

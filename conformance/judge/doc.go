@@ -17,6 +17,8 @@
 //     run with its expected outcome, the second instance of a twin trace
 //     included (spec VEC-15), and [Fails] its yes or no; [OpName] names a
 //     request in a diagnosis.
+//   - [CutText] bounds the text an implementation controls, once, so
+//     that a runner's cut and the search's again keep the true count.
 //   - [Verdict] is the vocabulary: [Pass], [Fail], [Skip], [Broken],
 //     [NotRun], and, against an expect-fail list ([Verdict.Listed]),
 //     [XFail] and [XPass].

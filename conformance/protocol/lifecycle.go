@@ -118,7 +118,7 @@ func (p *Port) checkHello(h Hello) error {
 			return p.breaks(-1, -2, fmt.Sprintf("hello: component %q listed twice", c))
 		}
 	}
-	h.Name, h.Version = CutText(h.Name, maxMessage), CutText(h.Version, maxMessage)
+	h.Name, h.Version = judge.CutText(h.Name, maxMessage), judge.CutText(h.Version, maxMessage)
 	p.hello = h
 	return nil
 }

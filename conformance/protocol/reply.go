@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -280,7 +281,7 @@ var resultFields = func() map[string]bool {
 func decodeResult(raw json.RawMessage, r *oracle.Result) error {
 	err := decodeResultFields(raw, r)
 	if err != nil && len(err.Error()) > maxDecodeError {
-		return errors.New(CutText(err.Error(), maxDecodeError))
+		return errors.New(judge.CutText(err.Error(), maxDecodeError))
 	}
 	return err
 }

@@ -288,11 +288,11 @@ func carve(ts []oracle.Trace) []oracle.Result {
 func (st *traceState) take(op int, r reply) {
 	switch {
 	case r.kind == replySkipped:
-		st.run.Skipped, st.dead = fmt.Sprintf("%s: %s", opName(op), CutText(r.text, maxMessage)), true
+		st.run.Skipped, st.dead = fmt.Sprintf("%s: %s", opName(op), judge.CutText(r.text, maxMessage)), true
 	case r.kind == replyFault && r.text == "": // a fault all the same, not a missing result
 		st.run.Fault, st.run.FaultOp, st.dead = "the port faulted with an empty message", op, true
 	case r.kind == replyFault:
-		st.run.Fault, st.run.FaultOp, st.dead = CutText(r.text, maxMessage), op, true
+		st.run.Fault, st.run.FaultOp, st.dead = judge.CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
 		st.run.Fault, st.run.FaultOp, st.run.Undecodable, st.dead = r.badJSON.Error(), op, true, true
 	case op == -1:
@@ -320,11 +320,11 @@ func (st *traceState) takeTwin(op int, r reply) {
 	const second = "on the second instance of the same config, open beside the first: "
 	switch {
 	case r.kind == replySkipped:
-		st.run.Skipped, st.dead = fmt.Sprintf("%s %s%s", opName(op), second, CutText(r.text, maxMessage)), true
+		st.run.Skipped, st.dead = fmt.Sprintf("%s %s%s", opName(op), second, judge.CutText(r.text, maxMessage)), true
 	case r.kind == replyFault && r.text == "":
 		st.run.Fault, st.run.FaultOp, st.dead = second+"the port faulted with an empty message", op, true
 	case r.kind == replyFault:
-		st.run.Fault, st.run.FaultOp, st.dead = second+CutText(r.text, maxMessage), op, true
+		st.run.Fault, st.run.FaultOp, st.dead = second+judge.CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
 		st.run.Fault, st.run.FaultOp, st.run.Undecodable, st.dead = second+r.badJSON.Error(), op, true, true
 	case op == -1 && r.result == oracle.Result{}:

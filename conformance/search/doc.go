@@ -33,7 +33,8 @@
 //
 // The standard library, conformance (the vector format),
 // conformance/judge (the Runner, its errors and the one comparison of a
-// run with the model's outcome), oracle and model/...;
+// run with the model's outcome), oracle and model/...: never the wire,
+// conformance/protocol, but in its tests;
 // its tests also internal/slowdown. Never impl/ (internal/archcheck
 // enforces the direction).
 package search

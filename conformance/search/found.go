@@ -11,7 +11,6 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
-	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -113,7 +112,7 @@ func cutTail(s string) string {
 
 // cutRun returns run with its strings cut to MaxText.
 func cutRun(run judge.TraceRun) judge.TraceRun {
-	run.Fault, run.Skipped, run.Stderr = protocol.CutText(run.Fault, MaxText), protocol.CutText(run.Skipped, MaxText), cutTail(run.Stderr)
+	run.Fault, run.Skipped, run.Stderr = judge.CutText(run.Fault, MaxText), judge.CutText(run.Skipped, MaxText), cutTail(run.Stderr)
 	return run
 }
 
@@ -307,7 +306,7 @@ func (c *Counterexample) finish(name string) error {
 			what = fmt.Sprintf("first divergence at %s", fuzzOpName(c.Trace, c.Divergence.Index))
 		}
 	}
-	name = protocol.CutText(name, maxDescName)
+	name = judge.CutText(name, maxDescName)
 	desc := fmt.Sprintf("limcheck fuzz --seed %d, trace %d, against %s, shrunk from %d to %d ops: %s",
 		c.Seed, c.Index, name, len(c.Original.Ops), len(c.Trace.Ops), what)
 	switch {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance/judge"
-	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -143,7 +142,7 @@ func (f *fuzzRun) check(b *genBatch, j int, run judge.TraceRun) {
 		rep.Skipped++
 		rep.SkippedOps += ops
 		if rep.FirstSkip == "" {
-			rep.FirstSkip = protocol.CutText(run.Skipped, MaxText)
+			rep.FirstSkip = judge.CutText(run.Skipped, MaxText)
 		}
 	case judge.Fails(b.sent[j], b.want[j], run):
 		rep.Ops += ops

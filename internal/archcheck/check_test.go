@@ -152,13 +152,43 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
-			reason: "the port protocol may import the vector format, model and oracle; the search also the protocol; their tests also internal/slowdown",
+			reason: "the port protocol and the search may import the vector format, the judge, model and oracle; the search's tests also the protocol; their tests also internal/slowdown",
 			graph: map[string][]string{
-				mod + "/conformance/protocol":   {mod + "/conformance", mod + "/oracle", mod + "/model/lim", "example.org/yaml"},
-				mod + "/conformance/search":     {mod + "/conformance", mod + "/conformance/protocol", mod + "/oracle", mod + "/model/lim"},
+				mod + "/conformance/protocol":   {mod + "/conformance", mod + "/conformance/judge", mod + "/oracle", mod + "/model/lim", "example.org/yaml"},
+				mod + "/conformance/search":     {mod + "/conformance", mod + "/conformance/judge", mod + "/oracle", mod + "/model/lim"},
 				xtestOf("conformance/protocol"): {mod + "/conformance/protocol", mod + "/internal/slowdown"},
-				testOf("conformance/search"):    {mod + "/conformance/search", mod + "/internal/slowdown"},
+				testOf("conformance/search"):    {mod + "/conformance/search", mod + "/conformance/protocol", mod + "/internal/slowdown"},
 			},
+		},
+		{
+			reason: "the search judges runs and never speaks the wire: its code must not import the protocol",
+			graph:  map[string][]string{mod + "/conformance/search": {mod + "/conformance/judge", mod + "/conformance/protocol"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance/search", mod+"/conformance/protocol")},
+		},
+		{
+			reason: "the judge may import the vector format, model and oracle; its tests also go-cmp",
+			graph: map[string][]string{
+				mod + "/conformance/judge":   {mod + "/conformance", mod + "/oracle", mod + "/model/lim"},
+				xtestOf("conformance/judge"): {mod + "/conformance/judge", mod + "/conformance", "github.com/google/go-cmp/cmp"},
+			},
+		},
+		{
+			reason: "the judge lies below the protocol, the search and the go test helper, and outside packages: it imports none of them, not even from its tests",
+			graph: map[string][]string{
+				mod + "/conformance/judge":   {mod + "/conformance/protocol", mod + "/conformance/search", "example.org/yaml"},
+				xtestOf("conformance/judge"): {mod + "/conformance/conformancetest"},
+			},
+			want: []archcheck.Violation{
+				edge(mod+"/conformance/judge", mod+"/conformance/protocol"),
+				edge(mod+"/conformance/judge", mod+"/conformance/search"),
+				edge(mod+"/conformance/judge", "example.org/yaml"),
+				edge(xtestOf("conformance/judge"), mod+"/conformance/conformancetest"),
+			},
+		},
+		{
+			reason: "the vector format must not import the judge, which builds on it",
+			graph:  map[string][]string{mod + "/conformance": {mod + "/conformance/judge"}},
+			want:   []archcheck.Violation{edge(mod+"/conformance", mod+"/conformance/judge")},
 		},
 		{
 			reason: "the vector format must not import the port protocol, which builds on it",

@@ -1,7 +1,8 @@
-// Package archcheck checks the module's layering: which packages may
-// import which. The rules keep the reference model independent of the
-// implementation it judges, and keep the implementation from leaning on
-// the model it is checked against.
+// Package archcheck checks the module's layering, which packages may
+// import which, and the length of the functions of the wing third parties
+// read (conformance/..., oracle). The layering rules keep the reference
+// model independent of the implementation it judges, and keep the
+// implementation from leaning on the model it is checked against.
 //
 // Rules (kept as data in rules.go; every layer may import the standard
 // library; "model" means model and model/..., and so on):
@@ -19,16 +20,24 @@
 //	                      github.com/anishathalye/porcupine
 //	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)
 //	                      any third-party package; never
-//	                      conformance/protocol or
-//	                      conformance/search
-//	conformance/protocol  conformance, model, oracle,      internal/slowdown
-//	                      any third-party package; never
-//	                      conformance/search
-//	conformance/search    conformance (the protocol        internal/slowdown
+//	                      conformance/judge, /protocol,
+//	                      /search or /conformancetest
+//	conformance/judge     conformance, model, oracle;      github.com/google/go-cmp
+//	                      never conformance/protocol,
+//	                      /search or /conformancetest
+//	conformance/protocol  conformance (the judge           internal/slowdown
 //	                      included), model, oracle, any
-//	                      third-party package
-//	conformance/          conformance, model, oracle,      (nothing more)
-//	  conformancetest     rapid; never conformance/
+//	                      third-party package; never
+//	                      conformance/search or
+//	                      /conformancetest
+//	conformance/search    conformance (the judge           conformance/protocol,
+//	                      included), model, oracle, any    internal/slowdown
+//	                      third-party package; never
+//	                      conformance/protocol (the wire)
+//	                      or /conformancetest
+//	conformance/          conformance (the judge           (nothing more)
+//	  conformancetest     included), model, oracle,
+//	                      rapid; never conformance/
 //	                      protocol or conformance/search
 //	                      (a go test helper: no process)
 //	fuzz                  anything                         anything
@@ -45,11 +54,20 @@
 // A layer may lie inside another: a package is judged by the innermost
 // layer that holds it, so conformance/protocol/x follows the
 // conformance/protocol rule and conformance/internal/build the conformance
-// one. The three conformance layers make one direction, conformance (the
-// vector format) <- conformance/protocol (the port protocol) <-
-// conformance/search (the differential search) <- cmd/limcheck: the vector
-// format never imports the protocol or the search, the protocol never the
-// search.
+// one. The conformance layers make one direction: conformance (the vector
+// format) <- conformance/judge (the runs and their verdicts) <-
+// conformance/protocol (the wire) and conformance/search (the
+// differential search) <- cmd/limcheck. The vector format imports none of
+// the others; the protocol and the search never import each other, but
+// the search's tests run it on ports.
+//
+// A second rule bounds size: no non-test function of the folders in
+// [LengthRule] (conformance/..., oracle, internal/implsubject,
+// internal/redissubject) spans more than [MaxFuncLines] lines, from its
+// func keyword to its closing brace. [LongFuncs] finds those that do, by
+// parsing the files alone, and TestFunctionLength applies it:
+//
+//	go test ./internal/archcheck -run TestFunctionLength
 //
 // [Check] is a pure function over an import graph; [LoadGraph] builds that
 // graph from the real module with golang.org/x/tools/go/packages, tests
@@ -63,7 +81,8 @@
 // variant "q [p.test]" is q's own code recompiled for p's test and is
 // judged by q's non-test rules.
 //
-// Imports: the standard library and golang.org/x/tools/go/packages.
+// Imports: the standard library (go/parser for the lengths) and
+// golang.org/x/tools/go/packages.
 //
 // API:
 //
@@ -71,4 +90,6 @@
 //   - [Check]: the layering violations of an import graph.
 //   - [Violation]: one forbidden import edge (or unlayered package).
 //   - [LoadGraph]: the import graph of packages and their tests.
+//   - [LongFuncs], [LongFunc], [MaxFuncLines], [LengthRule]: the functions
+//     longer than a limit, and the folders the limit holds for.
 package archcheck

@@ -35,9 +35,12 @@ type layerRule struct {
 	says  string    // the rule in words, for violations
 }
 
-// The conformance layers that lie inside the conformance layer: the port
-// protocol builds on the vector format, the differential search on both.
+// The conformance layers that lie inside the conformance layer: the judge
+// builds on the vector format; the port protocol (the wire) and the
+// differential search each build on the judge, and never on each other but
+// in the search's tests.
 const (
+	judgeLayer    = "conformance/judge"
 	protocolLayer = "conformance/protocol"
 	searchLayer   = "conformance/search"
 	helperLayer   = "conformance/conformancetest"
@@ -72,21 +75,30 @@ var rules = []layerRule{
 	},
 	{
 		layer: "conformance",
-		code:  conformanceAllowance(protocolLayer, searchLayer),
-		tests: withSlowdown(conformanceAllowance(protocolLayer, searchLayer)),
-		says:  "conformance (the vector format) may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/protocol or conformance/search, which build on it (its tests also internal/slowdown)",
+		code:  conformanceAllowance(judgeLayer, protocolLayer, searchLayer, helperLayer),
+		tests: withSlowdown(conformanceAllowance(judgeLayer, protocolLayer, searchLayer, helperLayer)),
+		says:  "conformance (the vector format) may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/judge, conformance/protocol, conformance/search or conformance/conformancetest, which build on it (its tests also internal/slowdown)",
+	},
+	{
+		// The judge is pure: the standard library and the vocabulary.
+		layer: judgeLayer,
+		code:  allowance{module: []string{"conformance", "model", "oracle"}, except: []string{protocolLayer, searchLayer, helperLayer}},
+		tests: allowance{module: []string{"conformance", "model", "oracle"}, except: []string{protocolLayer, searchLayer, helperLayer}, external: []string{gocmp}},
+		says:  "conformance/judge may import only the standard library, conformance (the vector format), model/... and oracle/..., never conformance/protocol, conformance/search or conformance/conformancetest, which build on it (its tests also go-cmp)",
 	},
 	{
 		layer: protocolLayer,
-		code:  conformanceAllowance(searchLayer),
-		tests: withSlowdown(conformanceAllowance(searchLayer)),
-		says:  "conformance/protocol may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/search, which builds on it (its tests also internal/slowdown)",
+		code:  conformanceAllowance(searchLayer, helperLayer),
+		tests: withSlowdown(conformanceAllowance(searchLayer, helperLayer)),
+		says:  "conformance/protocol may import only the standard library, third-party packages, conformance/... (the judge included), model/... and oracle/..., never conformance/search or conformance/conformancetest (its tests also internal/slowdown)",
 	},
 	{
+		// The search judges runs; it never speaks the wire, but its tests
+		// run it on ports.
 		layer: searchLayer,
-		code:  conformanceAllowance(),
-		tests: withSlowdown(conformanceAllowance()),
-		says:  "conformance/search may import only the standard library, third-party packages, conformance/... (the protocol included), model/... and oracle/... (its tests also internal/slowdown)",
+		code:  conformanceAllowance(protocolLayer, helperLayer),
+		tests: withSlowdown(conformanceAllowance(helperLayer)),
+		says:  "conformance/search may import only the standard library, third-party packages, conformance/... (the judge included), model/... and oracle/..., never the wire, conformance/protocol, but in its tests, and never conformance/conformancetest (its tests also internal/slowdown)",
 	},
 	{
 		// A Go implementer's go test helper runs the vectors and the model
@@ -96,7 +108,7 @@ var rules = []layerRule{
 		layer: helperLayer,
 		code:  helperAllowance(),
 		tests: helperAllowance(),
-		says:  "conformance/conformancetest may import only the standard library, conformance/... (never conformance/protocol or conformance/search), model/..., oracle/... and rapid",
+		says:  "conformance/conformancetest may import only the standard library, conformance/... (the judge included, never conformance/protocol or conformance/search), model/..., oracle/... and rapid",
 	},
 	{
 		layer: "",
