@@ -21,8 +21,8 @@
 //     [ReadFile] reads one case file, a regular file only; input over the
 //     limits ([MaxFileSize], [MaxOps], [MaxString], [MaxFolderSize],
 //     [MaxFolderOps]) is refused with an error matching [ErrLimit].
-//   - [Differ] renders a divergence for people ([Difference],
-//     [Difference.Text]).
+//   - [Differ] renders an oracle.Divergence for people ([Difference],
+//     [Difference.Text]); [Context] the ops up to an op.
 //   - [Encode] writes a case's canonical file; [SpecVersion] reads spec.md's
 //     version line.
 //   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -62,14 +60,7 @@ func timeline(c conformance.Case, at int, got oracle.Outcome) []point {
 func short(r, other oracle.Result, diff bool) string {
 	fields := resultFields(r)
 	if diff {
-		theirs := resultFields(other)
-		var parts []string
-		for _, kv := range fields {
-			if !slices.Contains(theirs, kv) {
-				parts = append(parts, kv)
-			}
-		}
-		if len(parts) > 0 {
+		if parts := keyValues(oracle.DiffFields(noResponse(r), noResponse(other))); len(parts) > 0 {
 			return cut(strings.Join(parts, " "), 28)
 		}
 	}
@@ -89,17 +80,25 @@ func short(r, other oracle.Result, diff bool) string {
 // resultFields is r's fields as key=value, in JSON order, the response
 // left out (it is long; the differing fields show it).
 func resultFields(r oracle.Result) []string {
-	r.Response = nil
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(jsonLineOf(r)), &m) != nil {
-		return nil
-	}
+	return keyValues(oracle.DiffFields(noResponse(r), oracle.Result{}))
+}
+
+// keyValues is the fields fs on their want side, as key=value: those
+// that side has.
+func keyValues(fs []oracle.Field) []string {
 	var out []string
-	for k, v := range m {
-		out = append(out, k+"="+jsonSafe(strings.Trim(string(v), `"`)))
+	for _, f := range fs {
+		if v := fieldJSON(f.Want); v != nil {
+			out = append(out, f.Name+"="+strings.Trim(string(v), `"`))
+		}
 	}
-	slices.Sort(out)
 	return out
+}
+
+// noResponse is r without its response.
+func noResponse(r oracle.Result) oracle.Result {
+	r.Response = nil
+	return r
 }
 
 // cut is s in at most n bytes, "..." marking a cut.
@@ -126,15 +125,6 @@ func state(r oracle.Result) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// jsonLineOf is r as one line of JSON.
-func jsonLineOf(r oracle.Result) string {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return "?"
-	}
-	return string(b)
 }
 
 // svgTimeline is the timeline drawn: time on the x axis where the ops'
