@@ -7,7 +7,8 @@
 //
 //   - differential_test.go: the harness. Apply an op to both, compare the
 //     results with cmp.Diff (-model +impl), report the ops so far with
-//     oracle.Divergence.Report; compare the observable state (gate in-flight
+//     conformance.Context (a whole trace's divergence with
+//     conformance.Differ); compare the observable state (gate in-flight
 //     and touched buckets, throttle checks of the key pool).
 //   - statemachine_test.go: a rapid state machine per component, drawing
 //     ops from oracle.OpGen; whole oracle.GenTrace traces through oracle.Run.
