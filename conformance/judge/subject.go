@@ -24,16 +24,16 @@ func (r SubjectRunner) Implements(c oracle.Component) bool { return r.S.Implemen
 // RunTraces implements Runner.
 func (r SubjectRunner) RunTraces(ts []oracle.Trace, each func(int, TraceRun)) error {
 	for i, t := range ts {
-		each(i, r.Run(t))
+		each(i, r.run(t))
 	}
 	return nil
 }
 
-// Run runs one trace: on one instance, or a twin trace on two opened side
+// run runs one trace: on one instance, or a twin trace on two opened side
 // by side, each op on the first then on the second.
 //
 // spec PROTO-12: "two instances open at once, of the same component and config, are independent"
-func (r SubjectRunner) Run(t oracle.Trace) TraceRun {
+func (r SubjectRunner) run(t oracle.Trace) TraceRun {
 	insts, run := r.open(t)
 	if insts == nil {
 		return run
