@@ -49,7 +49,9 @@
 //
 // Clock: no script of this package reads TIME (Redis's clock): now is the
 // caller's, and every TTL is relative (PEXPIRE, SET PX), so the store runs
-// on managed Redis offerings that refuse TIME in scripts.
+// on managed Redis offerings that refuse TIME in scripts. Only
+// impl/redisgate's admit and in-flight count read TIME (a lease's expiry); a
+// gate without it comes with the next version of the spec.
 //
 // Eviction: New refuses a server whose maxmemory-policy may evict keys
 // (any but noeviction: every key here has a TTL, so volatile-* policies
