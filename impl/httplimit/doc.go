@@ -353,7 +353,8 @@
 // caps the name and refuses empty or control-character names, and such a
 // name contributes no account key at all. [LoginGuard.Check] reads the
 // throttle without reserving (status pages, the headers of a success);
-// [LoginGuard.WriteHeaders] sets X-RateLimit-Remaining and Retry-After.
+// [LoginGuard.WriteHeaders] sets X-RateLimit-Remaining and Retry-After; after
+// a Limiter's X-RateLimit fields the strictest limit shows (its doc says how).
 //
 // # Keys beyond the address
 //

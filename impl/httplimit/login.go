@@ -224,10 +224,20 @@ func (g *LoginGuard) Check(ip, user string) throttle.Decision {
 // WriteHeaders sets the throttle headers of d on w: X-RateLimit-Remaining
 // (failures left) on Allow, Retry-After (seconds until the ban ends, at least
 // 1) on Banned, nothing on Unavailable. Call it before w.WriteHeader.
+//
+// The strictest limit shows, as with a Limiter's [XRateLimitFields]: an
+// X-RateLimit-Remaining already set (by a Limiter or a policy of the same
+// request) is kept when it is no larger than the failures left, and when the
+// guard replaces it, X-RateLimit-Limit and X-RateLimit-Reset are dropped,
+// since they described the other limit and the guard has no such values.
 func (g *LoginGuard) WriteHeaders(w http.ResponseWriter, d throttle.Decision) {
 	switch d.Verdict {
 	case throttle.Allow:
-		w.Header().Set("X-RateLimit-Remaining", strconv.FormatUint(d.Remaining, 10))
+		if h := w.Header(); fewer(h, int64(min(d.Remaining, math.MaxInt64))) {
+			delete(h, hXLimit)
+			delete(h, hXReset)
+			h[hXRemain] = []string{strconv.FormatUint(d.Remaining, 10)}
+		}
 	case throttle.Banned:
 		w.Header().Set("Retry-After", strconv.FormatUint(banWait(d.Until, g.now()), 10))
 	}

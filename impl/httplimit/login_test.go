@@ -245,6 +245,39 @@ func TestWriteHeaders(t *testing.T) {
 	}
 }
 
+// TestWriteHeadersShowsTheStrictestLimit checks WriteHeaders after a
+// Limiter's X-RateLimit trio: the guard's failures left replace the
+// trio's remaining only when fewer, and then the trio's limit and reset,
+// which described the other limit, go.
+func TestWriteHeadersShowsTheStrictestLimit(t *testing.T) {
+	now := uint64(100)
+	guard, _ := newGuard(t, &now)
+	trio := func(remaining string) http.Header {
+		return http.Header{"X-Ratelimit-Limit": {"20"}, "X-Ratelimit-Remaining": {remaining}, "X-Ratelimit-Reset": {"7"}}
+	}
+	tests := []struct {
+		before http.Header
+		d      throttle.Decision
+		want   http.Header
+		reason string
+	}{
+		{trio("3"), allowed(4), trio("3"), "the Limiter's bucket is stricter: its trio stays"},
+		{trio("4"), allowed(4), trio("4"), "equal: the trio stays whole"},
+		{trio("19"), allowed(4), http.Header{"X-Ratelimit-Remaining": {"4"}}, "the guard is stricter: its count, and no limit or reset of another limit"},
+		{trio("19"), bannedUntil(130), http.Header{"X-Ratelimit-Limit": {"20"}, "X-Ratelimit-Remaining": {"19"}, "X-Ratelimit-Reset": {"7"}, "Retry-After": {"30"}}, "Banned: Retry-After only"},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		for k, v := range tt.before {
+			rec.Header()[k] = v
+		}
+		guard.WriteHeaders(rec, tt.d)
+		if diff := cmp.Diff(tt.want, rec.Header()); diff != "" {
+			t.Errorf("WriteHeaders(%+v) after %v (-want +got):\n%s (%s)", tt.d, tt.before, diff, tt.reason)
+		}
+	}
+}
+
 // TestNormalizeAccount checks the documented rule.
 func TestNormalizeAccount(t *testing.T) {
 	long := strings.Repeat("a", 100)
