@@ -55,7 +55,8 @@ func (c cli) vectorsCmd(args []string) int {
 // through no symbolic link: one where it would write a file or make a
 // folder (planted in a folder written with -force) is refused by name
 // before anything is written, and every write goes through an os.Root of
-// dir, so that a link planted meanwhile cannot take it outside dir.
+// dir, so that a link planted meanwhile cannot take it outside dir. Nor
+// through a hard link: each file is written anew and renamed over its name.
 func export(dir string) (int, error) {
 	paths, err := exportPaths()
 	if err != nil {
@@ -123,7 +124,29 @@ func exportOne(root *os.Root, p string) error {
 			return err
 		}
 	}
-	return root.WriteFile(p, data, 0o644)
+	return replaceFile(root, p, data)
+}
+
+// replaceFile writes data to a new file beside p in root and renames it
+// over p, so that a p hard-linked to a file elsewhere is replaced, not
+// written through: the other name keeps its content.
+func replaceFile(root *os.Root, p string, data []byte) error {
+	tmp := p + ".limcheck-tmp"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, p)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 // refuseLinks returns an error naming every path of paths in dir that is
