@@ -285,8 +285,8 @@ func aloneTime(pf *portFlags, ran time.Duration) time.Duration {
 // the user who waited; else "".
 func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 	pf, cases, most := j.pf, j.selected, j.alone
-	budget := *pf
-	budget.deadline = time.Now().Add(aloneTime(pf, ran))
+	budget, given := *pf, aloneTime(pf, ran)
+	budget.deadline = time.Now().Add(given)
 	if pf.deadline.Before(budget.deadline) {
 		budget.deadline = pf.deadline
 	}
@@ -301,7 +301,7 @@ func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 		}
 		stderr, verdict, err := runAlone(&budget, cases[i])
 		if err != nil {
-			return fmt.Sprintf("re-running failing cases alone for their own stderr stopped at %s, after %d: the port, restarted, %s; the other failing cases show the stderr of their window (--alone 0 skips re-runs)", cr.ID, done, restartProblem(err, pf, &budget))
+			return fmt.Sprintf("re-running failing cases alone for their own stderr stopped at %s, after %d: the port, restarted, %s; the other failing cases show the stderr of their window (--alone 0 skips re-runs)", cr.ID, done, restartProblem(err, pf, &budget, given))
 		}
 		done++
 		alone := ""
@@ -314,9 +314,9 @@ func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 }
 
 // restartProblem says what err, from runAlone under budget's deadline,
-// was: the run's --timeout, the re-runs' time, or a port that broke
-// (hung) or did not start.
-func restartProblem(err error, pf, budget *portFlags) string {
+// was: the run's --timeout, the re-runs' time (given them: aloneTime of
+// the run), or a port that broke (hung) or did not start.
+func restartProblem(err error, pf, budget *portFlags, given time.Duration) string {
 	var (
 		late   *judge.DeadlineError
 		broken *judge.BrokenError
@@ -325,7 +325,7 @@ func restartProblem(err error, pf, budget *portFlags) string {
 	case errors.As(err, &late) && !budget.deadline.Before(pf.deadline):
 		return fmt.Sprintf("was still in %s when the run's --timeout (%v) passed", late.During, pf.timeout)
 	case errors.As(err, &late):
-		return fmt.Sprintf("was still in %s when the re-runs' time was over (%v: as long as the run took, at least %v and the handshake timeout)", late.During, aloneTime(pf, 0), aloneFloor)
+		return fmt.Sprintf("was still in %s when the re-runs' time was over (%v: as long as the run took, at least %v and the handshake timeout)", late.During, given.Round(time.Millisecond), aloneFloor)
 	case errors.As(err, &broken):
 		return "broke: " + clean(broken.What)
 	}
