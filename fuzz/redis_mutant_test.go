@@ -43,6 +43,7 @@ const (
 	banLua     = "impl/throttle/redisstore/lua/ban.lua"
 	purgeLua   = "impl/throttle/redisstore/lua/purge.lua"
 	clearFsLua = "impl/throttle/redisstore/lua/clearfailures.lua"
+	reserveLua = "impl/throttle/redisstore/lua/reserve.lua"
 )
 
 // The u64lt of the throttle scripts through Lua numbers (doubles): the
@@ -102,6 +103,17 @@ var luaMutants = []luaMutant{
 	{"store: purge compares ban-untils as doubles", purgeLua, u64ltHead, u64ltDouble},
 	{"store: purge ignores keys tracked between its scan and its script", purgeLua,
 		"if ARGV[3] == '1' and redis.call('SCARD', KEYS[1]) > listed then return -1 end\n", ""},
+	{"store: reserve lets a banned key reserve (no ban test)", reserveLua,
+		"if u64lt(ARGV[2], ban) then return {c, ban, r, ''} end -- banned: now < ban-until\n", ""},
+	{"store: reserve ignores the caller's held entries", reserveLua,
+		"local p = r + tonumber(ARGV[4])", "local p = r"},
+	{"store: reserve admits the threshold'th attempt in flight (> for >=)", reserveLua,
+		"c + p >= tonumber(ARGV[3])", "c + p > tonumber(ARGV[3])"},
+	{"store: reservations out of the window keep counting", reserveLua,
+		"  redis.call('ZREMRANGEBYLEX', KEYS[3], '-', '(' .. string.sub(ARGV[1], 2))\n", ""},
+	{"store: reserve compares ban-untils as doubles", reserveLua, u64ltHead, u64ltDouble},
+	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
+		"redis.call('PEXPIRE', KEYS[3], ARGV[6])", "redis.call('TYPE', KEYS[3])"},
 	{"store: clear_failures untracks a banned key (STORE-6)", clearFsLua,
 		"if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SREM', KEYS[3], ARGV[1]) end", "redis.call('SREM', KEYS[3], ARGV[1])"},
 }
@@ -129,7 +141,8 @@ type mutantKill string
 // (TestRedisGateBudgetHistoriesEqualModel) and by the DIST-6 check that a
 // set outlives its spent budget (TestRedisGateSetTTLCoversItsBudget), and for the store
 // by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
-// purge, checked by porcupine). The original
+// purge, checked by porcupine) and by seeded reservation histories against
+// MemStore's (mutantReserveHistories). The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
@@ -182,6 +195,9 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	}
 	if kill == "" && throttleChecks {
 		kill = mutantPurgeRace(t, r)
+	}
+	if kill == "" && throttleChecks {
+		kill = mutantReserves(t, r)
 	}
 	if kill == "" { // last: it audits the keys of every check
 		kill = mutantTTLAudit(t, srv)
@@ -308,4 +324,19 @@ func mutantBudgetChecks(t *testing.T, r *redissubject.Redis) mutantKill {
 		return mutantKill("budget checks: " + diff)
 	}
 	return ""
+}
+
+// mutantReserves runs mutantReserveHistories, the reservations against
+// MemStore's, on r's client.
+func mutantReserves(t *testing.T, r *redissubject.Redis) mutantKill {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kill, err := mutantReserveHistories(c, r.Namespace())
+	if err != nil {
+		t.Fatalf("reservation histories: %v", err)
+	}
+	return kill
 }
