@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 	"pgregory.net/rapid"
 )
 
@@ -36,7 +37,7 @@ func TestImplAgreesOnSeedTraces(t *testing.T) {
 func TestPropDecodeInvertsEncode(t *testing.T) {
 	for _, c := range oracle.Components() {
 		t.Run(string(c), rapid.MakeCheck(func(t *rapid.T) {
-			tr := oracle.GenTrace(c).Draw(t, "trace")
+			tr := gen.Trace(c).Draw(t, "trace")
 			if pastImpl(tr.Config) {
 				t.Skip("a config past impl's limits: the format reduces it")
 			}
@@ -71,7 +72,7 @@ type corpusFile struct {
 }
 
 // corpusFiles lists the seed corpus: the trace seeds encoded for their
-// target, GenTrace examples, FuzzIPKey's and FuzzResp503's inputs, and
+// target, gen.Trace examples, FuzzIPKey's and FuzzResp503's inputs, and
 // fixed pseudo-random inputs of the state-machine targets.
 func corpusFiles() []corpusFile {
 	var files []corpusFile
@@ -82,7 +83,7 @@ func corpusFiles() []corpusFile {
 	}
 	for _, c := range oracle.Components() {
 		for seed := range 6 {
-			tr := oracle.GenTrace(c).Example(seed)
+			tr := gen.Trace(c).Example(seed)
 			files = append(files, corpusFile{target: "Fuzz" + targetOf(c), name: fmt.Sprintf("gen-%d", seed),
 				values: []any{encodeTrace(tr)}, generated: true})
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // The byte decoder of FuzzLim, FuzzGate, FuzzThrottle and FuzzThrottleFaults
@@ -255,7 +256,7 @@ func (d *limDecoder) pure() oracle.Op {
 	case 1:
 		return oracle.Op{Kind: oracle.LimBktNew, Cap: I(d.r.i64(anyInt64s...)), Now: I(d.r.i64(d.times()...))}
 	case 2:
-		return oracle.Op{Kind: oracle.LimIPKey, IP: d.r.bytesArg(oracle.EdgeIPs())}
+		return oracle.Op{Kind: oracle.LimIPKey, IP: d.r.bytesArg(gen.EdgeIPs())}
 	}
 	return oracle.Op{Kind: oracle.LimResp503, Retry: I(d.r.i64(retries...))}
 }
@@ -291,14 +292,10 @@ func newGateDecoder(r *reader) *gateDecoder {
 			Seed: r.seed()}}
 }
 
-// fuzzSeeds are the gate seeds a seed tag selects (spec GATE-18): the zero
-// seed, the check-value seed, all 0xff and one with no pattern.
-var fuzzSeeds = []string{
-	"00000000000000000000000000000000",
-	"000102030405060708090a0b0c0d0e0f",
-	"ffffffffffffffffffffffffffffffff",
-	"8f3ac2105d7e9b64e1f0a7c35b2d9e48",
-}
+// fuzzSeeds are the gate seeds a seed tag selects (spec GATE-18): the
+// generators' favourites, the zero seed, the check-value seed, all 0xff
+// and one with no pattern.
+var fuzzSeeds = gen.GateSeeds()
 
 // seed reads a gate seed: a tag selects one of fuzzSeeds, a literal gives
 // its 16 bytes; the text form is 32 lowercase hex digits.
@@ -327,7 +324,7 @@ func (d *gateDecoder) next() (oracle.Op, bool) {
 	}
 	switch d.r.byte() % 8 {
 	case 0, 1, 2, 3, 4:
-		ip := d.r.str(oracle.EdgeIPs())
+		ip := d.r.str(gen.EdgeIPs())
 		b := oracle.Bytes(ip)
 		return oracle.Op{Kind: oracle.Admit, IP: &b, Now: oracle.I(d.r.i64(d.times(ip)...))}, true
 	case 5, 6:
@@ -336,7 +333,7 @@ func (d *gateDecoder) next() (oracle.Op, bool) {
 	if d.r.byte()%2 == 0 {
 		return oracle.Op{Kind: oracle.InFlight}, true
 	}
-	ip := d.r.str(append(oracle.EdgeIPs(), d.touched...)) // EdgeIPs first: their indices are stable
+	ip := d.r.str(append(gen.EdgeIPs(), d.touched...)) // EdgeIPs first: their indices are stable
 	b := oracle.Bytes(ip)
 	return oracle.Op{Kind: oracle.Bucket, IP: &b, Now: oracle.I(d.r.i64(d.times(ip)...))}, true
 }
@@ -401,7 +398,7 @@ func (d *throttleDecoder) next() (oracle.Op, bool) {
 	if !d.ops.more() {
 		return oracle.Op{}, false
 	}
-	keys := oracle.ThrottleKeys()
+	keys := gen.ThrottleKeys()
 	switch k := d.r.byte() % 8; {
 	case k == 0:
 		return oracle.Op{Kind: oracle.Check, Key: d.r.bytesArg(keys), Now: d.time()}, true
@@ -428,7 +425,7 @@ func (d *throttleDecoder) next() (oracle.Op, bool) {
 func (d *throttleDecoder) keys(n int) []oracle.Bytes {
 	out := make([]oracle.Bytes, n)
 	for i := range out {
-		out[i] = oracle.Bytes(d.r.str(oracle.ThrottleKeys()))
+		out[i] = oracle.Bytes(d.r.str(gen.ThrottleKeys()))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // tb is what the differential harness needs of a *testing.T or *rapid.T.
@@ -19,13 +20,13 @@ type tb interface {
 
 // differential is a model instance and an impl instance opened with one
 // config, the ops applied to both so far (the trace a report prints), and
-// an OpGen fed the model's results: it draws the next ops of a state
+// a gen.Ops fed the model's results: it draws the next ops of a state
 // machine and remembers what the state checks read (touched slots, the
 // latest throttle time).
 type differential struct {
 	trace       oracle.Trace
 	model, impl oracle.Instance
-	gen         *oracle.OpGen
+	gen         *gen.Ops
 }
 
 // openDifferential opens the model and impl on cfg. Both must refuse the
@@ -40,7 +41,7 @@ func openDifferential(t tb, c oracle.Component, cfg oracle.Config) *differential
 // place (the Redis-backed one).
 func openDifferentialOn(t tb, subject oracle.Subject, c oracle.Component, cfg oracle.Config) *differential {
 	t.Helper()
-	d := &differential{trace: oracle.Trace{Component: c, Config: cfg}, gen: oracle.NewOpGen(c, cfg)}
+	d := &differential{trace: oracle.Trace{Component: c, Config: cfg}, gen: gen.NewOps(c, cfg)}
 	m, mclass, err := oracle.Model{}.Open(c, cfg)
 	if err != nil {
 		t.Fatalf("Model{}.Open(%s, config) = %v", c, err)
@@ -63,7 +64,7 @@ func openDifferentialOn(t tb, subject oracle.Subject, c oracle.Component, cfg or
 }
 
 // step applies op to both, compares the results with cmp.Diff (-model
-// +impl), records op and feeds the model's result to the OpGen.
+// +impl), records op and feeds the model's result to the gen.Ops.
 func (d *differential) step(t tb, op oracle.Op) oracle.Result {
 	t.Helper()
 	d.trace.Ops = append(d.trace.Ops, op)

@@ -11,7 +11,7 @@
 //     conformance.Differ); compare the observable state (gate in-flight
 //     and touched buckets, throttle checks of the key pool).
 //   - statemachine_test.go: a rapid state machine per component, drawing
-//     ops from oracle.OpGen; whole oracle.GenTrace traces through oracle.Run.
+//     ops from gen.Ops; whole gen.Trace traces through oracle.Run.
 //   - fuzz_test.go: the go test -fuzz targets: FuzzLim, FuzzGate,
 //     FuzzThrottle and FuzzThrottleFaults over the byte format of
 //     decode_test.go (encode_test.go inverts it), FuzzIPKey, FuzzResp503, and

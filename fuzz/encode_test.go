@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // encodeTrace is the inverse of decodeTrace: it writes tr in the decoder's
@@ -107,7 +108,7 @@ func (w *writer) limOp(op oracle.Op) {
 		w.nums(op.Cap, op.Now)
 	case oracle.LimIPKey:
 		w.b = append(w.b, 7, 2)
-		w.str(op.IP, oracle.EdgeIPs())
+		w.str(op.IP, gen.EdgeIPs())
 	case oracle.LimResp503:
 		w.b = append(w.b, 7, 3)
 		w.nums(op.Retry)
@@ -118,7 +119,7 @@ func (w *writer) gateOp(op oracle.Op) {
 	switch op.Kind {
 	case oracle.Admit:
 		w.byte(0)
-		w.str(op.IP, oracle.EdgeIPs())
+		w.str(op.IP, gen.EdgeIPs())
 		w.nums(op.Now)
 	case oracle.Release:
 		w.byte(5)
@@ -126,7 +127,7 @@ func (w *writer) gateOp(op oracle.Op) {
 		w.b = append(w.b, 7, 0)
 	case oracle.Bucket:
 		w.b = append(w.b, 7, 1)
-		w.str(op.IP, oracle.EdgeIPs())
+		w.str(op.IP, gen.EdgeIPs())
 		w.nums(op.Now)
 	}
 }
@@ -135,7 +136,7 @@ func (w *writer) throttleOp(op oracle.Op) {
 	switch op.Kind {
 	case oracle.Check:
 		w.byte(0)
-		w.str(op.Key, oracle.ThrottleKeys())
+		w.str(op.Key, gen.ThrottleKeys())
 		w.nums(op.Now)
 	case oracle.CheckAny:
 		w.byte(1)
@@ -147,14 +148,14 @@ func (w *writer) throttleOp(op oracle.Op) {
 		w.nums(op.Now)
 	case oracle.RecordFailure:
 		w.byte(2)
-		w.str(op.Key, oracle.ThrottleKeys())
+		w.str(op.Key, gen.ThrottleKeys())
 		w.nums(op.Now)
 	case oracle.RecordSuccess:
 		w.byte(4)
-		w.str(op.Key, oracle.ThrottleKeys())
+		w.str(op.Key, gen.ThrottleKeys())
 	case oracle.Reset:
 		w.byte(5)
-		w.str(op.Key, oracle.ThrottleKeys())
+		w.str(op.Key, gen.ThrottleKeys())
 	case oracle.PurgeExpired:
 		w.byte(6)
 		w.nums(op.Now)
@@ -169,6 +170,6 @@ func (w *writer) throttleOp(op oracle.Op) {
 
 func (w *writer) keys(ks []oracle.Bytes) {
 	for i := range ks {
-		w.str(&ks[i], oracle.ThrottleKeys())
+		w.str(&ks[i], gen.ThrottleKeys())
 	}
 }

@@ -5,12 +5,13 @@ import (
 
 	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 	"pgregory.net/rapid"
 )
 
 // machine is the differential state machine of component c: it draws a
 // config, opens the model and impl on it, and repeats actions, one per op
-// kind, each drawing an op from the OpGen (fed the model's results, so a lim
+// kind, each drawing an op from the gen.Ops (fed the model's results, so a lim
 // take chains the bucket the last take returned, and times sit on step,
 // window and ban boundaries), applying it to both and comparing the results;
 // after every action it compares the observable state (checkState).
@@ -21,7 +22,7 @@ func machine(c oracle.Component) func(*rapid.T) {
 // machineOn is machine with subject in impl's place.
 func machineOn(subject oracle.Subject, c oracle.Component) func(*rapid.T) {
 	return func(t *rapid.T) {
-		d := openDifferentialOn(t, subject, c, oracle.GenConfig(c).Draw(t, "config"))
+		d := openDifferentialOn(t, subject, c, gen.Config(c).Draw(t, "config"))
 		if d == nil {
 			return // both refused the config, the same way
 		}
@@ -65,12 +66,12 @@ func TestPropImplThrottleFaultsEqualsModel(t *testing.T) {
 }
 
 // TestPropImplRunsGeneratedTracesLikeModel checks the property that for
-// every trace oracle.GenTrace draws, of every component, oracle.Run gives
+// every trace gen.Trace draws, of every component, oracle.Run gives
 // impl's outcome equal to the model's (oracle.Compare finds no divergence).
 func TestPropImplRunsGeneratedTracesLikeModel(t *testing.T) {
 	for _, c := range oracle.Components() {
 		t.Run(string(c), rapid.MakeCheck(func(t *rapid.T) {
-			checkTrace(t, oracle.GenTrace(c).Draw(t, "trace"))
+			checkTrace(t, gen.Trace(c).Draw(t, "trace"))
 		}))
 	}
 }
@@ -81,7 +82,7 @@ func TestPropImplRunsGeneratedTracesLikeModel(t *testing.T) {
 func TestPropImplTakesAnyInt64sLikeModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := openDifferential(t, oracle.Lim, oracle.Config{})
-		v := func(label string) oracle.Num { return oracle.I(oracle.GenInt64().Draw(t, label)) }
+		v := func(label string) oracle.Num { return oracle.I(gen.Int64().Draw(t, label)) }
 		d.step(t, oracle.Op{Kind: oracle.LimTake, Tks: v("tks"), Last: v("last"), Cap: v("cap"), Refil: v("refil"),
 			Ivl: v("ivl"), Maxif: v("maxif"), Now: v("now"), Cost: v("cost")})
 	})

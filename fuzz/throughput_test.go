@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // benchTraces is how many generated traces a differential benchmark cycles
@@ -26,7 +27,7 @@ func BenchmarkDifferentialThrottle(b *testing.B) { benchDifferential(b, oracle.T
 func benchDifferential(b *testing.B, c oracle.Component) {
 	traces := make([]oracle.Trace, benchTraces)
 	for seed := range traces {
-		traces[seed] = oracle.GenTrace(c).Example(seed)
+		traces[seed] = gen.Trace(c).Example(seed)
 	}
 	ops := 0
 	for i := 0; b.Loop(); i++ {

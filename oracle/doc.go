@@ -20,7 +20,10 @@
 //     (conformance/judge's SubjectRunner runs a twin trace, spec VEC-15,
 //     on two instances side by side).
 //
-// Imports: the standard library, model/... and pgregory.net/rapid
-// (generators); its tests also github.com/google/go-cmp. Never impl/: the adapter of impl/ lives in
-// internal/implsubject.
+// The rapid generators of this vocabulary live in oracle/gen, which builds
+// on it.
+//
+// Imports: the standard library and model/...; its tests also
+// github.com/google/go-cmp and pgregory.net/rapid. Never impl/: the adapter
+// of impl/ lives in internal/implsubject.
 package oracle

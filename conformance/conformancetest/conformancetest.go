@@ -10,6 +10,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // Run runs every core case of the built-in vectors against s, each as a
@@ -77,7 +78,7 @@ func Check(s oracle.Subject, c conformance.Case) Result {
 }
 
 // Fuzz makes f a go test -fuzz target against the model: each input
-// draws, through rapid, a trace of a component s implements (oracle.GenTrace)
+// draws, through rapid, a trace of a component s implements (gen.Trace)
 // and fails when s's outcome differs from the model's; rapid shrinks a
 // failing input to a small trace. It fails f when s implements no
 // component.
@@ -99,7 +100,7 @@ func Fuzz(f *testing.F, s oracle.Subject) {
 	}
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
 		c := rapid.SampledFrom(comps).Draw(t, "component")
-		tr := oracle.GenTrace(c).Draw(t, "trace")
+		tr := gen.Trace(c).Draw(t, "trace")
 		if msg := differs(s, tr); msg != "" {
 			t.Fatal(msg)
 		}

@@ -10,7 +10,7 @@
 // picks cases as limcheck run --case does); a case of a component the
 // subject does not implement, or one it declines (oracle.ErrUnsupported),
 // is skipped. [RunCases] runs a set of your choosing. [Fuzz] is a
-// go test -fuzz target: each input draws a trace (oracle.GenTrace, through
+// go test -fuzz target: each input draws a trace (gen.Trace, through
 // rapid.MakeFuzz) of a component the subject implements, and the subject
 // must give the model's results on it.
 //

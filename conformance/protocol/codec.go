@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // The protocol's hot path (PROTO-3, PROTO-5, PROTO-6): requests and replies
@@ -508,7 +509,7 @@ var words = func() map[string]string {
 	add := func(w string) { m[w] = w }
 	for _, c := range oracle.Components() {
 		add(string(c))
-		for _, k := range oracle.NewOpGen(c, oracle.Config{}).Kinds() {
+		for _, k := range gen.NewOps(c, oracle.Config{}).Kinds() {
 			add(string(k))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // genNum draws an absent Num or any value of the domain, edges favoured.
@@ -104,7 +105,7 @@ func derefBytes(b *oracle.Bytes) oracle.Bytes {
 func TestPropFastRequestCodecEqualsEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := rapid.SampledFrom(oracle.Components()).Draw(t, "component")
-		tr := oracle.GenTrace(c).Draw(t, "trace")
+		tr := gen.Trace(c).Draw(t, "trace")
 		seq, inst := rapid.Int64Min(1).Draw(t, "seq"), rapid.Int64Min(0).Draw(t, "inst")
 		for op := -1; op <= len(tr.Ops); op++ {
 			req := wireRequest{Seq: seq, Inst: inst}
@@ -218,7 +219,7 @@ func TestWordScansAgreeWithByteScans(t *testing.T) {
 }
 
 // TestAppendConfigIsJSONMarshal: appendConfig writes what json.Marshal
-// writes, for the configs GenTrace never draws too (none, both, fields
+// writes, for the configs gen.Trace never draws too (none, both, fields
 // unset).
 func TestAppendConfigIsJSONMarshal(t *testing.T) {
 	n := oracle.I(-5)

@@ -393,7 +393,7 @@ func TestFuzzFindsABugThroughAPort(t *testing.T) {
 }
 
 // BenchmarkGenFuzzTrace measures generation: GenFuzzTrace (rapid's
-// Example, with the model run GenTrace does inside) per component.
+// Example, with the model run gen.Trace does inside) per component.
 func BenchmarkGenFuzzTrace(b *testing.B) {
 	for _, c := range oracle.Components() {
 		b.Run(string(c), func(b *testing.B) {

@@ -7,10 +7,11 @@ import (
 	"sync/atomic"
 
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // GenFuzzTrace returns trace index of a fuzz run with seed on component c:
-// oracle.GenTraceSeeded(c) drawn from a seed mixed from seed and index, so
+// gen.TraceSeeded(c) drawn from a seed mixed from seed and index, so
 // a trace depends on nothing else (not the batch size, not the duration).
 // It panics only if the oracle's generator cannot draw a trace, a bug.
 func GenFuzzTrace(c oracle.Component, seed uint64, index int) oracle.Trace {
@@ -20,7 +21,7 @@ func GenFuzzTrace(c oracle.Component, seed uint64, index int) oracle.Trace {
 
 // genFuzzTrace is GenFuzzTrace with the model's outcome of the trace.
 func genFuzzTrace(c oracle.Component, seed uint64, index int) (oracle.Trace, oracle.Outcome) {
-	return oracle.GenTraceSeeded(c, mix(seed, uint64(index)))
+	return gen.TraceSeeded(c, mix(seed, uint64(index)))
 }
 
 // mix is splitmix64's output function applied to the index-th state of a

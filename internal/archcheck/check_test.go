@@ -139,6 +139,28 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			reason: "the generators may import oracle, model and rapid; their tests also go-cmp; oracle's tests may draw from them",
+			graph: map[string][]string{
+				mod + "/oracle/gen":   {mod + "/oracle", mod + "/model/gate", "pgregory.net/rapid"},
+				xtestOf("oracle/gen"): {mod + "/oracle/gen", "github.com/google/go-cmp/cmp"},
+				xtestOf("oracle"):     {mod + "/oracle", mod + "/oracle/gen"},
+			},
+		},
+		{
+			reason: "oracle's code must not import the generators, which build on it",
+			graph:  map[string][]string{mod + "/oracle": {mod + "/oracle/gen"}},
+			want:   []archcheck.Violation{edge(mod+"/oracle", mod+"/oracle/gen")},
+		},
+		{
+			reason: "the generators must not import conformance (the wire included), impl or a third-party module beyond rapid",
+			graph:  map[string][]string{mod + "/oracle/gen": {mod + "/conformance/protocol", mod + "/impl/lim", "github.com/google/go-cmp/cmp"}},
+			want: []archcheck.Violation{
+				edge(mod+"/oracle/gen", mod+"/conformance/protocol"),
+				edge(mod+"/oracle/gen", mod+"/impl/lim"),
+				edge(mod+"/oracle/gen", "github.com/google/go-cmp/cmp"),
+			},
+		},
+		{
 			reason: "oracle must not import a third-party module outside its list",
 			graph:  map[string][]string{mod + "/oracle": {"example.org/yaml"}},
 			want:   []archcheck.Violation{edge(mod+"/oracle", "example.org/yaml")},

@@ -16,8 +16,10 @@
 //	  impl/internal/
 //	  redisfault,
 //	  impl/redisclient
-//	oracle                oracle, model, rapid, go-cmp,    (nothing more)
-//	                      github.com/anishathalye/porcupine
+//	oracle                oracle, model, rapid, go-cmp,    oracle/gen
+//	                      github.com/anishathalye/porcupine;
+//	                      never oracle/gen
+//	oracle/gen            oracle, model, rapid             github.com/google/go-cmp
 //	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)
 //	                      any third-party package; never
 //	                      conformance/judge, /protocol,

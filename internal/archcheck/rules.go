@@ -35,6 +35,9 @@ type layerRule struct {
 	says  string    // the rule in words, for violations
 }
 
+// genLayer is the generators' layer, inside oracle's.
+const genLayer = "oracle/gen"
+
 // The conformance layers that lie inside the conformance layer: the judge
 // builds on the vector format; the port protocol (the wire) and the
 // differential search each build on the judge, and never on each other but
@@ -69,9 +72,17 @@ var rules = []layerRule{
 	redisLayer("impl/redisclient"),
 	{
 		layer: "oracle",
-		code:  oracleAllowance(),
-		tests: oracleAllowance(),
-		says:  "oracle may import only the standard library, oracle/..., model/..., rapid, go-cmp and porcupine",
+		code:  allowance{module: []string{"oracle", "model"}, except: []string{genLayer}, external: []string{rapid, gocmp, porcupine}},
+		tests: allowance{module: []string{"oracle", "model"}, external: []string{rapid, gocmp, porcupine}},
+		says:  "oracle may import only the standard library, oracle/..., model/..., rapid, go-cmp and porcupine, never oracle/gen, which builds on it, but in its tests",
+	},
+	{
+		// The generators draw the vocabulary; the conformance wing and
+		// the fuzz targets draw from them, never the other way.
+		layer: genLayer,
+		code:  allowance{module: []string{"oracle", "model"}, external: []string{rapid}},
+		tests: allowance{module: []string{"oracle", "model"}, external: []string{rapid, gocmp}},
+		says:  "oracle/gen may import only the standard library, oracle, model/... and rapid (its tests also go-cmp), never conformance/...",
 	},
 	{
 		layer: "conformance",
@@ -117,14 +128,6 @@ var rules = []layerRule{
 	openLayer("fuzz"),
 	openLayer("cmd"),
 	openLayer("internal"),
-}
-
-// oracleAllowance is what oracle's files may import.
-func oracleAllowance() allowance {
-	return allowance{
-		module:   []string{"oracle", "model"},
-		external: []string{rapid, gocmp, porcupine},
-	}
 }
 
 // conformanceAllowance is what the files of a conformance layer may

@@ -1,4 +1,4 @@
-package oracle_test
+package gen_test
 
 import (
 	"fmt"
@@ -10,16 +10,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/limcheck/limcheck/model/lim"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 	"pgregory.net/rapid"
 )
 
 // TestPropGeneratedTracesAreWellFormed checks the property that every trace
-// GenTrace draws, of every component, runs on the model without a malformed
+// Trace draws, of every component, runs on the model without a malformed
 // op (ErrBadOp): the generators speak the oracle's vocabulary.
 func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
 	for _, c := range oracle.Components() {
 		t.Run(string(c), rapid.MakeCheck(func(t *rapid.T) {
-			tr := oracle.GenTrace(c).Draw(t, "trace")
+			tr := gen.Trace(c).Draw(t, "trace")
 			if _, err := oracle.Run(oracle.Model{}, tr); err != nil {
 				t.Fatalf("Run(Model{}, trace) = %v, want no error", err)
 			}
@@ -28,23 +29,23 @@ func TestPropGeneratedTracesAreWellFormed(t *testing.T) {
 }
 
 // TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome checks that
-// GenTraceSeeded's trace depends only on the component and the seed (a
+// TraceSeeded's trace depends only on the component and the seed (a
 // second call draws the same trace), and that the outcome it returns is
 // Run(Model{}, trace): the fuzzer compares ports with it instead of running
 // the model again.
 func TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome(t *testing.T) {
 	for _, c := range oracle.Components() {
 		for seed := range uint64(200) {
-			tr, got := oracle.GenTraceSeeded(c, seed)
+			tr, got := gen.TraceSeeded(c, seed)
 			want, err := oracle.Run(oracle.Model{}, tr)
 			if err != nil {
-				t.Fatalf("Run(Model{}, GenTraceSeeded(%s, %d)) = %v", c, seed, err)
+				t.Fatalf("Run(Model{}, TraceSeeded(%s, %d)) = %v", c, seed, err)
 			}
 			if !reflect.DeepEqual(want, got) { // cmp is slow here: only for the report
-				t.Fatalf("GenTraceSeeded(%s, %d)'s outcome is not the model's (-Run +GenTraceSeeded):\n%s", c, seed, cmp.Diff(want, got))
+				t.Fatalf("TraceSeeded(%s, %d)'s outcome is not the model's (-Run +TraceSeeded):\n%s", c, seed, cmp.Diff(want, got))
 			}
-			if again, _ := oracle.GenTraceSeeded(c, seed); !reflect.DeepEqual(tr, again) {
-				t.Fatalf("GenTraceSeeded(%s, %d) drew two different traces:\n%#v\n%#v", c, seed, tr, again)
+			if again, _ := gen.TraceSeeded(c, seed); !reflect.DeepEqual(tr, again) {
+				t.Fatalf("TraceSeeded(%s, %d) drew two different traces:\n%#v\n%#v", c, seed, tr, again)
 			}
 		}
 	}
@@ -59,10 +60,10 @@ func TestGeneratedConfigsPastImplAreRare(t *testing.T) {
 	const n = 2000
 	gate, thr := 0, 0
 	for seed := range n {
-		if oracle.GenGateConfig().Example(seed).TableSize() > 1<<20 {
+		if gen.GateConfig().Example(seed).TableSize() > 1<<20 {
 			gate++
 		}
-		if th, _ := oracle.GenThrottleConfig().Example(seed).Threshold.Uint64(); th > 1<<14 {
+		if th, _ := gen.ThrottleConfig().Example(seed).Threshold.Uint64(); th > 1<<14 {
 			thr++
 		}
 	}
@@ -75,10 +76,10 @@ func TestGeneratedConfigsPastImplAreRare(t *testing.T) {
 // kind of every component.
 func TestOpOfDrawsItsKind(t *testing.T) {
 	for _, c := range oracle.Components() {
-		g := oracle.NewOpGen(c, oracle.GenConfig(c).Example(1))
+		g := gen.NewOps(c, gen.Config(c).Example(1))
 		for _, k := range g.Kinds() {
 			if op := g.OpOf(k).Example(2); op.Kind != k {
-				t.Errorf("NewOpGen(%s).OpOf(%s) drew a %s", c, k, op.Kind)
+				t.Errorf("NewOps(%s).OpOf(%s) drew a %s", c, k, op.Kind)
 			}
 		}
 	}
@@ -90,7 +91,7 @@ func TestOpOfDrawsItsKind(t *testing.T) {
 // about 375 of each component) and no more than twice it.
 const examples = 600
 
-// TestGenReachesEdges checks that GenTrace reaches every edge the
+// TestGenReachesEdges checks that Trace reaches every edge the
 // generators promise, over a fixed set of seeds: the spec's boundaries and
 // the structural extremes where ports cap or wrap (table sizes and
 // thresholds past 16, 32 and 64 bits, long check_any lists, long keys that
@@ -154,15 +155,15 @@ func TestGenReachesEdges(t *testing.T) {
 }
 
 // traceSources are the two sources of the generators' draws: rapid
-// (GenTrace, the property tests' and state machines') and the seeded PRNG
-// (GenTraceSeeded, the fuzzer's). Each must reach every edge.
+// (Trace, the property tests' and state machines') and the seeded PRNG
+// (TraceSeeded, the fuzzer's). Each must reach every edge.
 var traceSources = []struct {
 	name  string
 	trace func(c oracle.Component, seed int) oracle.Trace
 }{
-	{"GenTrace", func(c oracle.Component, seed int) oracle.Trace { return oracle.GenTrace(c).Example(seed) }},
-	{"GenTraceSeeded", func(c oracle.Component, seed int) oracle.Trace {
-		tr, _ := oracle.GenTraceSeeded(c, uint64(seed))
+	{"Trace", func(c oracle.Component, seed int) oracle.Trace { return gen.Trace(c).Example(seed) }},
+	{"TraceSeeded", func(c oracle.Component, seed int) oracle.Trace {
+		tr, _ := gen.TraceSeeded(c, uint64(seed))
 		return tr
 	}},
 }

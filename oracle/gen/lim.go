@@ -1,10 +1,12 @@
-package oracle
+package gen
 
 import (
 	"math"
+
+	"github.com/limcheck/limcheck/oracle"
 )
 
-// limState is what a lim OpGen remembers: the current config, the bucket
+// limState is what a lim Ops remembers: the current config, the bucket
 // the last take returned, the in-flight count lim_acq and lim_rel returned,
 // and the last time.
 type limState struct {
@@ -18,9 +20,9 @@ type limState struct {
 }
 
 // observe chains a take's bucket and an acquire's or release's count.
-func (s *limState) observe(op Op, r Result) {
+func (s *limState) observe(op oracle.Op, r oracle.Result) {
 	switch op.Kind {
-	case LimTake:
+	case oracle.LimTake:
 		s.now, _ = op.Now.Int64()
 		s.nowSet = true
 		if i64Of(r.OK) == 0 && i64Of(r.Retry) == 0 {
@@ -29,46 +31,46 @@ func (s *limState) observe(op Op, r Result) {
 		s.tks, _ = r.Tks.Int64()
 		s.last, _ = r.Last.Int64()
 		s.bktSet = true
-	case LimAcq, LimRel:
+	case oracle.LimAcq, oracle.LimRel:
 		s.n, _ = r.N.Int64()
 	}
 }
 
 // drawLim draws a lim op of kind k.
-func (g *OpGen) drawLim(t src, k Kind) Op {
+func (g *Ops) drawLim(t src, k oracle.Kind) oracle.Op {
 	switch k {
-	case LimCfg:
-		return Op{Kind: k, Cap: I(limParam(t, "cap")), Refil: I(limParam(t, "refil")), Ivl: I(limParam(t, "ivl")), Maxif: I(limParam(t, "maxif"))}
-	case LimBktNew:
-		return Op{Kind: k, Cap: I(genInt64(t)), Now: I(g.limNow(t))}
-	case LimTake:
+	case oracle.LimCfg:
+		return oracle.Op{Kind: k, Cap: oracle.I(limParam(t, "cap")), Refil: oracle.I(limParam(t, "refil")), Ivl: oracle.I(limParam(t, "ivl")), Maxif: oracle.I(limParam(t, "maxif"))}
+	case oracle.LimBktNew:
+		return oracle.Op{Kind: k, Cap: oracle.I(genInt64(t)), Now: oracle.I(g.limNow(t))}
+	case oracle.LimTake:
 		return g.limTake(t)
-	case LimAcq:
-		return Op{Kind: k, N: I(g.limN(t)), Maxif: I(g.limMaxif(t))}
-	case LimRel:
-		return Op{Kind: k, N: I(g.limN(t))}
-	case LimIPKey:
-		return Op{Kind: k, IP: bytesOf(genIP(t))}
+	case oracle.LimAcq:
+		return oracle.Op{Kind: k, N: oracle.I(g.limN(t)), Maxif: oracle.I(g.limMaxif(t))}
+	case oracle.LimRel:
+		return oracle.Op{Kind: k, N: oracle.I(g.limN(t))}
+	case oracle.LimIPKey:
+		return oracle.Op{Kind: k, IP: bytesOf(genIP(t))}
 	}
-	return Op{Kind: LimResp503, Retry: I(genInt64(t))}
+	return oracle.Op{Kind: oracle.LimResp503, Retry: oracle.I(genInt64(t))}
 }
 
 // limTake draws a take: the current config (sometimes a new one, rarely an
 // invalid one), the chained bucket (sometimes another), a time at or near a
 // step boundary, and a cost.
-func (g *OpGen) limTake(t src) Op {
+func (g *Ops) limTake(t src) oracle.Op {
 	cap, refil, ivl, maxif := g.limConfig(t)
 	tks, last := g.limBucket(t)
 	now := g.limNowFrom(t, last)
-	return Op{Kind: LimTake, Tks: I(tks), Last: I(last), Cap: I(cap), Refil: I(refil), Ivl: I(ivl), Maxif: I(maxif),
-		Now: I(now), Cost: I(g.limCost(t))}
+	return oracle.Op{Kind: oracle.LimTake, Tks: oracle.I(tks), Last: oracle.I(last), Cap: oracle.I(cap), Refil: oracle.I(refil), Ivl: oracle.I(ivl), Maxif: oracle.I(maxif),
+		Now: oracle.I(now), Cost: oracle.I(g.limCost(t))}
 }
 
 // limConfig returns the config of a take: the current one, 7 times in 8,
 // else a new valid one that stays current (a lowered cap: FIND-11); 1 take
 // in 32 instead gets an out-of-contract config (LIM-7: some parameter < 1),
 // for that take only.
-func (g *OpGen) limConfig(t src) (cap, refil, ivl, maxif int64) {
+func (g *Ops) limConfig(t src) (cap, refil, ivl, maxif int64) {
 	s := &g.lim
 	if !s.cfgSet || rare(t, "new config", 3) {
 		s.cap, s.refil, s.ivl, s.maxif = genPositive(t), genPositive(t), genPositive(t), genPositive(t)
@@ -84,7 +86,7 @@ func (g *OpGen) limConfig(t src) (cap, refil, ivl, maxif int64) {
 // limBucket returns the bucket the last in-contract take returned, 7 times
 // in 8, else a fresh one: born full, empty, one below or above cap, huge,
 // or (1 time in 4) with tks < 0, out of contract.
-func (g *OpGen) limBucket(t src) (tks, last int64) {
+func (g *Ops) limBucket(t src) (tks, last int64) {
 	s := &g.lim
 	if s.bktSet && !rare(t, "fresh bucket", 3) {
 		return s.tks, s.last
@@ -113,7 +115,7 @@ func (g *OpGen) limBucket(t src) (tks, last int64) {
 
 // limNow draws a time: from the last time or the bucket's last, else an
 // absolute edge.
-func (g *OpGen) limNow(t src) int64 {
+func (g *Ops) limNow(t src) int64 {
 	if g.lim.bktSet {
 		return g.limNowFrom(t, g.lim.last)
 	}
@@ -123,7 +125,7 @@ func (g *OpGen) limNow(t src) int64 {
 // limNowFrom draws a time relative to last (the take's bucket) or to the
 // previous time: whole steps of ivl +-1 (repeat, +1, ivl-1, ivl, ivl+1, a
 // clock step back), or an absolute edge.
-func (g *OpGen) limNowFrom(t src, last int64) int64 {
+func (g *Ops) limNowFrom(t src, last int64) int64 {
 	s := &g.lim
 	ivl := max(s.ivl, 1)
 	switch t.intRange(0, 9, "now from") {
@@ -156,7 +158,7 @@ func absInt64Time(t src) int64 {
 
 // limCost draws a cost: 1 half of the time, else cap, cap+1 (FIND-4),
 // MaxInt64 or up to cap; 1 time in 32 an out-of-contract cost < 1.
-func (g *OpGen) limCost(t src) int64 {
+func (g *Ops) limCost(t src) int64 {
 	if rare(t, "out-of-contract cost", 5) {
 		return pick(t, "out-of-contract cost", int64(0), -1, math.MinInt64)
 	}
@@ -177,7 +179,7 @@ func (g *OpGen) limCost(t src) int64 {
 
 // limN draws lim_acq's or lim_rel's n: the count the last one returned 3
 // times in 4, else an edge (negative: out of contract).
-func (g *OpGen) limN(t src) int64 {
+func (g *Ops) limN(t src) int64 {
 	if !rare(t, "n edge", 2) {
 		return g.lim.n
 	}
@@ -186,7 +188,7 @@ func (g *OpGen) limN(t src) int64 {
 }
 
 // limMaxif draws lim_acq's maxif: the config's 3 times in 4, else an edge.
-func (g *OpGen) limMaxif(t src) int64 {
+func (g *Ops) limMaxif(t src) int64 {
 	if g.lim.cfgSet && !rare(t, "maxif edge", 2) {
 		return g.lim.maxif
 	}
@@ -203,7 +205,7 @@ func limParam(t src, label string) int64 {
 }
 
 // bytesOf returns a pointer to s as Bytes.
-func bytesOf(s string) *Bytes { b := Bytes(s); return &b }
+func bytesOf(s string) *oracle.Bytes { b := oracle.Bytes(s); return &b }
 
 // i64Of returns n as an int64, 0 when absent or out of range.
-func i64Of(n Num) int64 { v, _ := n.Int64(); return v }
+func i64Of(n oracle.Num) int64 { v, _ := n.Int64(); return v }

@@ -1,4 +1,4 @@
-package oracle
+package gen
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 //   - rapidSrc, a rapid.T: the exported rapid generators (property tests,
 //     state machines, go test -fuzz through rapid.MakeFuzz), where rapid
 //     records and shrinks the draws;
-//   - seedSrc, a plain PRNG: GenTraceSeeded, the fuzzer's traces, which
+//   - seedSrc, a plain PRNG: TraceSeeded, the fuzzer's traces, which
 //     needs none of rapid's per-draw bookkeeping (a rapid.T and a recover
 //     per custom draw were half of limcheck fuzz's CPU).
 //
@@ -129,7 +129,7 @@ func (s *seedSrc) coin(p float64) bool {
 
 func (s *seedSrc) uint64Range(lo, hi uint64, _ string) uint64 {
 	if lo > hi {
-		panic(fmt.Sprintf("oracle: uint64Range(%d, %d): empty range", lo, hi))
+		panic(fmt.Sprintf("gen: uint64Range(%d, %d): empty range", lo, hi))
 	}
 	return lo + s.biased(hi-lo)
 }
@@ -139,7 +139,7 @@ func (s *seedSrc) uint64Range(lo, hi uint64, _ string) uint64 {
 func (s *seedSrc) int64Range(lo, hi int64, _ string) int64 {
 	switch {
 	case lo > hi:
-		panic(fmt.Sprintf("oracle: int64Range(%d, %d): empty range", lo, hi))
+		panic(fmt.Sprintf("gen: int64Range(%d, %d): empty range", lo, hi))
 	case lo >= 0:
 		return lo + int64(s.biased(uint64(hi-lo)))
 	case hi <= 0:

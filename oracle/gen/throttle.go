@@ -1,4 +1,4 @@
-package oracle
+package gen
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
 
@@ -13,25 +14,25 @@ import (
 // per key, and its adapter refuses more (the trace is skipped).
 const maxThreshold = 1 << 14
 
-// GenThrottleConfig draws a throttle config: threshold 1..6 7 times in 8,
+// ThrottleConfig draws a throttle config: threshold 1..6 7 times in 8,
 // else large (threshold: up to MaxUint64, past impl's 16384 about 1 time in
 // 25); window_secs and ban_secs 1, small, 900, around 2^63, near
 // MaxUint64 or at a power of two +-1; 1 time in 16 one field is 0, a
 // config every subject refuses (THR-1, THR-6).
-func GenThrottleConfig() *rapid.Generator[ThrottleConfig] { return custom(genThrottleConfig) }
+func ThrottleConfig() *rapid.Generator[oracle.ThrottleConfig] { return custom(genThrottleConfig) }
 
-// genThrottleConfig is GenThrottleConfig's draw.
-func genThrottleConfig(t src) ThrottleConfig {
+// genThrottleConfig is ThrottleConfig's draw.
+func genThrottleConfig(t src) oracle.ThrottleConfig {
 	v := []uint64{threshold(t), duration(t, "window_secs"), duration(t, "ban_secs")}
 	if rare(t, "invalid throttle config", 4) {
 		v[t.intRange(0, 2, "invalid field")] = 0
 	}
-	return ThrottleConfig{Threshold: U(v[0]), WindowSecs: U(v[1]), BanSecs: U(v[2])}
+	return oracle.ThrottleConfig{Threshold: oracle.U(v[0]), WindowSecs: oracle.U(v[1]), BanSecs: oracle.U(v[2])}
 }
 
 // threshold draws a threshold: 1..6 7 times in 8, else one of: a size
 // just past a plausible fixed ring of stamps (ringSizes: the trace then
-// piles failures on one key, OpGen's focus), a size at a width's edge up to
+// piles failures on one key, Ops's focus), a size at a width's edge up to
 // MaxUint64 (beyond impl's 16384 the trace is skipped there), 7, 64,
 // 16383, 16384 or any of 7..16384.
 func threshold(t src) uint64 {
@@ -55,7 +56,7 @@ func threshold(t src) uint64 {
 // reach by piling failures).
 var ringSizes = []uint64{129, 128, 127, 100, 65, 64, 63, 33, 32, 31, 17, 16, 15, 9}
 
-// maxFocus is the largest threshold for which an OpGen focuses (a trace
+// maxFocus is the largest threshold for which an Ops focuses (a trace
 // of up to maxFocus+16 ops).
 const maxFocus = 160
 
@@ -84,11 +85,11 @@ var throttleKeys = []string{"", "ip:192.0.2.1", "acct:bob", "\xff\x00", "acct:h\
 // takes them for one. They stay under conformance.MaxString (1 KiB).
 var longKeys = [2]string{strings.Repeat("p", 900) + "1", strings.Repeat("p", 900) + "2"}
 
-// GenThrottleKey draws a key: from ThrottleKeys 15 times in 16, else any
+// ThrottleKey draws a key: from ThrottleKeys 15 times in 16, else any
 // bytes.
-func GenThrottleKey() *rapid.Generator[string] { return custom(genThrottleKey) }
+func ThrottleKey() *rapid.Generator[string] { return custom(genThrottleKey) }
 
-// genThrottleKey is GenThrottleKey's draw.
+// genThrottleKey is ThrottleKey's draw.
 func genThrottleKey(t src) string {
 	if !rare(t, "key off the pool", 4) {
 		return pick(t, "pool key", throttleKeys...)
@@ -96,17 +97,17 @@ func genThrottleKey(t src) string {
 	return randomBytes(t, 12, "key bytes")
 }
 
-// GenFaults draws the rule list of a set_faults op (STORE-10): empty (no
+// Faults draws the rule list of a set_faults op (STORE-10): empty (no
 // faults) half of the time, else 1..3 rules over every store op, each
 // without keys (every key, and purge) or with 1..2 pool keys.
-func GenFaults() *rapid.Generator[[]Fault] { return custom(genFaults) }
+func Faults() *rapid.Generator[[]oracle.Fault] { return custom(genFaults) }
 
-// genFaults is GenFaults' draw.
-func genFaults(t src) []Fault {
+// genFaults is Faults' draw.
+func genFaults(t src) []oracle.Fault {
 	if !t.bool("faults") {
-		return []Fault{}
+		return []oracle.Fault{}
 	}
-	fs := make([]Fault, t.intRange(1, 3, "fault rules"))
+	fs := make([]oracle.Fault, t.intRange(1, 3, "fault rules"))
 	for i := range fs {
 		fs[i] = genFault(t)
 	}
@@ -114,17 +115,17 @@ func genFaults(t src) []Fault {
 }
 
 // genFault draws one fault rule.
-func genFault(t src) Fault {
-	f := Fault{Op: pick(t, "fault op", StoreOps()...)}
+func genFault(t src) oracle.Fault {
+	f := oracle.Fault{Op: pick(t, "fault op", oracle.StoreOps()...)}
 	if t.bool("fault lists keys") {
 		for range t.intRange(1, 2, "fault keys") {
-			f.Keys = append(f.Keys, Bytes(pick(t, "fault key", throttleKeys...)))
+			f.Keys = append(f.Keys, oracle.Bytes(pick(t, "fault key", throttleKeys...)))
 		}
 	}
 	return f
 }
 
-// thrState is what a throttle OpGen remembers: the config, the times of
+// thrState is what a throttle Ops remembers: the config, the times of
 // recent failures, the ban-untils results reported and the latest time.
 type thrState struct {
 	threshold   uint64
@@ -139,7 +140,7 @@ type thrState struct {
 
 // newThrState reads window and ban from cfg (1 and 1 when invalid), and
 // focuses when the threshold is 9..maxFocus.
-func newThrState(cfg Config, faults bool) thrState {
+func newThrState(cfg oracle.Config, faults bool) thrState {
 	threshold, window, ban, err := cfg.ThrottleConfig()
 	if err != nil {
 		threshold, window, ban = 1, 1, 1
@@ -149,19 +150,19 @@ func newThrState(cfg Config, faults bool) thrState {
 
 // observe records the latest time, a recorded failure's stamp and a
 // reported ban-until.
-func (s *thrState) observe(op Op, r Result) {
+func (s *thrState) observe(op oracle.Op, r oracle.Result) {
 	switch op.Kind {
-	case Check, CheckAny, RecordFailure, PurgeExpired:
+	case oracle.Check, oracle.CheckAny, oracle.RecordFailure, oracle.PurgeExpired:
 		s.now, _ = op.Now.Uint64()
 	}
-	if op.Kind == RecordFailure && r.Error == "" {
+	if op.Kind == oracle.RecordFailure && r.Error == "" {
 		s.stamps = pushU(s.stamps, s.now)
 		s.failed = append(s.failed, string(*op.Key))
 		if len(s.failed) > maxTimes {
 			s.failed = s.failed[1:]
 		}
 	}
-	if r.Verdict == VerdictBanned {
+	if r.Verdict == oracle.VerdictBanned {
 		u, _ := r.Until.Uint64()
 		s.untils = pushU(s.untils, u)
 	}
@@ -176,37 +177,37 @@ func pushU(xs []uint64, x uint64) []uint64 {
 	return xs
 }
 
-// drawThrottle draws a throttle op of kind k; a focused OpGen draws
+// drawThrottle draws a throttle op of kind k; a focused Ops draws
 // instead, 7 times in 8, a failure of the focus key at the latest time (or
 // one later), so that one key collects more failures than a fixed ring
 // holds.
-func (g *OpGen) drawThrottle(t src, k Kind) Op {
+func (g *Ops) drawThrottle(t src, k oracle.Kind) oracle.Op {
 	s := &g.thr
 	if s.focus && !rare(t, "op off the focus", 3) {
-		return Op{Kind: RecordFailure, Key: bytesOf(focusKey), Now: U(addSatU(s.now, t.int64Range(0, 1, "focus step")))}
+		return oracle.Op{Kind: oracle.RecordFailure, Key: bytesOf(focusKey), Now: oracle.U(addSatU(s.now, t.int64Range(0, 1, "focus step")))}
 	}
 	switch k {
-	case Check, RecordFailure:
-		return Op{Kind: k, Key: bytesOf(genThrottleKey(t)), Now: U(s.time(t))}
-	case CheckAny:
-		return Op{Kind: k, Keys: s.keys(t), Now: U(s.time(t))}
-	case RecordSuccess, Reset:
-		return Op{Kind: k, Key: bytesOf(genThrottleKey(t))}
-	case PurgeExpired:
-		return Op{Kind: k, Now: U(s.time(t))}
+	case oracle.Check, oracle.RecordFailure:
+		return oracle.Op{Kind: k, Key: bytesOf(genThrottleKey(t)), Now: oracle.U(s.time(t))}
+	case oracle.CheckAny:
+		return oracle.Op{Kind: k, Keys: s.keys(t), Now: oracle.U(s.time(t))}
+	case oracle.RecordSuccess, oracle.Reset:
+		return oracle.Op{Kind: k, Key: bytesOf(genThrottleKey(t))}
+	case oracle.PurgeExpired:
+		return oracle.Op{Kind: k, Now: oracle.U(s.time(t))}
 	}
-	return Op{Kind: SetFaults, Faults: genFaults(t)}
+	return oracle.Op{Kind: oracle.SetFaults, Faults: genFaults(t)}
 }
 
-// focusKey is the key a focused OpGen piles failures on.
+// focusKey is the key a focused Ops piles failures on.
 const focusKey = "k"
 
 // keys draws check_any's keys: 0..4 of them, repeats allowed (THR-9,
 // THR-10); 1 time in 8 followed by many more (longKeyList).
-func (s *thrState) keys(t src) []Bytes {
-	out := make([]Bytes, t.intRange(0, 4, "keys"))
+func (s *thrState) keys(t src) []oracle.Bytes {
+	out := make([]oracle.Bytes, t.intRange(0, 4, "keys"))
 	for i := range out {
-		out[i] = Bytes(genThrottleKey(t))
+		out[i] = oracle.Bytes(genThrottleKey(t))
 	}
 	if rare(t, "long key list", 3) {
 		return s.longKeyList(t, out)
@@ -224,11 +225,11 @@ var keyListSizes = []int{65, 100, 17, 33, 64, 32, 16, 9}
 // places one key last, or just past 8, 16, 32 or 64 keys, or anywhere
 // after head: a key that failed recently half of the time, else any drawn
 // key. A port that looks at only the first keys misses it.
-func (s *thrState) longKeyList(t src, head []Bytes) []Bytes {
+func (s *thrState) longKeyList(t src, head []oracle.Bytes) []oracle.Bytes {
 	n := pick(t, "long key list size", keyListSizes...)
 	out := head
 	for i := len(head); i < n; i++ {
-		out = append(out, Bytes(fmt.Sprintf("f%d", i)))
+		out = append(out, oracle.Bytes(fmt.Sprintf("f%d", i)))
 	}
 	at := pick(t, "key at", n-1, 64, 16, 32, 8, t.intRange(len(head), n-1, "key anywhere"))
 	var k string
@@ -237,7 +238,7 @@ func (s *thrState) longKeyList(t src, head []Bytes) []Bytes {
 	} else {
 		k = genThrottleKey(t)
 	}
-	out[max(min(at, n-1), len(head))] = Bytes(k)
+	out[max(min(at, n-1), len(head))] = oracle.Bytes(k)
 	return out
 }
 

@@ -1,4 +1,4 @@
-package oracle
+package gen
 
 import (
 	"encoding/hex"
@@ -10,10 +10,11 @@ import (
 
 	"github.com/limcheck/limcheck/model/gate"
 	"github.com/limcheck/limcheck/model/lim"
+	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
 
-// GenGateConfig draws a gate config: lim parameters at 1, small, at a
+// GateConfig draws a gate config: lim parameters at 1, small, at a
 // power of two +-1 and at the extremes, maxif 1..4 3 times in 4 (so that the
 // in-flight gate sheds), sets 1, 2, 3, 64 or 4096 (or any up to 4096), and
 // 1 time in 16 at a width's edge up to MaxInt64 (gateSets), ways 1..4 most
@@ -21,10 +22,10 @@ import (
 // width's edge up to MaxInt64 (gateWays), tick_nanos 1, 1e6, 1e9 or huge; 1
 // time in 16 one field is < 1, a config every subject refuses (GATE-1); and
 // a seed (gateSeed).
-func GenGateConfig() *rapid.Generator[GateConfig] { return custom(genGateConfig) }
+func GateConfig() *rapid.Generator[oracle.GateConfig] { return custom(genGateConfig) }
 
-// genGateConfig is GenGateConfig's draw.
-func genGateConfig(t src) GateConfig {
+// genGateConfig is GateConfig's draw.
+func genGateConfig(t src) oracle.GateConfig {
 	v := []int64{
 		genPositive(t), genPositive(t), genPositive(t),
 		gateMaxif(t), gateSets(t), gateWays(t), gateTick(t),
@@ -32,9 +33,15 @@ func genGateConfig(t src) GateConfig {
 	if rare(t, "invalid gate config", 4) {
 		v[t.intRange(0, 6, "invalid field")] = pick(t, "invalid value", int64(0), -1, math.MinInt64)
 	}
-	return GateConfig{Cap: I(v[0]), Refil: I(v[1]), Ivl: I(v[2]), Maxif: I(v[3]), Sets: I(v[4]), Ways: I(v[5]), TickNanos: I(v[6]),
+	return oracle.GateConfig{Cap: oracle.I(v[0]), Refil: oracle.I(v[1]), Ivl: oracle.I(v[2]), Maxif: oracle.I(v[3]), Sets: oracle.I(v[4]), Ways: oracle.I(v[5]), TickNanos: oracle.I(v[6]),
 		Seed: gateSeed(t)}
 }
+
+// GateSeeds returns the seeds GateConfig favours, as text (32 lowercase hex
+// digits, spec VEC-9): the zero seed, the spec's check-value seed
+// (GATE-18), all 0xff, and one with no pattern. The fuzz targets' decoder
+// picks among them too.
+func GateSeeds() []string { return slices.Clone(gateSeeds) }
 
 // gateSeeds are the seeds gateSeed favours, as text: the zero seed, the
 // spec's check-value seed (GATE-18), all 0xff, and one with no pattern. A
@@ -106,7 +113,7 @@ func gateTick(t src) int64 {
 	return genPositive(t)
 }
 
-// EdgeIPs returns the addresses GenIP favours: the FIND-2 colliding pair,
+// EdgeIPs returns the addresses IP favours: the FIND-2 colliding pair,
 // FIND-3's two spellings of ::1, FIND-12's leading-NUL twins, the empty
 // string, non-ASCII text, invalid UTF-8 and two long strings that share
 // their first 900 bytes (longKeys).
@@ -121,11 +128,11 @@ var edgeIPs = []string{
 	longKeys[0], longKeys[1], // a key hashed over a prefix only
 }
 
-// GenIP draws an address: one of EdgeIPs 4 times in 5, else any bytes, any
+// IP draws an address: one of EdgeIPs 4 times in 5, else any bytes, any
 // UTF-8 text or a dotted quad.
-func GenIP() *rapid.Generator[string] { return custom(genIP) }
+func IP() *rapid.Generator[string] { return custom(genIP) }
 
-// genIP is GenIP's draw.
+// genIP is IP's draw.
 func genIP(t src) string {
 	switch t.intRange(0, 7, "ip source") {
 	case 0:
@@ -142,7 +149,7 @@ func genIP(t src) string {
 	return pick(t, "edge ip", edgeIPs...)
 }
 
-// gateState is what a gate OpGen remembers: the config, the address pool
+// gateState is what a gate Ops remembers: the config, the address pool
 // (EdgeIPs and set mates: more addresses of one set than it has ways, up to
 // maxMates), the addresses admitted and the times of recent admits.
 type gateState struct {
@@ -166,7 +173,7 @@ const mateIP = "10.0.0.1"
 
 // newGateState reads what the draws need from cfg (ivl 1 and one set of
 // one way when cfg is invalid).
-func newGateState(cfg Config) gateState {
+func newGateState(cfg oracle.Config) gateState {
 	_, _, ivl, _, sets, ways, _, err := cfg.GateConfig()
 	if err != nil || sets < 1 || ways < 1 {
 		ivl, sets, ways = 1, 1, 1
@@ -238,7 +245,7 @@ func searchSharers(hashes []uint64, want, sets uint64, n int) []string {
 var seedHashes = sync.OnceValue(func() map[gate.Seed][]uint64 {
 	m := map[gate.Seed][]uint64{}
 	for _, text := range gateSeeds {
-		seed, _ := ParseSeed(text) // well formed
+		seed, _ := oracle.ParseSeed(text) // well formed
 		h := make([]uint64, 1<<16)
 		for i := 1; i < len(h); i++ {
 			h[i] = gate.SipHash(seed, uint64(quadKeys().keys[i]))
@@ -279,8 +286,8 @@ func quad(i int) string {
 }
 
 // observe records an admit's time and the address it touched.
-func (s *gateState) observe(op Op, r Result) {
-	if op.Kind != Admit {
+func (s *gateState) observe(op oracle.Op, r oracle.Result) {
+	if op.Kind != oracle.Admit {
 		return
 	}
 	s.now, _ = op.Now.Int64()
@@ -289,7 +296,7 @@ func (s *gateState) observe(op Op, r Result) {
 	if len(s.times) > maxTimes {
 		s.times = s.times[1:]
 	}
-	if r.Verdict == VerdictPass || r.Verdict == VerdictLimited { // a shed touches nothing (GATE-4)
+	if r.Verdict == oracle.VerdictPass || r.Verdict == oracle.VerdictLimited { // a shed touches nothing (GATE-4)
 		if ip := string(*op.IP); !s.seen[ip] {
 			s.seen[ip] = true
 			s.touched = append(s.touched, ip)
@@ -298,15 +305,15 @@ func (s *gateState) observe(op Op, r Result) {
 }
 
 // drawGate draws a gate op of kind k.
-func (g *OpGen) drawGate(t src, k Kind) Op {
+func (g *Ops) drawGate(t src, k oracle.Kind) oracle.Op {
 	s := &g.gate
 	switch k {
-	case Admit:
-		return Op{Kind: k, IP: bytesOf(s.ip(t)), Now: I(s.time(t))}
-	case Bucket:
-		return Op{Kind: k, IP: bytesOf(s.readIP(t)), Now: I(s.time(t))}
+	case oracle.Admit:
+		return oracle.Op{Kind: k, IP: bytesOf(s.ip(t)), Now: oracle.I(s.time(t))}
+	case oracle.Bucket:
+		return oracle.Op{Kind: k, IP: bytesOf(s.readIP(t)), Now: oracle.I(s.time(t))}
 	}
-	return Op{Kind: k}
+	return oracle.Op{Kind: k}
 }
 
 // ip draws a set mate 3 times in 8 (a flood of one set), else from the pool

@@ -1,4 +1,4 @@
-package oracle
+package gen
 
 import (
 	"math"
@@ -6,12 +6,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// GenInt64 draws any int64, biased to the edges: near 0, small, just above
+// Int64 draws any int64, biased to the edges: near 0, small, just above
 // MinInt64, just below MaxInt64, a power of two or of ten +-1 (either sign),
 // or anything.
-func GenInt64() *rapid.Generator[int64] { return custom(genInt64) }
+func Int64() *rapid.Generator[int64] { return custom(genInt64) }
 
-// genInt64 is GenInt64's draw.
+// genInt64 is Int64's draw.
 func genInt64(t src) int64 {
 	switch t.intRange(0, 6, "int64 band") {
 	case 0:
@@ -30,11 +30,11 @@ func genInt64(t src) int64 {
 	return t.int64Range(math.MinInt64, math.MaxInt64, "any int64")
 }
 
-// GenPositive draws an int64 >= 1: 1, small, just below MaxInt64, a power of
+// Positive draws an int64 >= 1: 1, small, just below MaxInt64, a power of
 // two +-1, or any positive value.
-func GenPositive() *rapid.Generator[int64] { return custom(genPositive) }
+func Positive() *rapid.Generator[int64] { return custom(genPositive) }
 
-// genPositive is GenPositive's draw.
+// genPositive is Positive's draw.
 func genPositive(t src) int64 {
 	switch t.intRange(0, 4, "positive band") {
 	case 0:
@@ -49,11 +49,11 @@ func genPositive(t src) int64 {
 	return t.int64Range(1, math.MaxInt64, "any positive")
 }
 
-// GenUint64 draws any uint64, biased to the edges: near 0, small, just below
+// Uint64 draws any uint64, biased to the edges: near 0, small, just below
 // MaxUint64, around 2^63, a power of two +-1, or anything.
-func GenUint64() *rapid.Generator[uint64] { return custom(genUint64) }
+func Uint64() *rapid.Generator[uint64] { return custom(genUint64) }
 
-// genUint64 is GenUint64's draw.
+// genUint64 is Uint64's draw.
 func genUint64(t src) uint64 {
 	switch t.intRange(0, 5, "uint64 band") {
 	case 0:

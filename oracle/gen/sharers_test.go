@@ -1,4 +1,4 @@
-package oracle
+package gen
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/limcheck/limcheck/model/gate"
 	"github.com/limcheck/limcheck/model/lim"
+	"github.com/limcheck/limcheck/oracle"
 )
 
 // TestSetSharersIsTheNaiveSearch: the search over the precomputed hashes
@@ -30,10 +31,10 @@ func TestSetSharersIsTheNaiveSearch(t *testing.T) {
 	}
 	setCounts := []int64{1, 2, 3, 7, 64, 255, 256, 4095, 4096, 1<<16 - 1, 1 << 16, 65537, 1 << 18, 1<<32 - 6,
 		lim.KeyPrime, 1 << 40, math.MaxInt64}
-	other, _ := ParseSeed("0f1e2d3c4b5a69788796a5b4c3d2e1f0")
+	other, _ := oracle.ParseSeed("0f1e2d3c4b5a69788796a5b4c3d2e1f0")
 	seeds := []gate.Seed{other}
 	for _, text := range gateSeeds {
-		s, err := ParseSeed(text)
+		s, err := oracle.ParseSeed(text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestSetSharersIsTheNaiveSearch(t *testing.T) {
 // finds maxMates-1 mates of mateIP, each in its set under that seed.
 func TestSetSharersShareTheSetUnderTheSeed(t *testing.T) {
 	for _, text := range gateSeeds {
-		seed, _ := ParseSeed(text)
+		seed, _ := oracle.ParseSeed(text)
 		g, err := gate.New(gate.Config{Lim: lim.NewConfig(1, 1, 1, 1), Sets: 64, Ways: 1, TickNanos: 1, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
