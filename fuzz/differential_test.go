@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/limcheck/limcheck/conformance"
-	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 	"github.com/limcheck/limcheck/oracle/gen"
 )
@@ -34,7 +34,7 @@ type differential struct {
 // when impl does not support cfg (ErrUnsupported).
 func openDifferential(t tb, c oracle.Component, cfg oracle.Config) *differential {
 	t.Helper()
-	return openDifferentialOn(t, implsubject.Impl{}, c, cfg)
+	return openDifferentialOn(t, subject.Impl{}, c, cfg)
 }
 
 // openDifferentialOn is openDifferential with another subject in impl's
@@ -139,7 +139,7 @@ func checkTrace(t tb, tr oracle.Trace) {
 	if err != nil {
 		t.Fatalf("Run(Model{}, trace) = %v", err)
 	}
-	got, err := oracle.Run(implsubject.Impl{}, tr)
+	got, err := oracle.Run(subject.Impl{}, tr)
 	if errors.Is(err, oracle.ErrUnsupported) {
 		t.Skipf("impl does not support this config: %v", err)
 	}

@@ -3,7 +3,7 @@
 // compared. It has no non-test code but this file.
 //
 // The differential checks speak oracle's vocabulary: oracle.Model against
-// internal/implsubject.Impl, opened on one config.
+// internal/subject.Impl, opened on one config.
 //
 //   - differential_test.go: the harness. Apply an op to both, compare the
 //     results with cmp.Diff (-model +impl), report the ops so far with
@@ -24,6 +24,6 @@
 // Run every target briefly with make test (fuzzsmoke), longer with make fuzz
 // (FUZZTIME each).
 //
-// Imports (tests): model/..., impl/..., oracle, internal/implsubject, rapid,
+// Imports (tests): model/..., impl/..., oracle, internal/subject, rapid,
 // go-cmp.
 package fuzz

@@ -3,7 +3,7 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -17,7 +17,7 @@ import (
 // the model and impl op by op, comparing every result and, after every op,
 // the observable state.
 func fuzzTrace(t *testing.T, c oracle.Component, data []byte) {
-	fuzzTraceOn(t, implsubject.Impl{}, c, data, maxOps)
+	fuzzTraceOn(t, subject.Impl{}, c, data, maxOps)
 }
 
 // fuzzTraceOn is fuzzTrace with subject in impl's place, applying at most

@@ -14,7 +14,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	ithrottle "github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/subject"
 )
 
 // The reservation histories' throttle: threshold 3, window 10, ban 5, and
@@ -283,7 +283,7 @@ func TestLinRedisReserveIsLinearizable(t *testing.T) {
 		ns := r.Namespace()
 		thrs := make([]*ithrottle.Throttle, len(clients))
 		for i, c := range clients {
-			s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: 3, TTL: redissubject.TTL})
+			s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: 3, TTL: subject.RedisTTL})
 			if err != nil {
 				t.Fatal(err)
 			}

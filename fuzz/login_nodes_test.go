@@ -13,7 +13,7 @@ import (
 	"github.com/limcheck/limcheck/impl/httplimit"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/redis/rueidis"
 )
 
@@ -169,7 +169,7 @@ func redisLoginNodes(t *testing.T, n int, now *atomic.Uint64, lc httplimit.Login
 	ns := r.Namespace()
 	var nodes []*httplimit.LoginGuard
 	for range n {
-		c, err := redissubject.NewClient(srv.Addr())
+		c, err := subject.NewClient(srv.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}

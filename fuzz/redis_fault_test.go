@@ -13,9 +13,9 @@ import (
 	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
 )
 
 // faultRig is a Redis store behind a fault proxy, on its own server, and a
@@ -32,7 +32,7 @@ func newFaultRig(t *testing.T) *faultRig {
 	t.Helper()
 	srv := redistest.Start(t)
 	proxy := redistest.NewProxy(t, srv.Addr())
-	c, err := redissubject.NewClient(proxy.Addr())
+	c, err := subject.NewClient(proxy.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestRedisKeysAllHaveTTL(t *testing.T) {
 	for _, w := range faultWrites {
 		r.both(t, w)
 	}
-	c, err := redissubject.NewClient(r.srv.Addr())
+	c, err := subject.NewClient(r.srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestRedisFailoverLosesAcknowledgedWrites(t *testing.T) {
 	primary := redistest.Start(t)
 	link := redistest.NewProxy(t, primary.Addr())
 	replica := redistest.StartReplica(t, link.Addr())
-	c, err := redissubject.NewClient(primary.Addr())
+	c, err := subject.NewClient(primary.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestRedisFailoverLosesAcknowledgedWrites(t *testing.T) {
 	if got, err := replica.Command("REPLICAOF", "NO", "ONE"); err != nil || got != "+OK" {
 		t.Fatalf("REPLICAOF NO ONE = %q, %v", got, err)
 	}
-	rc, err := redissubject.NewClient(replica.Addr())
+	rc, err := subject.NewClient(replica.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestRedisOutOfMemoryRefusesWritesWhole(t *testing.T) {
 			t.Fatalf("write %d under OOM = %v, want ErrUnavailable (refused before it ran)", i, err)
 		}
 	}
-	c, err := redissubject.NewClient(r.srv.Addr())
+	c, err := subject.NewClient(r.srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

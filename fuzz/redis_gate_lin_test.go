@@ -12,9 +12,9 @@ import (
 
 	ilim "github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/redisgate"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
 	mgate "github.com/limcheck/limcheck/model/gate"
 	"github.com/limcheck/limcheck/oracle"
 	"github.com/redis/rueidis"
@@ -186,7 +186,7 @@ func TestRedisGateLeaseExpiryIsARelease(t *testing.T) {
 // model's.
 func TestRedisGateSurvivesKill9(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := redissubject.NewClient(srv.Addr())
+	c, err := subject.NewClient(srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	ithrottle "github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/subject"
 	mthrottle "github.com/limcheck/limcheck/model/throttle"
 	"github.com/limcheck/limcheck/oracle"
 	"github.com/redis/rueidis"
@@ -24,7 +24,7 @@ func linRedisClients(t *testing.T, addr string) []rueidis.Client {
 	t.Helper()
 	cs := make([]rueidis.Client, linClients)
 	for i := range cs {
-		c, err := redissubject.NewClient(addr)
+		c, err := subject.NewClient(addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func redisLinThrottles(t *testing.T, clients []rueidis.Client, ns string) []*ith
 	t.Helper()
 	thrs := make([]*ithrottle.Throttle, len(clients))
 	for i, c := range clients {
-		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: redissubject.TTL})
+		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestLinRedisTwoStepRecordIsNotLinearizable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: r.Namespace(), StampsPerKey: linThrThreshold, TTL: redissubject.TTL})
+	rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: r.Namespace(), StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func linPurgeRace(t *testing.T, c rueidis.Client, ns string) (linThrOut, []porcu
 	t.Helper()
 	hooked := &linScanHookClient{Client: c}
 	store := func(c rueidis.Client) *ithrottle.Throttle {
-		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: redissubject.TTL})
+		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
 		if err != nil {
 			t.Fatal(err)
 		}

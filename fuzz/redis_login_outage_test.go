@@ -17,8 +17,8 @@ import (
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/httplimit"
 	"github.com/limcheck/limcheck/impl/lim"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/subject"
 )
 
 // loginServer serves a login handler over guard on a loopback HTTP server
@@ -82,7 +82,7 @@ func loginServer(t *testing.T, guard *httplimit.LoginGuard) func(client, user, p
 func TestLoginOutageOverRedisDoesNotLockLoginForGood(t *testing.T) {
 	srv, r := sharedRedis(t)
 	p := redistest.NewProxy(t, srv.Addr())
-	c, err := redissubject.NewClient(p.Addr())
+	c, err := subject.NewClient(p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/redis/rueidis"
 )
 
@@ -109,7 +109,7 @@ func TestLoginGuardLimitsAccountsOverTheRedisGate(t *testing.T) {
 func TestLoginGuardOverADownRedisGateFailsAsConfigured(t *testing.T) {
 	srv, r := sharedRedis(t)
 	p := redistest.NewProxy(t, srv.Addr())
-	c, err := redissubject.NewClient(p.Addr())
+	c, err := subject.NewClient(p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

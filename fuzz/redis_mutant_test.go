@@ -23,9 +23,9 @@ import (
 	"github.com/limcheck/limcheck/impl/gate"
 	ilim "github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/redisgate"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -184,7 +184,7 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	}
 	sw := redistest.NewSwap(t, srv.Addr(), scripts)
 	defer sw.Close()
-	r := redissubject.New(sw.Addr())
+	r := subject.NewRedis(sw.Addr())
 	defer r.Close()
 	kill := mutantVectors(t, r, gateChecks, throttleChecks)
 	if kill == "" && gateChecks {
@@ -210,7 +210,7 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 
 // mutantVectors runs the conformance vectors of the chosen components
 // against r, as TestVectorsPassRedis does, and names the first that fails.
-func mutantVectors(t *testing.T, r *redissubject.Redis, gateChecks, throttleChecks bool) mutantKill {
+func mutantVectors(t *testing.T, r *subject.Redis, gateChecks, throttleChecks bool) mutantKill {
 	t.Helper()
 	cases, err := conformance.Load(conformance.Vectors)
 	if err != nil {
@@ -241,7 +241,7 @@ func mutantVectors(t *testing.T, r *redissubject.Redis, gateChecks, throttleChec
 // mutantTTLAudit is DIST-6's audit: every key in the database has a TTL.
 func mutantTTLAudit(t *testing.T, srv *redistest.Server) mutantKill {
 	t.Helper()
-	c, err := redissubject.NewClient(srv.Addr())
+	c, err := subject.NewClient(srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func mutantTTLAudit(t *testing.T, srv *redistest.Server) mutantKill {
 // mutantPurgeRace is TestLinRedisPurgeSeesKeysTrackedSinceItsScan: a
 // purge with a key tracked between its scan and its script must be
 // linearizable.
-func mutantPurgeRace(t *testing.T, r *redissubject.Redis) mutantKill {
+func mutantPurgeRace(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
@@ -278,7 +278,7 @@ func mutantPurgeRace(t *testing.T, r *redissubject.Redis) mutantKill {
 // mutantLeaseCheck is DIST-3 at maxif 1: a pass never released holds the
 // only place until its lease (100 ms) expires; then in_flight is 0 and the
 // next admit passes.
-func mutantLeaseCheck(t *testing.T, r *redissubject.Redis) mutantKill {
+func mutantLeaseCheck(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
@@ -307,7 +307,7 @@ func mutantLeaseCheck(t *testing.T, r *redissubject.Redis) mutantKill {
 
 // mutantBudgetChecks runs TestRedisGateBudgetHistoriesEqualModel's
 // histories and TestRedisGateSetTTLCoversItsBudget's check on r.
-func mutantBudgetChecks(t *testing.T, r *redissubject.Redis) mutantKill {
+func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
@@ -328,7 +328,7 @@ func mutantBudgetChecks(t *testing.T, r *redissubject.Redis) mutantKill {
 
 // mutantReserves runs mutantReserveHistories, the reservations against
 // MemStore's, on r's client.
-func mutantReserves(t *testing.T, r *redissubject.Redis) mutantKill {
+func mutantReserves(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {

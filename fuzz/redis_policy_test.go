@@ -11,8 +11,8 @@ import (
 	ilim "github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/subject"
 )
 
 // TestRedisNewRefusesAnEvictingPolicy checks that redisgate.New and
@@ -24,7 +24,7 @@ import (
 // other servers of these tests) the hook is never called.
 func TestRedisNewRefusesAnEvictingPolicy(t *testing.T) {
 	srv := redistest.StartWith(t, "--maxmemory-policy", "volatile-lru")
-	c, err := redissubject.NewClient(srv.Addr())
+	c, err := subject.NewClient(srv.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/impl/throttle"
-	"github.com/limcheck/limcheck/internal/redissubject"
 	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -25,19 +25,19 @@ var (
 	redisServer  *redistest.Server
 	redisDir     string
 	redisErr     error
-	redisSubject *redissubject.Redis
+	redisSubject *subject.Redis
 )
 
 // sharedRedis returns the package's redis-server and the subject over it;
 // it fails t (never skips) when the server cannot start.
-func sharedRedis(t testing.TB) (*redistest.Server, *redissubject.Redis) {
+func sharedRedis(t testing.TB) (*redistest.Server, *subject.Redis) {
 	t.Helper()
 	redisOnce.Do(func() {
 		if redisDir, redisErr = os.MkdirTemp("", "limcheck-redis-"); redisErr != nil {
 			return
 		}
 		if redisServer, redisErr = redistest.StartDir(redisDir); redisErr == nil {
-			redisSubject = redissubject.New(redisServer.Addr())
+			redisSubject = subject.NewRedis(redisServer.Addr())
 		}
 	})
 	if redisErr != nil {

@@ -3,7 +3,7 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 	"github.com/limcheck/limcheck/oracle/gen"
 	"pgregory.net/rapid"
@@ -16,7 +16,7 @@ import (
 // window and ban boundaries), applying it to both and comparing the results;
 // after every action it compares the observable state (checkState).
 func machine(c oracle.Component) func(*rapid.T) {
-	return machineOn(implsubject.Impl{}, c)
+	return machineOn(subject.Impl{}, c)
 }
 
 // machineOn is machine with subject in impl's place.

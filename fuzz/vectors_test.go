@@ -7,14 +7,14 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/impl/throttle"
-	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/internal/speccheck"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 )
 
 // TestVectorsPassImpl runs every conformance vector against impl/: each
 // must pass, but for the few whose config is past impl's documented limits
-// (more gate slots than implsubject.MaxGateSlots, a threshold over
+// (more gate slots than subject.MaxGateSlots, a threshold over
 // throttle.MaxStampsPerKey: the vectors that catch a port keeping those
 // in 16 or 32 bits), which it must skip; a skip of any other case is a
 // failure. A failure is an impl bug or a stale vector; its report shows
@@ -26,7 +26,7 @@ func TestVectorsPassImpl(t *testing.T) {
 	}
 	passed, skipped := 0, 0
 	for _, c := range cases {
-		r := judge.Check(implsubject.Impl{}, c)
+		r := judge.Check(subject.Impl{}, c)
 		switch {
 		case r.Verdict == judge.Skip && pastImplLimits(c.Trace().Config):
 			skipped++
@@ -44,7 +44,7 @@ func TestVectorsPassImpl(t *testing.T) {
 // pastImplLimits reports whether cfg is past impl's documented limits.
 func pastImplLimits(cfg oracle.Config) bool {
 	if g := cfg.Gate; g != nil {
-		return g.TableSize() > implsubject.MaxGateSlots
+		return g.TableSize() > subject.MaxGateSlots
 	}
 	if th := cfg.Throttle; th != nil {
 		n, ok := th.Threshold.Uint64()

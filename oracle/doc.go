@@ -25,5 +25,5 @@
 //
 // Imports: the standard library and model/...; its tests also
 // github.com/google/go-cmp and pgregory.net/rapid. Never impl/: the adapter
-// of impl/ lives in internal/implsubject.
+// of impl/ lives in internal/subject.
 package oracle

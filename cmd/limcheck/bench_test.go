@@ -11,7 +11,7 @@ import (
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
-	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/subject"
 )
 
 // The speed of limcheck against each port (issue: the whole vector set
@@ -143,7 +143,7 @@ func BenchmarkFuzz(b *testing.B) {
 		p.Close() //nolint:errcheck // in process
 	})
 	b.Run("Direct", func(b *testing.B) {
-		benchFuzz(b, judge.SubjectRunner{S: implsubject.Impl{}})
+		benchFuzz(b, judge.SubjectRunner{S: subject.Impl{}})
 	})
 }
 

@@ -67,7 +67,7 @@
 // --allow-empty makes that 0).
 //
 // Imports: conformance (the vector format), conformance/protocol (ports),
-// conformance/search (fuzz), oracle, internal/implsubject (the bundled
+// conformance/search (fuzz), oracle, internal/subject (the bundled
 // implementation), internal/speccheck (coverage), internal/walkthrough,
 // and the root package (spec.md).
 package main

@@ -21,7 +21,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
-	"github.com/limcheck/limcheck/internal/implsubject"
+	"github.com/limcheck/limcheck/internal/subject"
 )
 
 // Exit statuses, documented in doc.go, the usage text and docs/commands.md.
@@ -352,7 +352,7 @@ func (pf *portFlags) open() (*protocol.Port, error) {
 
 // bundled is the project's impl/ served in process through the protocol.
 func bundled(opt protocol.PortOptions) (*protocol.Port, error) {
-	return protocol.ServePipe(implsubject.Impl{}, bundledHello(), opt)
+	return protocol.ServePipe(subject.Impl{}, bundledHello(), opt)
 }
 
 func bundledHello() protocol.Hello {

@@ -18,9 +18,9 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	ithrottle "github.com/limcheck/limcheck/impl/throttle"
-	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 // The scripts see NCASES and NCORE, the numbers of built-in vectors and of
 // core ones, and NIMPL and NIMPLSKIP, how many of them the bundled Go
 // implementation runs and how many it skips (a config past its limits:
-// more gate ways than implsubject.MaxGateSlots, a threshold over 16384),
+// more gate ways than subject.MaxGateSlots, a threshold over 16384),
 // and NREDIS and NREDISSKIP the same for limcheck serve -redis (a threshold
 // over 16384), counted from the vectors this binary embeds, so that they
 // state exact counts without going stale when a vector is added; and WAIT
@@ -64,7 +64,7 @@ func TestMain(m *testing.M) {
 // openErr is the error with which the bundled implementation opens tr's
 // config.
 func openErr(tr oracle.Trace) error {
-	_, _, err := implsubject.Impl{}.Open(tr.Component, tr.Config)
+	_, _, err := subject.Impl{}.Open(tr.Component, tr.Config)
 	return err
 }
 

@@ -6,8 +6,7 @@ import (
 
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/impl/redisclient"
-	"github.com/limcheck/limcheck/internal/implsubject"
-	"github.com/limcheck/limcheck/internal/redissubject"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -24,7 +23,7 @@ func (c cli) serveCmd(args []string) int {
 		return st
 	}
 	tuneGC()
-	var s oracle.Subject = implsubject.Impl{}
+	var s oracle.Subject = subject.Impl{}
 	h := bundledHello()
 	var chosen []string // the Redis flags given, in name order
 	fs.Visit(func(f *flag.Flag) {
@@ -67,12 +66,12 @@ var redisFlags = map[string]func(string) (redisclient.Target, error){
 
 // openRedis returns the Redis subject on the target that parse reads from
 // value, once it answers.
-func openRedis(parse func(string) (redisclient.Target, error), value string) (*redissubject.Redis, error) {
+func openRedis(parse func(string) (redisclient.Target, error), value string) (*subject.Redis, error) {
 	t, err := parse(value)
 	if err != nil {
 		return nil, err
 	}
-	r := redissubject.NewFor(t)
+	r := subject.NewRedisFor(t)
 	if err := r.Ping(); err != nil {
 		r.Close()
 		return nil, err

@@ -147,6 +147,21 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			reason: "impl's subjects may import impl, oracle and rueidis",
+			graph: map[string][]string{
+				mod + "/internal/subject": {mod + "/impl/throttle/redisstore", mod + "/oracle", "github.com/redis/rueidis"},
+			},
+		},
+		{
+			reason: "impl's subjects must not import the model, the generators or conformance",
+			graph:  map[string][]string{mod + "/internal/subject": {mod + "/conformance", mod + "/model/lim", mod + "/oracle/gen"}},
+			want: []archcheck.Violation{
+				edge(mod+"/internal/subject", mod+"/conformance"),
+				edge(mod+"/internal/subject", mod+"/model/lim"),
+				edge(mod+"/internal/subject", mod+"/oracle/gen"),
+			},
+		},
+		{
 			reason: "oracle's code must not import the generators, which build on it",
 			graph:  map[string][]string{mod + "/oracle": {mod + "/oracle/gen"}},
 			want:   []archcheck.Violation{edge(mod+"/oracle", mod+"/oracle/gen")},

@@ -45,6 +45,9 @@
 //	fuzz                  anything                         anything
 //	cmd                   anything                         anything
 //	internal              anything                         anything
+//	internal/subject      impl, oracle,                    (nothing more)
+//	                      github.com/redis/rueidis; never
+//	                      oracle/gen
 //	(root)                (standard library only)          (nothing more)
 //
 // So impl never imports model, oracle, conformance, fuzz, cmd or internal,
@@ -64,8 +67,8 @@
 // the search's tests run it on ports.
 //
 // A second rule bounds size: no non-test function of the folders in
-// [LengthRule] (conformance/..., oracle, internal/implsubject,
-// internal/redissubject) spans more than [MaxFuncLines] lines, from its
+// [LengthRule] (conformance/..., oracle, internal/subject) spans more
+// than [MaxFuncLines] lines, from its
 // func keyword to its closing brace. [LongFuncs] finds those that do, by
 // parsing the files alone, and TestFunctionLength applies it:
 //

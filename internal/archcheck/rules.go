@@ -38,6 +38,9 @@ type layerRule struct {
 // genLayer is the generators' layer, inside oracle's.
 const genLayer = "oracle/gen"
 
+// subjectLayer holds impl/'s subjects, inside internal's.
+const subjectLayer = "internal/subject"
+
 // The conformance layers that lie inside the conformance layer: the judge
 // builds on the vector format; the port protocol (the wire) and the
 // differential search each build on the judge, and never on each other but
@@ -125,6 +128,14 @@ var rules = []layerRule{
 		layer: "",
 		says:  "the root package (spec.md, embedded) may import only the standard library",
 	},
+	{
+		// The adapters of impl/ to the oracle's vocabulary: the one place
+		// where impl and oracle meet outside the tests.
+		layer: subjectLayer,
+		code:  subjectAllowance(),
+		tests: subjectAllowance(),
+		says:  "internal/subject may import only the standard library, impl/..., oracle and github.com/redis/rueidis, never model, oracle/gen or conformance/...",
+	},
 	openLayer("fuzz"),
 	openLayer("cmd"),
 	openLayer("internal"),
@@ -146,6 +157,15 @@ func helperAllowance() allowance {
 		module:   []string{"conformance", "model", "oracle"},
 		except:   []string{protocolLayer, searchLayer},
 		external: []string{rapid},
+	}
+}
+
+// subjectAllowance is what internal/subject's files may import.
+func subjectAllowance() allowance {
+	return allowance{
+		module:   []string{"impl", "oracle"},
+		except:   []string{genLayer},
+		external: []string{rueidis},
 	}
 }
 

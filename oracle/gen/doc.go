@@ -6,7 +6,7 @@
 // sizes and thresholds at each power of two +-1 and at the 16/31/32/53/63/64
 // bit edges, check_any lists of up to 100 keys, keys of 901 bytes sharing
 // a 900-byte prefix, and more failures on one key than a ring of 128 holds.
-// Those go past impl/'s limits (gate slots over implsubject's 2^20, a
+// Those go past impl/'s limits (gate slots over internal/subject's 2^20, a
 // threshold over 16384) at a small rate, where the bundled port skips the
 // trace (PROTO: a request it cannot serve is skipped, not failed). They are
 // reused by limcheck fuzz against third-party ports. Each distribution is

@@ -52,7 +52,7 @@ func TestGenTraceSeededIsItsSeedsAndGivesTheModelsOutcome(t *testing.T) {
 }
 
 // TestGeneratedConfigsPastImplAreRare checks that configs past impl/'s
-// limits (gate tables of more than implsubject.MaxGateSlots ways, 2^20; a threshold over
+// limits (gate tables of more than subject.MaxGateSlots ways, 2^20; a threshold over
 // 16384), which the bundled port skips, are drawn at a small rate: at most
 // 1 in 16 over a fixed set of seeds. The search reaches past them, and
 // must still check impl on nearly every trace.

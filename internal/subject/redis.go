@@ -1,17 +1,4 @@
-// Package redissubject puts the Redis-backed implementations behind the
-// oracle's vocabulary: [Redis] is an [oracle.Subject] whose throttle runs
-// over impl/throttle/redisstore (and whose gate is impl/redisgate), so the
-// rapid state machines, the vectors, the fuzz targets and limcheck serve
-// --redis drive them exactly as they drive impl/, a gate on its case's seed.
-// lim has no state: it is impl's (internal/implsubject).
-//
-// Every Open takes a fresh namespace, so instances never share keys; every
-// key has a TTL (Config.TTL, 10 minutes here), so nothing outlives a run for
-// long.
-//
-// Imports: the standard library, oracle, impl/..., internal/implsubject and
-// rueidis.
-package redissubject
+package subject
 
 import (
 	"context"
@@ -29,18 +16,18 @@ import (
 	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
-	"github.com/limcheck/limcheck/internal/implsubject"
 	"github.com/limcheck/limcheck/oracle"
 	"github.com/redis/rueidis"
 )
 
-// TTL is the TTL of every key an instance writes: far longer than any run,
-// so no key expires under a history (the condition of exact equality).
-const TTL = 10 * time.Minute
+// RedisTTL is the TTL of every key a Redis instance writes: far longer
+// than any run, so no key expires under a history (the condition of exact
+// equality).
+const RedisTTL = 10 * time.Minute
 
 // Redis is the Redis-backed subject on a target (one server, a cluster, or
-// a primary under Sentinel). Build it with [New] or [NewFor]; it is safe for
-// concurrent use.
+// a primary under Sentinel). Build it with [NewRedis] or [NewRedisFor]; it
+// is safe for concurrent use.
 type Redis struct {
 	target redisclient.Target
 	run    string // this subject's namespace prefix
@@ -51,12 +38,12 @@ type Redis struct {
 	err    error
 }
 
-// New returns the subject for the redis-server at addr (host:port). It
-// connects on first use.
-func New(addr string) *Redis { return NewFor(server(addr)) }
+// NewRedis returns the Redis subject for the redis-server at addr
+// (host:port). It connects on first use.
+func NewRedis(addr string) *Redis { return NewRedisFor(server(addr)) }
 
-// NewFor returns the subject on target t. It connects on first use.
-func NewFor(t redisclient.Target) *Redis {
+// NewRedisFor returns the Redis subject on target t. It connects on first use.
+func NewRedisFor(t redisclient.Target) *Redis {
 	id := make([]byte, 6)
 	_, _ = rand.Read(id)
 	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id)}
@@ -66,7 +53,7 @@ func server(addr string) redisclient.Target {
 	return redisclient.Target{Mode: redisclient.Server, Addrs: []string{addr}}
 }
 
-// NewClient is the client the subject uses for the server at addr
+// NewClient is the client the Redis subject uses for the server at addr
 // (redisclient.New): no client-side cache (a cached read would be a stale
 // decision), reads from the primary only.
 func NewClient(addr string) (rueidis.Client, error) { return redisclient.New(server(addr)) }
@@ -108,14 +95,14 @@ func (r *Redis) Implements(oracle.Component) bool { return true }
 func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
 	switch c {
 	case oracle.Lim:
-		return implsubject.Impl{}.Open(c, cfg)
+		return Impl{}.Open(c, cfg)
 	case oracle.Throttle, oracle.ThrottleFaults:
 		client, err := r.Client()
 		if err != nil {
 			return nil, "", err
 		}
-		return implsubject.OpenThrottle(cfg, c == oracle.ThrottleFaults, func(k uint64) (throttle.Store, error) {
-			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), StampsPerKey: k, TTL: TTL})
+		return openThrottleOver(cfg, c == oracle.ThrottleFaults, func(k uint64) (throttle.Store, error) {
+			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), StampsPerKey: k, TTL: RedisTTL})
 		})
 	case oracle.Gate:
 		return r.openGate(cfg)
@@ -140,7 +127,7 @@ func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass,
 		return nil, "", err
 	}
 	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
-		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: TTL, TTLMargin: TTL, Seed: &seed})
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: RedisTTL, TTLMargin: RedisTTL, Seed: &seed})
 	if errors.Is(err, redisgate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}
@@ -172,7 +159,7 @@ func (m *redisGate) Do(op oracle.Op) (oracle.Result, error) {
 		if d.Verdict == gate.Pass {
 			m.passes = append(m.passes, d)
 		}
-		return decision(d), nil
+		return redisDecision(d), nil
 	case oracle.Release:
 		if len(m.passes) > 0 {
 			if err := m.g.Release(m.passes[0]); err != nil {
@@ -195,8 +182,8 @@ func (m *redisGate) Do(op oracle.Op) (oracle.Result, error) {
 	return oracle.BucketResult(ok, b.Tks, b.Last), nil
 }
 
-// decision is the Result of a Redis gate decision, as oracle.GateDecision
+// redisDecision is the Result of a Redis gate decision, as oracle.GateDecision
 // renders the model's.
-func decision(d redisgate.Decision) oracle.Result {
+func redisDecision(d redisgate.Decision) oracle.Result {
 	return oracle.GateResult(d.Verdict.String(), d.Set, d.Way, d.Retry, d.RetryAfter, oracle.Bytes(d.AppendResponse(nil)))
 }

@@ -1,4 +1,4 @@
-package implsubject
+package subject
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package implsubject
+package subject
 
 import (
 	"errors"
@@ -18,17 +18,17 @@ type implThrottle struct {
 }
 
 func openThrottle(cfg oracle.Config, faults bool) (oracle.Instance, oracle.ErrorClass, error) {
-	return OpenThrottle(cfg, faults, func(k uint64) (throttle.Store, error) {
+	return openThrottleOver(cfg, faults, func(k uint64) (throttle.Store, error) {
 		return throttle.NewMemStore(throttle.MemConfig{StampsPerKey: k})
 	})
 }
 
-// OpenThrottle opens a throttle instance of cfg over the store newStore
+// openThrottleOver opens a throttle instance of cfg over the store newStore
 // returns for k = the threshold stamps per key: component throttle uses the
 // store as it is (its fused paths when it has them), throttle_faults wraps
 // it in a FaultStore (the seven-op path, faults checked before the store is
 // called). The Redis subject opens its store through it.
-func OpenThrottle(cfg oracle.Config, faults bool, newStore func(k uint64) (throttle.Store, error)) (oracle.Instance, oracle.ErrorClass, error) {
+func openThrottleOver(cfg oracle.Config, faults bool, newStore func(k uint64) (throttle.Store, error)) (oracle.Instance, oracle.ErrorClass, error) {
 	threshold, window, ban, err := cfg.ThrottleConfig()
 	if err != nil {
 		return nil, "", err

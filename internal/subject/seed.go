@@ -1,4 +1,4 @@
-package redissubject
+package subject
 
 import "github.com/limcheck/limcheck/oracle"
 
