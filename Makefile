@@ -160,7 +160,7 @@ mutants:
 # fails when a package is in neither list, in both, or concurrent and not
 # in RACEPKGS. -timeout is a backstop for a hang, far above what a busy
 # machine needs; no test has a tighter one.
-RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/search ./fuzz ./impl/... ./internal/subject ./internal/redistest
+RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/report ./conformance/search ./fuzz ./impl/... ./internal/subject ./internal/redistest
 PLAINPKGS := . ./conformance ./conformance/cmd/... ./conformance/internal/... ./conformance/judge ./internal/archcheck ./internal/cmd/... ./internal/purity ./internal/slowdown ./internal/speccheck ./internal/walkthrough ./model/... ./oracle/...
 gotest:
 	$(GOTEST) -race -count=1 -timeout 30m -parallel 4 $(RACEPKGS)

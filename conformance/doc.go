@@ -27,8 +27,8 @@
 //     version line.
 //   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,
 //     the list of every ID ever issued.
-//   - [ReportSchema] is report.schema.json ([ReportSchemaFile]), the JSON
-//     Schema of limcheck's --json reports (format limcheck-report/1).
+//   - limcheck's --json reports and their JSON Schema are
+//     conformance/report's.
 //   - [Coverage] tabulates spec IDs by cases ([CoverageReport],
 //     [CoverageRow], [Extreme], [SpecID], [Need]); [Count] tallies cases by
 //     component and level ([Tally]).

@@ -7,6 +7,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -36,7 +37,7 @@ func TestRunInBatches(t *testing.T) {
 			ops += len(c.Ops)
 		}
 	}
-	rep := startReport(protocol.Hello{Name: "model"}, nil)
+	rep := report.Start(protocol.Hello{Name: "model"}, nil)
 	if err := (&live{rep: rep}).runInBatches(judge.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +45,11 @@ func TestRunInBatches(t *testing.T) {
 		t.Errorf("runInBatches(the model, %d cases) reports %d cases, %d passed; want every one passed", len(cases), len(rep.Cases), rep.Summary.Passed)
 	}
 
-	rep = startReport(protocol.Hello{Name: "model"}, nil)
+	rep = report.Start(protocol.Hello{Name: "model"}, nil)
 	if err := (&live{rep: rep}).runInBatches(&breaksInBatch{SubjectRunner: judge.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
 		t.Fatal("runInBatches(a runner that breaks) = nil error, want the break")
 	}
-	i := slices.IndexFunc(rep.Cases, func(c caseReport) bool { return c.Verdict == vBroken })
+	i := slices.IndexFunc(rep.Cases, func(c report.Case) bool { return c.Verdict == string(judge.Broken) })
 	if i < 0 || rep.Summary.Broken != 1 || rep.Summary.NotRun != len(cases)-i-1 || rep.Summary.Passed != i {
 		t.Errorf("a break in the second batch: broken case %d, summary %+v; want every case before it passed, every one after not run", i, rep.Summary)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/subject"
 )
@@ -36,7 +37,7 @@ func benchPort(b *testing.B, name string) string {
 	b.Helper()
 	switch name {
 	case "Go":
-		return shellQuote(buildLimcheck(b)) + " serve"
+		return report.ShellQuote(buildLimcheck(b)) + " serve"
 	case "Python":
 		return portCommand(b, "python3", "../../ports/python/driver.py", "")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/limcheck/limcheck"
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/speccheck"
 )
 
@@ -19,12 +20,12 @@ func (c cli) coverageCmd(args []string) int {
 	cases, err := loadVectors(*vectors)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck coverage: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	spec, err := speccheck.ReadSpec(limcheck.Files)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck coverage: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	ids := make([]conformance.SpecID, len(spec.Defs))
 	for i, d := range spec.Defs {
@@ -32,13 +33,13 @@ func (c cli) coverageCmd(args []string) int {
 	}
 	rep := conformance.Coverage(ids, cases)
 	out := bufio.NewWriter(c.stdout)
-	fmt.Fprintf(out, "coverage of spec %s by %d vectors\n%s", specVersion(), len(cases), rep)
+	fmt.Fprintf(out, "coverage of spec %s by %d vectors\n%s", report.SpecVersion(), len(cases), rep)
 	gaps := rep.Gaps()
 	for _, g := range gaps {
 		fmt.Fprintf(out, "gap: %s\n", g)
 	}
 	if len(gaps) > 0 {
-		return c.written("coverage", out, exitFailed)
+		return c.written("coverage", out, report.ExitFailed)
 	}
-	return c.written("coverage", out, exitOK)
+	return c.written("coverage", out, report.ExitOK)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/internal/walkthrough"
 )
@@ -22,9 +23,9 @@ const defaultOps = 40000
 // findings through the model. It prints what did not pass and one line per
 // part.
 func (c cli) defaultRun() int {
-	fmt.Fprintf(c.stdout, "limcheck, spec %s: the bundled Go implementation (impl/) against the reference model\n", specVersion())
+	fmt.Fprintf(c.stdout, "limcheck, spec %s: the bundled Go implementation (impl/) against the reference model\n", report.SpecVersion())
 	tuneGC()
-	status := exitOK
+	status := report.ExitOK
 	worse := func(s int) {
 		if s > status {
 			status = s
@@ -33,7 +34,7 @@ func (c cli) defaultRun() int {
 	worse(c.defaultVectors())
 	worse(c.defaultFuzz())
 	worse(c.defaultWalk())
-	if status == exitOK {
+	if status == report.ExitOK {
 		fmt.Fprintln(c.stdout, "all passed")
 	} else {
 		fmt.Fprintln(c.stdout, "FAILED")
@@ -57,30 +58,30 @@ func (c cli) defaultVectors() int {
 	all, err := conformance.Load(conformance.Vectors)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	start := time.Now()
 	port, err := bundled(protocol.PortOptions{})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
-		return exitBroken
+		return report.ExitBroken
 	}
 	results, runErr := judge.RunCases(port, all)
 	if err := port.Close(); runErr == nil {
 		runErr = err
 	}
-	rep := newReport(port.Hello(), results, nil, time.Since(start))
+	rep := report.New(port.Hello(), results, nil, time.Since(start))
 	if runErr != nil {
 		rep.Broken = runErr.Error()
 	}
 	var body strings.Builder
-	writeText(&body, rep, true)
+	report.WriteText(&body, rep, true)
 	lines := strings.Split(strings.TrimRight(body.String(), "\n"), "\n")
 	for _, l := range lines[1 : len(lines)-1] { // the failures, without the header and closing line
 		fmt.Fprintln(c.stdout, l)
 	}
-	fmt.Fprintf(c.stdout, "vectors: %d cases (core and strict): %s (%v)\n", len(all), rep.closing(), rep.Elapsed.Round(time.Millisecond))
-	return rep.status()
+	fmt.Fprintf(c.stdout, "vectors: %d cases (core and strict): %s (%v)\n", len(all), rep.Closing(), rep.Elapsed.Round(time.Millisecond))
+	return rep.ExitStatus()
 }
 
 // defaultFuzz fuzzes the bundled implementation against the model.
@@ -88,7 +89,7 @@ func (c cli) defaultFuzz() int {
 	port, err := bundled(protocol.PortOptions{})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck: bundled port: %v\n", err)
-		return exitBroken
+		return report.ExitBroken
 	}
 	fresh := func() (judge.Runner, func() error, error) {
 		p, err := bundled(protocol.PortOptions{})
@@ -106,18 +107,18 @@ func (c cli) defaultFuzz() int {
 		f := rep.Found
 		fmt.Fprintf(c.stdout, "fuzz: seed 1: DIVERGENCE at trace %d, shrunk to %d ops:\n", f.Index, len(f.Trace.Ops))
 		if f.Divergence != nil {
-			fmt.Fprint(c.stdout, divergenceText(f, "impl"))
+			fmt.Fprint(c.stdout, report.DivergenceText(f, "impl"))
 		} else {
-			fmt.Fprintf(c.stdout, "  %s\n", clean(f.Run.FaultAt(opLabel(f.FaultOp))))
+			fmt.Fprintf(c.stdout, "  %s\n", report.Clean(f.Run.FaultAt(report.OpLabel(f.FaultOp))))
 		}
-		return exitFailed
+		return report.ExitFailed
 	case err != nil:
-		fmt.Fprintf(c.stdout, "fuzz: %s\n", clean(err.Error()))
-		return exitBroken
+		fmt.Fprintf(c.stdout, "fuzz: %s\n", report.Clean(err.Error()))
+		return report.ExitBroken
 	}
 	fmt.Fprintf(c.stdout, "fuzz: seed 1, %s over every component: no divergence (%v, %.0f ops/s)\n",
-		fuzzCounts(rep.FuzzStatus), rep.Elapsed.Round(time.Millisecond), opsRate(rep.FuzzStatus))
-	return exitOK
+		report.FuzzCounts(rep.FuzzStatus), rep.Elapsed.Round(time.Millisecond), report.OpsRate(rep.FuzzStatus))
+	return report.ExitOK
 }
 
 // defaultWalk walks spec.md's worked example and findings.
@@ -135,7 +136,7 @@ func (c cli) defaultWalk() int {
 	}
 	fmt.Fprintf(c.stdout, "spec.md worked example and findings, through the model: %d steps: %d passed, %d failed\n", passed+failed, passed, failed)
 	if failed > 0 {
-		return exitFailed
+		return report.ExitFailed
 	}
-	return exitOK
+	return report.ExitOK
 }

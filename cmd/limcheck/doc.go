@@ -29,7 +29,7 @@
 // FAIL or SKIP with its clauses, a failure with its op, expected and actual
 // result and the port's stderr, and a closing line "N passed, M failed, K
 // skipped". --json prints the report as JSON (format limcheck-report/1,
-// described by conformance/report.schema.json), --junit FILE also writes
+// described by conformance/report/report.schema.json), --junit FILE also writes
 // JUnit XML, and --expect-fail FILE lists case IDs known to fail (XFAIL; one
 // that passes is XPASS, a failure). fuzz runs generated traces (--seed,
 // --duration or --ops, --component; one gate or throttle trace in 8
@@ -66,8 +66,12 @@
 // not run; 4 incomplete: nothing was checked (the port skipped every case;
 // --allow-empty makes that 0).
 //
+// The command parses flags, runs ports and the search, and leaves every
+// report, text, JSON, JUnit, HTML, the CI summary and badge, to
+// conformance/report.
+//
 // Imports: conformance (the vector format), conformance/protocol (ports),
-// conformance/search (fuzz), oracle, internal/subject (the bundled
-// implementation), internal/speccheck (coverage), internal/walkthrough,
+// conformance/search (fuzz), conformance/report (the reports), oracle,
+// internal/subject (the bundled implementation), internal/speccheck (coverage), internal/walkthrough,
 // and the root package (spec.md).
 package main

@@ -13,7 +13,7 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
-	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
 )
@@ -92,7 +92,7 @@ func (ff *fuzzFlags) check() ([]oracle.Component, error) {
 func (ff *fuzzFlags) repro() string {
 	repro := "limcheck fuzz"
 	if ff.pf.command != "" {
-		repro += " --port " + shellQuote(ff.pf.command)
+		repro += " --port " + report.ShellQuote(ff.pf.command)
 	}
 	if ff.ops > 0 {
 		repro += fmt.Sprintf(" --ops %d", ff.ops)
@@ -117,17 +117,17 @@ func (c cli) fuzzCmd(args []string) (status int) {
 		return st
 	}
 	if !ff.pf.check(c, fs) {
-		return exitUsage
+		return report.ExitUsage
 	}
 	cs, err := ff.check()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	if ff.seed == 0 {
 		ff.seed = rand.Uint64N(1<<53-1) + 1
 	}
-	res := fuzzOutcome{repro: ff.repro(), jsonOut: ff.json}
+	res := report.Fuzz{Repro: ff.repro(), JSONOut: ff.json}
 	if ff.duration == 0 && ff.ops == 0 {
 		ff.duration = 10 * time.Second
 	}
@@ -138,11 +138,11 @@ func (c cli) fuzzCmd(args []string) (status int) {
 
 // fuzzPort starts the port, fuzzes it over the components cs (every one
 // it implements when none) and reports what it found in res.
-func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (status int) {
+func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *report.Fuzz) (status int) {
 	port, err := ff.pf.open()
 	var broken *judge.BrokenError
 	if errors.As(err, &broken) && ff.json {
-		res.broken = &judge.BrokenError{What: "handshake: " + broken.What, Stderr: broken.Stderr}
+		res.Broken = &judge.BrokenError{What: "handshake: " + broken.What, Stderr: broken.Stderr}
 		return c.fuzzJSON(res)
 	}
 	if err != nil {
@@ -150,9 +150,9 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (s
 	}
 	for _, comp := range cs {
 		if !port.Implements(comp) {
-			fmt.Fprintf(c.stderr, "limcheck fuzz: the port does not implement %s (its hello lists %s)\n", comp, clean(fmt.Sprint(port.Hello().Components)))
+			fmt.Fprintf(c.stderr, "limcheck fuzz: the port does not implement %s (its hello lists %s)\n", comp, report.Clean(fmt.Sprint(port.Hello().Components)))
 			port.Close() //nolint:errcheck // a usage error is the news
-			return exitUsage
+			return report.ExitUsage
 		}
 	}
 	opt := search.FuzzOptions{Seed: ff.seed, Duration: ff.duration, Ops: ff.ops, Components: cs, ShrinkTime: ff.shrinkTime, ShrinkRuns: ff.shrinkRuns,
@@ -161,7 +161,7 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (s
 		opt.Progress = c.fuzzProgress()
 	}
 	if !ff.json {
-		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", clean(port.Hello().Name), clean(port.Hello().Version), ff.seed)
+		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", report.Clean(port.Hello().Name), report.Clean(port.Hello().Version), ff.seed)
 	}
 	// From here a signal stops the run rather than limcheck (stop waits):
 	// what it found is written and printed, and the status is the signal's.
@@ -172,12 +172,12 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (s
 	if opt.Progress != nil {
 		fmt.Fprint(c.stderr, "\r\033[K")
 	}
-	res.rep, res.stoppedBy = rep, fuzzStoppedBy()
-	if res.stoppedBy != "" {
+	res.Report, res.StoppedBy = rep, fuzzStoppedBy()
+	if res.StoppedBy != "" {
 		closeErr = nil // the port limcheck killed
 	}
 	if rep.Found != nil {
-		res.hello = port.Hello()
+		res.Hello = port.Hello()
 		return c.fuzzDivergence(ff, res, closeErr, fuzzErr)
 	}
 	if st, done := c.fuzzEnd(ff, res, closeErr, fuzzErr); done {
@@ -186,19 +186,19 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *fuzzOutcome) (s
 	if ff.json {
 		return c.fuzzJSON(res)
 	}
-	return c.fuzzText(res)
+	return report.WriteFuzzText(c.stdout, res)
 }
 
 // fuzzDivergence writes and reports the divergence res found (and its
 // HTML page, with --html).
-func (c cli) fuzzDivergence(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr error) int {
-	if errors.As(res.rep.Found.ShrinkErr, new(*judge.BrokenError)) {
+func (c cli) fuzzDivergence(ff *fuzzFlags, res *report.Fuzz, closeErr, fuzzErr error) int {
+	if errors.As(res.Report.Found.ShrinkErr, new(*judge.BrokenError)) {
 		closeErr = nil // the break shrinking reports
 	}
-	res.file = ff.out
+	res.File = ff.out
 	st := c.fuzzFound(res, &ff.pf, closeErr, fuzzErr)
 	if ff.html != "" {
-		if err := writeFoundHTML(ff.html, res.hello, res.rep.Found); err != nil {
+		if err := report.WriteFoundHTML(ff.html, res.Hello, res.Report.Found); err != nil {
 			fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
 		}
 	}
@@ -208,29 +208,29 @@ func (c cli) fuzzDivergence(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr e
 // fuzzEnd sets how a run that found no divergence ended: stopped,
 // timed out, broken or incomplete. An error of no such kind is printed,
 // and its status returned, done.
-func (c cli) fuzzEnd(ff *fuzzFlags, res *fuzzOutcome, closeErr, fuzzErr error) (status int, done bool) {
-	rep := res.rep
+func (c cli) fuzzEnd(ff *fuzzFlags, res *report.Fuzz, closeErr, fuzzErr error) (status int, done bool) {
+	rep := res.Report
 	var broken *judge.BrokenError
 	switch {
-	case rep.Stopped || res.stoppedBy != "" && fuzzErr != nil:
-		res.incomplete = res.stoppedBy
+	case rep.Stopped || res.StoppedBy != "" && fuzzErr != nil:
+		res.Incomplete = res.StoppedBy
 	case rep.TimedOut || errors.Is(fuzzErr, judge.ErrDeadline) || (fuzzErr == nil && errors.Is(closeErr, judge.ErrDeadline)):
 		// a budget that ran out, not a break (a port the deadline stopped
 		// says so again as it closes)
-		res.incomplete = fmt.Sprintf("the --timeout (%v) passed", ff.pf.timeout)
+		res.Incomplete = fmt.Sprintf("the --timeout (%v) passed", ff.pf.timeout)
 	case errors.As(fuzzErr, &broken) || (fuzzErr == nil && errors.As(closeErr, &broken)):
-		res.broken = broken
+		res.Broken = broken
 	case fuzzErr != nil:
 		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", fuzzErr)
-		return exitUsage, true
+		return report.ExitUsage, true
 	case !rep.Checked() && !ff.allowEmpty:
-		res.incomplete = "nothing was checked: the port skipped every trace"
+		res.Incomplete = "nothing was checked: the port skipped every trace"
 		if rep.Traces == 0 {
-			res.incomplete = "nothing was checked: no trace ran"
+			res.Incomplete = "nothing was checked: no trace ran"
 		}
 	case !rep.IsolationChecked() && !ff.allowEmpty:
 		// spec PROTO-12: "two instances open at once, of the same component and config, are independent"
-		res.incomplete = noIsolation
+		res.Incomplete = noIsolation
 	}
 	return 0, false
 }
@@ -272,13 +272,13 @@ func (pf *portFlags) fresh() (judge.Runner, func() error, error) {
 //
 // caseErr is why the counterexample could not be made a vector (its Case
 // is then empty): it is printed, not written.
-func (c cli) fuzzFound(res *fuzzOutcome, pf *portFlags, closeErr, caseErr error) int {
-	f := res.rep.Found
+func (c cli) fuzzFound(res *report.Fuzz, pf *portFlags, closeErr, caseErr error) int {
+	f := res.Report.Found
 	// the port's name is in the description, cut (search.Counterexample);
 	// escaped, it must still keep to a vector's string limit (VEC-1)
-	f.Case.Description = fitText(clean(f.Case.Description), conformance.MaxString)
-	if res.file == "" {
-		res.file = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
+	f.Case.Description = fitText(report.Clean(f.Case.Description), conformance.MaxString)
+	if res.File == "" {
+		res.File = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
 	}
 	err := caseErr
 	var data []byte
@@ -289,106 +289,22 @@ func (c cli) fuzzFound(res *fuzzOutcome, pf *portFlags, closeErr, caseErr error)
 		_, err = conformance.Parse(data) // what replay will read
 	}
 	if err == nil {
-		err = os.WriteFile(res.file, data, 0o644)
+		err = os.WriteFile(res.File, data, 0o644)
 	}
 	if err != nil {
-		res.writeErr, res.file = err, ""
+		res.WriteErr, res.File = err, ""
 		fmt.Fprintf(c.stderr, "limcheck fuzz: write counterexample: %v\n", err)
 	}
 	var broken *judge.BrokenError
 	if errors.As(closeErr, &broken) {
-		res.broken = broken
+		res.Broken = broken
 	}
-	if res.jsonOut {
+	if res.JSONOut {
 		c.fuzzJSON(res)
 	} else {
-		c.printCounterexample(res, pf)
+		report.WriteCounterexample(c.stdout, res, pf.command)
 	}
-	return exitFailed
-}
-
-// fuzzOutcome is how a fuzz run ended, for its text and JSON forms.
-type fuzzOutcome struct {
-	rep        search.FuzzReport
-	hello      protocol.Hello     // the port's, for the HTML page of a divergence
-	file       string             // where the counterexample was written
-	writeErr   error              // why it could not be
-	broken     *judge.BrokenError // how the port broke the protocol, outside shrinking
-	incomplete string             // why the run is incomplete (status 4)
-	stoppedBy  string             // the signal that stopped the run: "limcheck was stopped (interrupt)"
-	repro      string
-	jsonOut    bool
-}
-
-// status is the exit status res calls for.
-func (res *fuzzOutcome) status() int {
-	switch {
-	case res.rep.Found != nil:
-		return exitFailed
-	case res.broken != nil:
-		return exitBroken
-	case res.incomplete != "":
-		return exitIncomplete
-	}
-	return exitOK
-}
-
-// shrinkStopped says why shrinking stopped short, "" when it did not.
-func (res *fuzzOutcome) shrinkStopped() string {
-	f := res.rep.Found
-	var why string
-	switch f.ShrinkStop {
-	case search.ShrinkDone:
-		return ""
-	case search.ShrinkDeadline:
-		why = "the --timeout passed"
-	case search.ShrinkTimeLimit:
-		why = "-shrink-time passed"
-	case search.ShrinkRunLimit:
-		why = "-shrink-runs reached"
-	case search.ShrinkInterrupted:
-		why = res.stoppedBy
-	default:
-		why = clean(f.ShrinkErr.Error())
-		var be *judge.BrokenError
-		if errors.As(f.ShrinkErr, &be) {
-			why = "the port broke the protocol: " + clean(be.What)
-		}
-	}
-	return fmt.Sprintf("shrinking stopped after %d runs: %s", f.ShrinkRuns, why)
-}
-
-// confirmation says how the counterexample fared alone in a fresh
-// process, "" when it failed there as shrunk.
-func (res *fuzzOutcome) confirmation() string {
-	f := res.rep.Found
-	const leak = "the port keeps state across instances (PROTO-4: open builds a fresh instance)"
-	switch f.Confirmation {
-	case search.ConfirmedOriginal:
-		return fmt.Sprintf("the shrunk trace does not reproduce in a fresh process: %s; the trace as found (%d ops) does, and is the counterexample", leak, len(f.Original.Ops))
-	case search.NotReproducible:
-		return fmt.Sprintf("does not reproduce in a fresh process: %s; neither the shrunk trace nor the trace as found fails alone there, so the one that failed in the run is written, marked NOT REPRODUCIBLE", leak)
-	case search.Unconfirmed:
-		if errors.Is(f.ConfirmErr, search.ErrStopped) {
-			return "not confirmed in a fresh process: " + res.stoppedBy
-		}
-		if f.ShrinkStop == search.ShrinkDeadline {
-			return "not confirmed in a fresh process: the --timeout passed"
-		}
-		if f.ConfirmErr != nil {
-			return "not confirmed in a fresh process: " + clean(f.ConfirmErr.Error())
-		}
-	}
-	return ""
-}
-
-// shrinkStderr is the stderr of the break that stopped shrinking, if any.
-func (res *fuzzOutcome) shrinkStderr() string {
-	var be *judge.BrokenError
-	if f := res.rep.Found; f != nil && errors.As(f.ShrinkErr, &be) {
-		return be.Stderr
-	}
-	return ""
+	return report.ExitFailed
 }
 
 // fitText returns s cut to at most limit bytes, at a rune boundary, saying
@@ -405,21 +321,11 @@ func fitText(s string, limit int) string {
 	return s[:k] + fmt.Sprintf(" ... (%d bytes cut)", len(s)-k)
 }
 
-// shellQuote quotes s for sh.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// writeFoundHTML writes the counterexample f, found on the port h, as the
-// HTML report of its one case.
-func writeFoundHTML(file string, h protocol.Hello, f *search.Counterexample) error {
-	r := judge.CaseResult{Case: f.Case, Verdict: judge.Fail, Divergence: f.Divergence, Twin: f.OnTwin, Got: f.Got(), Stderr: f.Run.Stderr}
-	switch {
-	case f.Divergence != nil:
-		r.Why = fmt.Sprintf("result differs at op %d", f.Divergence.Index)
-	default:
-		r.Why = "fault: " + f.Fault
-		if f.Run.Undecodable {
-			r.Why = "result does not decode: " + f.Fault
-		}
+// fuzzJSON prints the fuzz result res as JSON and returns its status.
+func (c cli) fuzzJSON(res *report.Fuzz) int {
+	if err := report.WriteFuzzJSON(c.stdout, res); err != nil {
+		fmt.Fprintf(c.stderr, "limcheck fuzz: %v\n", err)
+		return max(res.Status(), report.ExitUsage) // a worse outcome's status wins
 	}
-	return writeHTML(file, newReport(h, []judge.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))
+	return res.Status()
 }

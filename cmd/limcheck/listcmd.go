@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // listCmd prints the cases run's filters select, one a line: ID, level,
@@ -18,11 +20,11 @@ func (c cli) listCmd(args []string) int {
 	_, selected, err := sel.load(fs)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck list: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	out := bufio.NewWriter(c.stdout)
 	for _, cs := range selected {
-		fmt.Fprintf(out, "%-28s %-6s %-15s %s\n", clean(cs.ID), clean(string(cs.Level)), clean(string(cs.Component)), strings.Join(cleanAll(cs.Clauses), " "))
+		fmt.Fprintf(out, "%-28s %-6s %-15s %s\n", report.Clean(cs.ID), report.Clean(string(cs.Level)), report.Clean(string(cs.Component)), strings.Join(report.CleanAll(cs.Clauses), " "))
 	}
-	return c.written("list", out, exitOK)
+	return c.written("list", out, report.ExitOK)
 }

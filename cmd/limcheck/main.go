@@ -17,22 +17,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/limcheck/limcheck"
-	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/subject"
-)
-
-// Exit statuses, documented in doc.go, the usage text and docs/commands.md.
-//
-// spec PROTO-10: "exit with status 0 when every case passed ... 1 when some case failed ... 2 on a usage or input error ... 3 when the port broke the protocol, and 4 when the run is incomplete"
-const (
-	exitOK         = 0
-	exitFailed     = 1
-	exitUsage      = 2
-	exitBroken     = 3
-	exitIncomplete = 4
 )
 
 func main() {
@@ -187,10 +175,10 @@ func (c cli) main(args []string) int {
 	case "help", "-h", "-help", "--help":
 		out := bufio.NewWriter(c.stdout)
 		fmt.Fprint(out, usage)
-		return c.written("help", out, exitOK)
+		return c.written("help", out, report.ExitOK)
 	}
 	fmt.Fprintf(c.stderr, "limcheck: unknown command %q\n\n%s", args[0], usage)
-	return exitUsage
+	return report.ExitUsage
 }
 
 // flags returns a flag set for command name whose usage prints summary
@@ -221,9 +209,9 @@ const proceed = -1
 func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]string, int) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil, exitOK
+			return nil, report.ExitOK
 		}
-		return nil, exitUsage
+		return nil, report.ExitUsage
 	}
 	if fs.NArg() < minArgs || fs.NArg() > maxArgs {
 		if late := lateFlag(fs, maxArgs); late != "" {
@@ -235,7 +223,7 @@ func (c cli) parse(fs *flag.FlagSet, args []string, minArgs, maxArgs int) ([]str
 			fmt.Fprintf(c.stderr, "%s: missing argument\n", fs.Name())
 		}
 		fs.Usage()
-		return nil, exitUsage
+		return nil, report.ExitUsage
 	}
 	return fs.Args(), proceed
 }
@@ -356,16 +344,7 @@ func bundled(opt protocol.PortOptions) (*protocol.Port, error) {
 }
 
 func bundledHello() protocol.Hello {
-	return protocol.Hello{Name: "limcheck-go", Version: specVersion()}
-}
-
-// specVersion is spec.md's version.
-func specVersion() string {
-	v, err := conformance.SpecVersion([]byte(limcheck.Spec))
-	if err != nil {
-		return "unknown"
-	}
-	return v
+	return protocol.Hello{Name: "limcheck-go", Version: report.SpecVersion()}
 }
 
 // portProblem prints why a port could not start and returns the exit
@@ -379,23 +358,23 @@ func (c cli) portProblem(pf *portFlags, err error) int {
 	)
 	switch {
 	case errors.As(err, &b):
-		fmt.Fprintf(c.stderr, "limcheck: port %s broke the protocol: %s\n", clean(strconv.Quote(pf.command)), clean(b.What))
-		printStderr(c.stderr, strings.Join(cleanLines(b.Stderr), "\n"))
-		return exitBroken
+		fmt.Fprintf(c.stderr, "limcheck: port %s broke the protocol: %s\n", report.Clean(strconv.Quote(pf.command)), report.Clean(b.What))
+		report.PrintStderr(c.stderr, strings.Join(report.CleanLines(b.Stderr), "\n"))
+		return report.ExitBroken
 	case errors.As(err, &late):
-		fmt.Fprintf(c.stderr, "limcheck: port %s: the run's --timeout (%v) passed before its hello\n", clean(strconv.Quote(pf.command)), pf.timeout)
-		return exitIncomplete
+		fmt.Fprintf(c.stderr, "limcheck: port %s: the run's --timeout (%v) passed before its hello\n", report.Clean(strconv.Quote(pf.command)), pf.timeout)
+		return report.ExitIncomplete
 	case errors.As(err, &bad):
-		fmt.Fprintf(c.stderr, "limcheck: the port command %s cannot run: %s\n", clean(shellQuote(pf.command)), clean(bad.Why))
-		return exitUsage
+		fmt.Fprintf(c.stderr, "limcheck: the port command %s cannot run: %s\n", report.Clean(report.ShellQuote(pf.command)), report.Clean(bad.Why))
+		return report.ExitUsage
 	}
-	fmt.Fprintf(c.stderr, "limcheck: %s\n", clean(err.Error()))
-	return exitUsage
+	fmt.Fprintf(c.stderr, "limcheck: %s\n", report.Clean(err.Error()))
+	return report.ExitUsage
 }
 
 // timedOut says that the run's --timeout passed after done of all cases.
 func (pf *portFlags) timedOut(done, all int) string {
-	return fmt.Sprintf("the run's --timeout (%v) passed after %d of %s", pf.timeout, done, plural(all, "case"))
+	return fmt.Sprintf("the run's --timeout (%v) passed after %d of %s", pf.timeout, done, report.Plural(all, "case"))
 }
 
 // fuzzGCPercent is the GC target of the commands that stream traces (fuzz,
@@ -425,7 +404,7 @@ func isTerminal(f *os.File) bool {
 func (c cli) written(cmd string, out *bufio.Writer, status int) int {
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck %s: write the output: %v\n", cmd, err)
-		return worse(status, exitUsage)
+		return report.Worse(status, report.ExitUsage)
 	}
 	return status
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/report"
 
 	"github.com/limcheck/limcheck/internal/slowdown"
 )
@@ -113,8 +114,8 @@ func TestEveryMutantIsCaughtByRunAndFoundByFuzz(t *testing.T) {
 			}
 			clean := portCommand(t, p.bin, p.driver, "")
 			status, out, errOut := cliCheck("run", "-q", "-strict", "-vectors", found[i], "-port", clean)
-			if want := fmt.Sprintf("\n%d passed, 0 failed, 0 skipped\n", n); status != exitOK || !strings.Contains(out, want) {
-				t.Errorf("the %d counterexamples, run on the clean port: status %d, want %d and %q\n%s%s", n, status, exitOK, strings.TrimSpace(want), out, errOut)
+			if want := fmt.Sprintf("\n%d passed, 0 failed, 0 skipped\n", n); status != report.ExitOK || !strings.Contains(out, want) {
+				t.Errorf("the %d counterexamples, run on the clean port: status %d, want %d and %q\n%s%s", n, status, report.ExitOK, strings.TrimSpace(want), out, errOut)
 			}
 		})
 	}
@@ -133,8 +134,8 @@ func mutantCell(t *testing.T, bin, driver string, m mutant) string {
 		args = append(args, "-component", c)
 	}
 	status, out, errOut := cliCheck("run", append(args, "-port", cmd)...)
-	if status != exitFailed {
-		t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, exitFailed, mutant, out, errOut)
+	if status != report.ExitFailed {
+		t.Fatalf("limcheck run: status %d, want %d (a failure): the vectors miss %s\n%s%s", status, report.ExitFailed, mutant, out, errOut)
 	}
 	failed := strings.Count(out, "\nFAIL ")
 	file := filepath.Join(t.TempDir(), "cx.json")
@@ -211,7 +212,7 @@ func fuzzMutant(t testing.TB, cmd, file string) (fuzzResult, string, string) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("limcheck fuzz -json: status %d, output does not decode: %v\n%s%s", status, err, out, errOut)
 	}
-	if status != exitFailed || res.Found == nil {
+	if status != report.ExitFailed || res.Found == nil {
 		t.Fatalf("limcheck fuzz %s: status %d, no divergence in %d traces, %d ops\n%s", strings.Join(args, " "), status, res.Traces, res.Ops, errOut)
 	}
 	return res, out, errOut

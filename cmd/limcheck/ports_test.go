@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/slowdown"
 )
 
@@ -35,12 +36,12 @@ func portCommand(t testing.TB, bin, driver, mutant string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := shellQuote(realInterpreter(t, bin)) + " " + shellQuote(abs)
+	cmd := report.ShellQuote(realInterpreter(t, bin)) + " " + report.ShellQuote(abs)
 	if bin == "python3" {
 		// -S: no site module. The port needs only the standard library,
 		// and site's .pth files (a pyenv's certifi, say) cost half of
 		// each of the matrix's hundreds of starts.
-		cmd = shellQuote(realInterpreter(t, bin)) + " -S " + shellQuote(abs)
+		cmd = report.ShellQuote(realInterpreter(t, bin)) + " -S " + report.ShellQuote(abs)
 	}
 	if mutant != "" {
 		cmd = "LIMCHECK_MUTANT=" + mutant + " " + cmd
@@ -106,11 +107,11 @@ func TestReferencePortsPassEveryVectorAndFuzzCleanly(t *testing.T) {
 			t.Parallel()
 			cmd := portCommand(t, p.bin, p.driver, "")
 			status, out, errOut := cliCheck("run", "-q", "-strict", "-port", cmd)
-			if status != exitOK || !strings.Contains(out, " 0 failed, 0 skipped\n") {
+			if status != report.ExitOK || !strings.Contains(out, " 0 failed, 0 skipped\n") {
 				t.Errorf("limcheck run --strict --port %s: status %d\n%s%s", cmd, status, out, errOut)
 			}
 			status, out, errOut = cliCheck("fuzz", "-seed", "1", "-ops", "5000", "-port", cmd)
-			if status != exitOK || !strings.Contains(out, "no divergence") {
+			if status != report.ExitOK || !strings.Contains(out, "no divergence") {
 				t.Errorf("limcheck fuzz --ops 5000 --port %s: status %d\n%s%s", cmd, status, out, errOut)
 			}
 		})

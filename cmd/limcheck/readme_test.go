@@ -24,6 +24,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // The command lines of the README and of docs/, run as a user runs them
@@ -62,37 +63,37 @@ func (c readmeCommand) String() string { return fmt.Sprintf("%s:%d: %s", c.file,
 // does an entry that names no README command.
 var readmeStatus = map[string]int{
 	// Getting started: the built-in default, all passed.
-	"go run ./cmd/limcheck": exitOK,
+	"go run ./cmd/limcheck": report.ExitOK,
 	// The commands: the Python reference port passes everything, and the
 	// filter line matches cases (a filter that matches none is status 2).
-	"limcheck run --port 'python3 driver.py'":                                                        exitOK,
-	"limcheck run --port 'python3 driver.py' --strict":                                               exitOK,
-	"limcheck run --port 'python3 driver.py' --component gate --case 'gate-retry-*' --clause DEC-13": exitOK,
-	"limcheck fuzz --port 'python3 driver.py' --duration 60s":                                        exitOK,
+	"limcheck run --port 'python3 driver.py'":                                                        report.ExitOK,
+	"limcheck run --port 'python3 driver.py' --strict":                                               report.ExitOK,
+	"limcheck run --port 'python3 driver.py' --component gate --case 'gate-retry-*' --clause DEC-13": report.ExitOK,
+	"limcheck fuzz --port 'python3 driver.py' --duration 60s":                                        report.ExitOK,
 	// The README's failing case: the port with retry_after_floor planted.
-	"limcheck run --port 'LIMCHECK_MUTANT=retry_after_floor python3 driver.py' --case gate-retry-009": exitFailed,
+	"limcheck run --port 'LIMCHECK_MUTANT=retry_after_floor python3 driver.py' --case gate-retry-009": report.ExitFailed,
 	// The counterexample was found in the port with readmeMutant planted
 	// (readmeCounterexample); driver.py, the port without it, passes it.
-	"limcheck replay --port 'python3 driver.py' limcheck-counterexample-gate-42.json": exitOK,
-	"limcheck vectors export ./vectors":                                               exitOK,
+	"limcheck replay --port 'python3 driver.py' limcheck-counterexample-gate-42.json": report.ExitOK,
+	"limcheck vectors export ./vectors":                                               report.ExitOK,
 	// Keeping a counterexample: the exported vectors with the replay's
 	// counterexample added, which driver.py passes.
-	"cp limcheck-counterexample-gate-42.json vectors/gate/gate-fuzz-510756.json": exitOK,
-	"limcheck run --port 'python3 driver.py' --vectors ./vectors":                exitOK,
+	"cp limcheck-counterexample-gate-42.json vectors/gate/gate-fuzz-510756.json": report.ExitOK,
+	"limcheck run --port 'python3 driver.py' --vectors ./vectors":                report.ExitOK,
 	// Streaming and several ports: the three reference ports pass.
-	"limcheck list --clause 'GATE-1?'": exitOK,
-	"limcheck version":                 exitOK,
-	readmeSideBySide:                   exitOK,
-	readmeSideBySide + " -q":           exitOK,
-	"limcheck coverage":                exitOK,
+	"limcheck list --clause 'GATE-1?'": report.ExitOK,
+	"limcheck version":                 report.ExitOK,
+	readmeSideBySide:                   report.ExitOK,
+	readmeSideBySide + " -q":           report.ExitOK,
+	"limcheck coverage":                report.ExitOK,
 	// The CI reports: a summary of the mutant's failures (the last command
 	// of the line, cat, gives the status), and the badge of a passing run.
-	"limcheck run --port 'LIMCHECK_MUTANT=retry_after_floor python3 driver.py' --case 'gate-retry-*' --summary summary.md >/dev/null; cat summary.md": exitOK,
-	"limcheck run --port 'python3 driver.py' -q --badge badge.json && cat badge.json":                                                                 exitOK,
+	"limcheck run --port 'LIMCHECK_MUTANT=retry_after_floor python3 driver.py' --case 'gate-retry-*' --summary summary.md >/dev/null; cat summary.md": report.ExitOK,
+	"limcheck run --port 'python3 driver.py' -q --badge badge.json && cat badge.json":                                                                 report.ExitOK,
 	// The CI workflow: limcheck-known-failures.txt lists no case, and the
 	// port has no divergence to find.
-	"limcheck run --port 'python3 driver.py' --strict --junit limcheck.xml --expect-fail limcheck-known-failures.txt":   exitOK,
-	"limcheck fuzz --port 'python3 driver.py' --seed ${{ github.run_number }} --duration 60s --out counterexample.json": exitOK,
+	"limcheck run --port 'python3 driver.py' --strict --junit limcheck.xml --expect-fail limcheck-known-failures.txt":   report.ExitOK,
+	"limcheck fuzz --port 'python3 driver.py' --seed ${{ github.run_number }} --duration 60s --out counterexample.json": report.ExitOK,
 }
 
 // substitution rewrites a README command that cannot run verbatim in a
@@ -349,8 +350,8 @@ func readmeCounterexample(t *testing.T) []byte {
 	port := portCommand(t, "python3", "../../ports/python/driver.py", readmeMutant)
 	file := filepath.Join(t.TempDir(), "cx.json")
 	status, out, errOut := cliRun("fuzz", "--port", port, "--seed", "42", "--component", "gate", "--ops", "20000", "--out", file)
-	if status != exitFailed {
-		t.Fatalf("limcheck fuzz --port %q: status %d, want %d (a divergence to replay)\n%s%s", port, status, exitFailed, out, errOut)
+	if status != report.ExitFailed {
+		t.Fatalf("limcheck fuzz --port %q: status %d, want %d (a divergence to replay)\n%s%s", port, status, report.ExitFailed, out, errOut)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -784,7 +785,7 @@ func anchors(t *testing.T, path string) []string {
 	var out []string
 	for _, line := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(line, "#") {
-			out = append(out, slug(line))
+			out = append(out, report.Slug(line))
 		}
 	}
 	return out

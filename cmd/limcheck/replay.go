@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // replayCmd is `limcheck replay FILE`: one vector file (a case, or a
@@ -20,17 +21,17 @@ func (c cli) replayCmd(args []string) int {
 		return st
 	}
 	if !pf.check(c, fs) {
-		return exitUsage
+		return report.ExitUsage
 	}
 	data, err := readInput(pos[0])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck replay: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	cs, err := conformance.Parse(data)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck replay: %s: %v\n", pos[0], err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	// Its one case ran alone in a fresh port: the stderr is all its own.
 	return c.check(checkJob{cmd: "replay", pf: &pf, rf: &rf, selected: []conformance.Case{cs}, stream: true}, []conformance.Case{cs})

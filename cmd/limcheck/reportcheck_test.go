@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // The script commands that check limcheck's reports as a CI tool or a
@@ -24,33 +23,13 @@ func cmdByteClean(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: byteclean FILE")
 	}
-	if err := byteClean(ts.ReadFile(args[0])); err != nil {
+	if err := report.ByteClean(ts.ReadFile(args[0])); err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
 }
 
-// byteClean returns what in s a terminal would act on, or nil.
-func byteClean(s string) error {
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		return fmt.Errorf("no LF at the end")
-	}
-	for line, l := range strings.Split(s, "\n") {
-		for i := 0; i < len(l); {
-			r, n := utf8.DecodeRuneInString(l[i:])
-			switch {
-			case r == utf8.RuneError && n == 1:
-				return fmt.Errorf("line %d, byte %d: invalid UTF-8 %#x: %q", line+1, i, l[i], l)
-			case r < 0x20 || r == 0x7f || unsafeRune(r):
-				return fmt.Errorf("line %d, byte %d: %U: %q", line+1, i, r, l)
-			}
-			i += n
-		}
-	}
-	return nil
-}
-
 // cmdSchema is `schema DEF FILE`: it fails unless FILE (or stdout) is one
-// JSON document that conformance/report.schema.json's definition DEF
+// JSON document that conformance/report/report.schema.json's definition DEF
 // ("run" or "fuzz") accepts.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
@@ -68,15 +47,15 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 // validateReport validates data against the report schema's definition
 // def.
 func validateReport(def string, data []byte) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(conformance.ReportSchema))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.Schema))
 	if err != nil {
 		return fmt.Errorf("report.schema.json: %w", err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(conformance.ReportSchemaFile, doc); err != nil {
+	if err := c.AddResource(report.SchemaFile, doc); err != nil {
 		return err
 	}
-	s, err := c.Compile(conformance.ReportSchemaFile + "#/$defs/" + def)
+	s, err := c.Compile(report.SchemaFile + "#/$defs/" + def)
 	if err != nil {
 		return fmt.Errorf("compile report.schema.json#/$defs/%s: %w", def, err)
 	}

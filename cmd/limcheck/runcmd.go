@@ -19,6 +19,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/oracle"
 )
 
@@ -72,7 +73,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.pf.registerMany(fs, 10*time.Minute)
 	f.rf.register(fs)
 	f.sel.register(fs)
-	fs.IntVar(&f.alone, "alone", defaultAlone, "re-run the first `N` failing cases each alone in a fresh port, to show the stderr that is its own (0: none)")
+	fs.IntVar(&f.alone, "alone", report.DefaultAlone, "re-run the first `N` failing cases each alone in a fresh port, to show the stderr that is its own (0: none)")
 }
 
 // runCmd is `limcheck run`: the selected vectors on one port, or on
@@ -85,16 +86,16 @@ func (c cli) runCmd(args []string) int {
 		return st
 	}
 	if !f.pf.check(c, fs) {
-		return exitUsage
+		return report.ExitUsage
 	}
-	if f.alone < 0 || f.alone > maxAlone {
-		fmt.Fprintf(c.stderr, "limcheck run: -alone %d is out of range: want 0 to %d\n", f.alone, maxAlone)
-		return exitUsage
+	if f.alone < 0 || f.alone > report.MaxAlone {
+		fmt.Fprintf(c.stderr, "limcheck run: -alone %d is out of range: want 0 to %d\n", f.alone, report.MaxAlone)
+		return report.ExitUsage
 	}
 	all, selected, err := f.sel.load(fs)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck run: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	j := checkJob{cmd: "run", pf: &f.pf, rf: &f.rf, selected: selected, alone: f.alone, stream: true}
 	if len(f.pf.commands) > 1 {
@@ -113,7 +114,7 @@ type checkJob struct {
 	selected []conformance.Case // the cases to run, in order
 	alone    int                // re-run the first alone failing cases alone in a fresh port (stderrAloneFor)
 	stream   bool               // print the text report's cases as they finish
-	onStop   func(*report)      // when set, prints the report of a run a signal stops, instead of emit (live.partial)
+	onStop   func(*report.Run)  // when set, prints the report of a run a signal stops, instead of emit (live.partial)
 }
 
 // check runs j's cases (of all, for --expect-fail) on its port and
@@ -123,7 +124,7 @@ func (c cli) check(j checkJob, all []conformance.Case) int {
 	var err error
 	if j.expected, err = readExpectFail(j.rf.expectFail, all); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", j.cmd, err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	rep, st := c.checkPort(j)
 	if rep == nil {
@@ -134,7 +135,7 @@ func (c cli) check(j checkJob, all []conformance.Case) int {
 
 // checkPort runs j's cases on the port j.pf names and returns its report,
 // or nil and the exit status when the port cannot run at all.
-func (c cli) checkPort(j checkJob) (*report, int) {
+func (c cli) checkPort(j checkJob) (*report.Run, int) {
 	pf, selected, expected := j.pf, j.selected, j.expected
 	start := time.Now()
 	port, err := c.openWatched(j, start)
@@ -147,19 +148,19 @@ func (c cli) checkPort(j checkJob) (*report, int) {
 		for i, cs := range selected {
 			results[i] = judge.CaseResult{Case: cs, Verdict: judge.NotRun}
 		}
-		rep := newReport(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
+		rep := report.New(protocol.Hello{Name: pf.command}, results, expected, time.Since(start))
 		if broken != nil {
-			rep.breaks(atHandshake, "handshake: "+broken.What, broken.Stderr)
+			rep.Breaks(report.AtHandshake, "handshake: "+broken.What, broken.Stderr)
 		} else {
-			rep.Incomplete, rep.timedOut = pf.timedOut(0, len(selected))+", waiting for the port's hello", true
+			rep.Incomplete, rep.TimedOut = pf.timedOut(0, len(selected))+", waiting for the port's hello", true
 		}
 		c.portProblem(pf, err)
-		return rep, rep.status()
+		return rep, rep.ExitStatus()
 	}
 	if err != nil {
 		return nil, c.portProblem(pf, err)
 	}
-	rep := startReport(port.Hello(), expected)
+	rep := report.Start(port.Hello(), expected)
 	lv := c.newLive(j, rep, start)
 	runErr := lv.runInBatches(port, selected)
 	closeErr := port.Close()
@@ -174,21 +175,21 @@ func (c cli) checkPort(j checkJob) (*report, int) {
 		}
 	}
 	lv.held = false
-	rep.finish(time.Since(start))
+	rep.Finish(time.Since(start))
 	switch done := len(selected) - rep.Summary.NotRun; {
 	case errors.As(runErr, &broken):
-		rep.breaks(atRun, broken.What, "")
+		rep.Breaks(report.AtRun, broken.What, "")
 	case errors.As(runErr, &late):
-		rep.Incomplete, rep.timedOut = pf.timedOut(done, len(selected)), true
+		rep.Incomplete, rep.TimedOut = pf.timedOut(done, len(selected)), true
 	case runErr != nil:
-		rep.breaks(atRun, runErr.Error(), "")
+		rep.Breaks(report.AtRun, runErr.Error(), "")
 	case errors.As(closeErr, &broken):
-		rep.breaks(atShutdown, broken.What, broken.Stderr)
+		rep.Breaks(report.AtShutdown, broken.What, broken.Stderr)
 	case errors.As(closeErr, &late):
-		rep.Incomplete, rep.timedOut = pf.timedOut(done, len(selected))+", waiting for the port to exit", true
+		rep.Incomplete, rep.TimedOut = pf.timedOut(done, len(selected))+", waiting for the port to exit", true
 	}
 	lv.end()
-	return rep, rep.status()
+	return rep, rep.ExitStatus()
 }
 
 // openWatched is j.pf.open. Side by side (j.onStop set), a signal during
@@ -200,7 +201,7 @@ func (c cli) openWatched(j checkJob, start time.Time) (*protocol.Port, error) {
 		return j.pf.open()
 	}
 	j.alone, j.stream = 0, false
-	lv := c.newLive(j, startReport(protocol.Hello{Name: j.pf.command}, j.expected), start)
+	lv := c.newLive(j, report.Start(protocol.Hello{Name: j.pf.command}, j.expected), start)
 	port, err := j.pf.open()
 	lv.mu.Lock() // a signal that froze lv holds it: limcheck exits with lv's report
 	defer lv.mu.Unlock()
@@ -239,7 +240,7 @@ func (lv *live) runInBatches(r judge.Runner, cases []conformance.Case) error {
 			}
 			lv.addAll(rest)
 			lv.mu.Lock()
-			lv.rep.stoppedBy = "--fail-fast stopped the run at the first failure"
+			lv.rep.StoppedBy = "--fail-fast stopped the run at the first failure"
 			lv.mu.Unlock()
 			return nil
 		}
@@ -283,7 +284,7 @@ func aloneTime(pf *portFlags, ran time.Duration) time.Duration {
 // stop at the first that cannot start or hangs (a port that hangs when
 // restarted does so every time). Then stderrAloneFor returns why, for
 // the user who waited; else "".
-func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
+func stderrAloneFor(j checkJob, rep *report.Run, ran time.Duration) string {
 	pf, cases, most := j.pf, j.selected, j.alone
 	budget, given := *pf, aloneTime(pf, ran)
 	budget.deadline = time.Now().Add(given)
@@ -293,7 +294,7 @@ func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 	n, done := 0, 0
 	for i := range rep.Cases {
 		cr := &rep.Cases[i]
-		if cr.Verdict != vFail {
+		if cr.Verdict != string(judge.Fail) {
 			continue
 		}
 		if n++; n > most || time.Now().After(pf.deadline) {
@@ -308,7 +309,7 @@ func stderrAloneFor(j checkJob, rep *report, ran time.Duration) string {
 		if verdict != judge.Fail {
 			alone = strings.ToUpper(string(verdict))
 		}
-		rep.setStderr(cr, stderrAlone, stderr, alone)
+		rep.SetStderr(cr, report.StderrAlone, stderr, alone)
 	}
 	return ""
 }
@@ -327,9 +328,9 @@ func restartProblem(err error, pf, budget *portFlags, given time.Duration) strin
 	case errors.As(err, &late):
 		return fmt.Sprintf("was still in %s when the re-runs' time was over (%v: as long as the run took, at least %v and the handshake timeout)", late.During, given.Round(time.Millisecond), aloneFloor)
 	case errors.As(err, &broken):
-		return "broke: " + clean(broken.What)
+		return "broke: " + report.Clean(broken.What)
 	}
-	return "did not start: " + clean(err.Error())
+	return "did not start: " + report.Clean(err.Error())
 }
 
 // runAlone runs the case c alone in a fresh port and returns what the port
@@ -358,35 +359,35 @@ func runAlone(pf *portFlags, c conformance.Case) (stderr string, verdict judge.V
 // printed, and the status is the run's own unless that is 0, then 2.
 //
 // spec PROTO-10: "When a report cannot be written, the write error is printed, the rest of the report still is, and a status of 1, 3 or 4 wins over 2"
-func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
-	rep.Command, rep.allowEmpty = cmd, rf.allowEmpty
-	rep.Status = rep.status()
+func (c cli) emit(cmd string, rf *reportFlags, rep *report.Run) int {
+	rep.Command, rep.AllowEmpty = cmd, rf.allowEmpty
+	rep.Status = rep.ExitStatus()
 	status := rep.Status
 	out := bufio.NewWriter(c.stdout)
 	if rf.json {
-		writeJSON(out, rep) //nolint:errcheck // Flush returns the first write error
+		report.WriteJSON(out, rep) //nolint:errcheck // Flush returns the first write error
 	} else {
-		writeText(out, rep, rf.quiet)
+		report.WriteText(out, rep, rf.quiet)
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck %s: write the report: %v\n", cmd, err)
-		status = worse(status, exitUsage)
+		status = report.Worse(status, report.ExitUsage)
 	}
 	if rf.junit != "" {
-		if err := writeJUnit(rf.junit, rep); err != nil {
+		if err := report.WriteJUnit(rf.junit, rep); err != nil {
 			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-			status = worse(status, exitUsage)
+			status = report.Worse(status, report.ExitUsage)
 		}
 	}
 	if rf.html != "" {
-		if err := writeHTML(rf.html, rep); err != nil {
+		if err := report.WriteHTML(rf.html, rep); err != nil {
 			fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-			status = worse(status, exitUsage)
+			status = report.Worse(status, report.ExitUsage)
 		}
 	}
-	if err := rf.ci.write(runSummary(cmd, rep.Status, []*report{rep}), runBadge(rep.Status, []*report{rep})); err != nil {
+	if err := rf.ci.write(report.RunSummary(cmd, rep.Status, []*report.Run{rep}), report.RunBadge(rep.Status, []*report.Run{rep})); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck %s: %v\n", cmd, err)
-		status = worse(status, exitUsage)
+		status = report.Worse(status, report.ExitUsage)
 	}
 	switch {
 	case rep.Incomplete != "" && rf.allowEmpty:
@@ -395,15 +396,6 @@ func (c cli) emit(cmd string, rf *reportFlags, rep *report) int {
 		fmt.Fprintf(c.stderr, "limcheck %s: %s\n", cmd, rep.Incomplete)
 	}
 	return status
-}
-
-// worse is the exit status of a run that ended with status and then met
-// a problem of status other: the run's own outcome, unless it passed.
-func worse(status, other int) int {
-	if status != exitOK {
-		return status
-	}
-	return other
 }
 
 // loadVectors loads the built-in vectors, or those of dir.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/impl/redisclient"
 	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
@@ -34,10 +35,10 @@ func (c cli) serveCmd(args []string) int {
 	switch {
 	case *model && len(chosen) > 0:
 		fmt.Fprintf(c.stderr, "limcheck serve: -model and -%s exclude each other\n", chosen[0])
-		return exitUsage
+		return report.ExitUsage
 	case len(chosen) > 1:
 		fmt.Fprintf(c.stderr, "limcheck serve: -%s and -%s exclude each other\n", chosen[0], chosen[1])
-		return exitUsage
+		return report.ExitUsage
 	case *model:
 		s, h.Name = oracle.Model{}, "limcheck-model"
 	case len(chosen) == 1:
@@ -45,16 +46,16 @@ func (c cli) serveCmd(args []string) int {
 		r, err := openRedis(redisFlags[name], fs.Lookup(name).Value.String())
 		if err != nil {
 			fmt.Fprintf(c.stderr, "limcheck serve: -%s: %v\n", name, err)
-			return exitUsage
+			return report.ExitUsage
 		}
 		defer r.Close()
 		s, h.Name = r, "limcheck-redis"
 	}
 	if err := protocol.Serve(c.stdin, c.stdout, s, h); err != nil {
 		fmt.Fprintf(c.stderr, "limcheck serve: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
-	return exitOK
+	return report.ExitOK
 }
 
 // redisFlags are serve's Redis flags, each with the parser of its value.

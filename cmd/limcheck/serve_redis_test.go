@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
 )
@@ -92,7 +93,7 @@ func TestServeRedisAnswersEachOpWhenRedisDies(t *testing.T) {
 		t.Errorf("the %d faults came within %v of each other: serve held the first until the last op failed", ops, gap)
 	}
 	reqW.Close()
-	if st := <-done; st != exitOK {
+	if st := <-done; st != report.ExitOK {
 		t.Errorf("serve -redis exited %d, want 0; stderr: %s", st, stderr.String())
 	}
 }

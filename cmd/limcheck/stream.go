@@ -10,6 +10,7 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // live is a run's report while the run goes on: the text report prints
@@ -25,7 +26,7 @@ type live struct {
 	c        cli
 	cmd      string
 	rf       *reportFlags
-	rep      *report
+	rep      *report.Run
 	cases    []conformance.Case // the cases of the run, in order
 	out      *bufio.Writer      // the text report as it streams; nil with --json
 	progress *progress          // nil unless stderr is a terminal
@@ -36,7 +37,7 @@ type live struct {
 	held     bool // a case may wait for its re-run alone: the text waits too
 	stop     bool // --fail-fast saw a failure: no further batch runs
 	failFast bool
-	onStop   func(*report) // prints the report a signal stops, instead of emit
+	onStop   func(*report.Run) // prints the report a signal stops, instead of emit
 }
 
 // current is the live report a signal prints, if any.
@@ -47,13 +48,13 @@ var current struct {
 
 // newLive begins the live report of j's run on the port rep describes,
 // and prints the text report's head.
-func (c cli) newLive(j checkJob, rep *report, start time.Time) *live {
+func (c cli) newLive(j checkJob, rep *report.Run, start time.Time) *live {
 	rf, cases := j.rf, j.selected
 	lv := &live{c: c, cmd: j.cmd, rf: rf, rep: rep, cases: cases, alone: j.alone, start: start, failFast: rf.failFast, onStop: j.onStop}
 	if j.stream && !rf.json {
 		lv.out = bufio.NewWriter(c.stdout)
-		writeHead(lv.out, rep, len(cases))
-		rep.headShown = true
+		report.WriteHead(lv.out, rep, len(cases))
+		rep.HeadShown = true
 		lv.out.Flush() //nolint:errcheck // emit reports a write error
 	}
 	if c.tty && !rf.json {
@@ -69,16 +70,16 @@ func (c cli) newLive(j checkJob, rep *report, start time.Time) *live {
 func (lv *live) add(r judge.CaseResult) {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	lv.rep.add([]judge.CaseResult{r})
+	lv.rep.Add([]judge.CaseResult{r})
 	cr := &lv.rep.Cases[len(lv.rep.Cases)-1]
-	if failing(cr.Verdict) {
+	if report.Failing(cr.Verdict) {
 		lv.failed++
 		lv.stop = lv.failFast
 		// Whether the port wrote stderr for this case may not be known
 		// yet (its stderr is read apart from its replies, and can come
 		// after them), so the text waits from the first case that may be
 		// re-run; the end of the run decides (checkPort).
-		if cr.Verdict == vFail && lv.failed <= lv.alone {
+		if cr.Verdict == string(judge.Fail) && lv.failed <= lv.alone {
 			lv.held = true
 		}
 	}
@@ -95,17 +96,14 @@ func (lv *live) addAll(rs []judge.CaseResult) {
 	}
 }
 
-// failing reports whether a case of verdict v fails the run.
-func failing(v string) bool { return judge.Verdict(v).Failing() }
-
 // flush prints the cases not printed yet; lv.mu is held.
 func (lv *live) flush() {
 	if lv.out == nil {
 		return
 	}
 	lv.progress.clear()
-	for ; lv.rep.streamed < len(lv.rep.Cases); lv.rep.streamed++ {
-		writeCase(lv.out, lv.rep.Cases[lv.rep.streamed], lv.rf.quiet)
+	for ; lv.rep.Streamed < len(lv.rep.Cases); lv.rep.Streamed++ {
+		report.WriteCase(lv.out, lv.rep.Cases[lv.rep.Streamed], lv.rf.quiet)
 	}
 	lv.out.Flush() //nolint:errcheck // emit reports a write error
 }
@@ -160,11 +158,11 @@ func (lv *live) partial(sig syscall.Signal) {
 	for _, cs := range lv.cases[done:] {
 		rest = append(rest, judge.CaseResult{Case: cs, Verdict: judge.NotRun, Why: "not run: limcheck was stopped before it"})
 	}
-	rep.add(rest)
-	rep.finish(time.Since(lv.start))
-	rep.signal = int(sig)
-	rep.stoppedBy = fmt.Sprintf("limcheck was stopped (%v)", sig)
-	rep.Incomplete = fmt.Sprintf("%s after %d of %s", rep.stoppedBy, done, plural(len(lv.cases), "case"))
+	rep.Add(rest)
+	rep.Finish(time.Since(lv.start))
+	rep.Signal = int(sig)
+	rep.StoppedBy = fmt.Sprintf("limcheck was stopped (%v)", sig)
+	rep.Incomplete = fmt.Sprintf("%s after %d of %s", rep.StoppedBy, done, report.Plural(len(lv.cases), "case"))
 	lv.progress.clear()
 	if lv.onStop != nil {
 		lv.onStop(rep)

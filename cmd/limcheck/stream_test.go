@@ -9,6 +9,7 @@ import (
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // TestLiveStreamsPlainAndShowsProgressOnATerminal checks the live report:
@@ -25,7 +26,7 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	}
 	rf := &reportFlags{}
 	c := cli{stdout: &stdout, stderr: &stderr, tty: true}
-	lv := c.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, startReport(protocol.Hello{Name: "p", Version: "1"}, nil), time.Now())
+	lv := c.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, report.Start(protocol.Hello{Name: "p", Version: "1"}, nil), time.Now())
 	defer lv.end()
 	if !strings.HasPrefix(stdout.String(), "limcheck: port p 1 ") {
 		t.Fatalf("after the hello, stdout = %q, want the report's head", stdout.String())
@@ -53,7 +54,7 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	piped := cli{stdout: &stdout, stderr: &stderr} // not a terminal: no progress line
-	lv2 := piped.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, startReport(protocol.Hello{Name: "p"}, nil), time.Now())
+	lv2 := piped.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, report.Start(protocol.Hello{Name: "p"}, nil), time.Now())
 	defer lv2.end()
 	lv2.add(rs[0])
 	if stderr.Len() != 0 {
@@ -69,7 +70,7 @@ func TestLiveHoldsACaseForItsRunAlone(t *testing.T) {
 	rs := results(judge.Fail, judge.Pass)
 	rs[0].Stderr = "noise\n"
 	cs := []conformance.Case{rs[0].Case, rs[1].Case}
-	lv := cli{stdout: &stdout, stderr: &bytes.Buffer{}}.newLive(checkJob{cmd: "run", rf: &reportFlags{}, selected: cs, alone: 1, stream: true}, startReport(protocol.Hello{Name: "p"}, nil), time.Now())
+	lv := cli{stdout: &stdout, stderr: &bytes.Buffer{}}.newLive(checkJob{cmd: "run", rf: &reportFlags{}, selected: cs, alone: 1, stream: true}, report.Start(protocol.Hello{Name: "p"}, nil), time.Now())
 	defer lv.end()
 	lv.add(rs[0])
 	lv.add(rs[1])

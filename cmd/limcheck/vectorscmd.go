@@ -12,6 +12,7 @@ import (
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // vectorsCmd is `limcheck vectors export DIR`.
@@ -22,14 +23,14 @@ func (c cli) vectorsCmd(args []string) int {
 	case len(args) == 0:
 		fmt.Fprintln(c.stderr, "limcheck vectors: missing subcommand (want export DIR)")
 		fs.Usage()
-		return exitUsage
+		return report.ExitUsage
 	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
 		fs.Usage()
-		return exitOK
+		return report.ExitOK
 	case args[0] != "export":
 		fmt.Fprintf(c.stderr, "limcheck vectors: unknown subcommand %q (want export)\n", args[0])
 		fs.Usage()
-		return exitUsage
+		return report.ExitUsage
 	}
 	pos, st := c.parse(fs, args[1:], 1, 1)
 	if st != proceed {
@@ -38,16 +39,16 @@ func (c cli) vectorsCmd(args []string) int {
 	dir := pos[0]
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 && !*force {
 		fmt.Fprintf(c.stderr, "limcheck vectors export: %s is not empty (use -force to write into it)\n", dir)
-		return exitUsage
+		return report.ExitUsage
 	}
 	n, err := export(dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "limcheck vectors export: %v\n", err)
-		return exitUsage
+		return report.ExitUsage
 	}
 	out := bufio.NewWriter(c.stdout)
-	fmt.Fprintf(out, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, conformance.ReportSchemaFile, dir, specVersion())
-	return c.written("vectors export", out, exitOK)
+	fmt.Fprintf(out, "wrote %d cases, schema.json, ids.txt, protocol.schema.json and %s to %s (spec %s)\n", n, report.SchemaFile, dir, report.SpecVersion())
+	return c.written("vectors export", out, report.ExitOK)
 }
 
 // export copies the embedded vectors folder, the protocol schema and the
@@ -98,7 +99,7 @@ func exportPaths() ([]string, error) {
 		}
 		return err
 	})
-	return append(paths, protocolSchemaFile, conformance.ReportSchemaFile), err
+	return append(paths, protocolSchemaFile, report.SchemaFile), err
 }
 
 // exportOne makes the folder or writes the file p in root.
@@ -107,8 +108,8 @@ func exportOne(root *os.Root, p string) error {
 	switch p {
 	case protocolSchemaFile:
 		data = protocol.ProtocolSchema
-	case conformance.ReportSchemaFile:
-		data = conformance.ReportSchema
+	case report.SchemaFile:
+		data = report.Schema
 	default:
 		st, err := fs.Stat(conformance.Vectors, p)
 		if err != nil {
@@ -168,7 +169,7 @@ func refuseLinks(dir string, paths []string) error {
 	for i, p := range links {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		to, _ := os.Readlink(full)
-		named[i] = fmt.Sprintf("%s is a symbolic link (to %s)", clean(full), clean(to))
+		named[i] = fmt.Sprintf("%s is a symbolic link (to %s)", report.Clean(full), report.Clean(to))
 	}
 	them := "it"
 	if len(links) > 1 {

@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/protocol"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // versionCmd prints limcheck's version and the versions of what it
@@ -17,28 +17,6 @@ func (c cli) versionCmd(args []string) int {
 		return st
 	}
 	out := bufio.NewWriter(c.stdout)
-	fmt.Fprintf(out, "limcheck %s\nspec %s\nprotocol %s\nvectors %s\nreport %s\n", toolVersion(), specVersion(), protocol.Protocol, conformance.Format, reportFormat)
-	return c.written("version", out, exitOK)
-}
-
-// toolVersion is limcheck's module version, with the commit it was built
-// from when the build recorded one: "(devel)" for a build in the module.
-func toolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
+	fmt.Fprintf(out, "limcheck %s\nspec %s\nprotocol %s\nvectors %s\nreport %s\n", report.ToolVersion(), report.SpecVersion(), protocol.Protocol, conformance.Format, report.Format)
+	return c.written("version", out, report.ExitOK)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/walkthrough"
 )
 
@@ -17,9 +18,9 @@ func (c cli) walkCmd(args []string) int {
 	}
 	out := bufio.NewWriter(c.stdout)
 	if walkReport(walkthrough.All(), *quiet, out) > 0 {
-		return c.written("walk", out, exitFailed)
+		return c.written("walk", out, report.ExitFailed)
 	}
-	return c.written("walk", out, exitOK)
+	return c.written("walk", out, report.ExitOK)
 }
 
 // walkReport prints the examples and the closing line, and returns the number of

@@ -23,25 +23,31 @@
 //	conformance           conformance, model, oracle,      internal/slowdown (the tests' time limits)
 //	                      any third-party package; never
 //	                      conformance/judge, /protocol,
-//	                      /search or /conformancetest
+//	                      /search, /conformancetest or
+//	                      /report
 //	conformance/judge     conformance, model, oracle;      github.com/google/go-cmp
 //	                      never conformance/protocol,
-//	                      /search or /conformancetest
+//	                      /search, /conformancetest or
+//	                      /report
 //	conformance/protocol  conformance (the judge           internal/slowdown
 //	                      included), model, oracle, any
 //	                      third-party package; never
-//	                      conformance/search or
-//	                      /conformancetest
+//	                      conformance/search,
+//	                      /conformancetest or /report
 //	conformance/search    conformance (the judge           conformance/protocol,
 //	                      included), model, oracle, any    internal/slowdown
 //	                      third-party package; never
-//	                      conformance/protocol (the wire)
-//	                      or /conformancetest
+//	                      conformance/protocol (the wire),
+//	                      /conformancetest or /report
 //	conformance/          conformance (the judge           (nothing more)
 //	  conformancetest     included), model, oracle,
 //	                      rapid; never conformance/
-//	                      protocol or conformance/search
+//	                      protocol, /search or /report
 //	                      (a go test helper: no process)
+//	conformance/report    conformance (never               internal/slowdown, rapid,
+//	                      /conformancetest), model,        go-cmp, github.com/santhosh-
+//	                      oracle, the root package         tekuri/jsonschema
+//	                      (spec.md), internal/speccheck
 //	fuzz                  anything                         anything
 //	cmd                   anything                         anything
 //	internal              anything                         anything
@@ -62,14 +68,15 @@
 // one. The conformance layers make one direction: conformance (the vector
 // format) <- conformance/judge (the runs and their verdicts) <-
 // conformance/protocol (the wire) and conformance/search (the
-// differential search) <- cmd/limcheck. The vector format imports none of
-// the others; the protocol and the search never import each other, but
-// the search's tests run it on ports.
+// differential search) <- conformance/report (the reports, which only
+// read what the others produce; none of them imports it) <- cmd/limcheck.
+// The vector format imports none of the others; the protocol and the
+// search never import each other, but the search's tests run it on ports.
 //
 // A second rule bounds size: no non-test function of the folders in
-// [LengthRule] (conformance/..., oracle, internal/subject) spans more
-// than [MaxFuncLines] lines, from its
-// func keyword to its closing brace. [LongFuncs] finds those that do, by
+// [LengthRule] (conformance/..., conformance/report included, oracle,
+// internal/subject, cmd/limcheck) spans more than [MaxFuncLines] lines,
+// from its func keyword to its closing brace. [LongFuncs] finds those that do, by
 // parsing the files alone, and TestFunctionLength applies it:
 //
 //	go test ./internal/archcheck -run TestFunctionLength

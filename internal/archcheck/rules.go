@@ -15,6 +15,7 @@ const (
 	gocmp     = "github.com/google/go-cmp"
 	porcupine = "github.com/anishathalye/porcupine"
 	rueidis   = "github.com/redis/rueidis"
+	jschema   = "github.com/santhosh-tekuri/jsonschema"
 )
 
 // allowance lists what a file may import beyond the standard library,
@@ -50,6 +51,7 @@ const (
 	protocolLayer = "conformance/protocol"
 	searchLayer   = "conformance/search"
 	helperLayer   = "conformance/conformancetest"
+	reportLayer   = "conformance/report"
 )
 
 // rules is the layering table that doc.go documents. A layer may lie
@@ -89,30 +91,30 @@ var rules = []layerRule{
 	},
 	{
 		layer: "conformance",
-		code:  conformanceAllowance(judgeLayer, protocolLayer, searchLayer, helperLayer),
-		tests: withSlowdown(conformanceAllowance(judgeLayer, protocolLayer, searchLayer, helperLayer)),
-		says:  "conformance (the vector format) may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/judge, conformance/protocol, conformance/search or conformance/conformancetest, which build on it (its tests also internal/slowdown)",
+		code:  conformanceAllowance(judgeLayer, protocolLayer, searchLayer, helperLayer, reportLayer),
+		tests: withSlowdown(conformanceAllowance(judgeLayer, protocolLayer, searchLayer, helperLayer, reportLayer)),
+		says:  "conformance (the vector format) may import only the standard library, third-party packages, conformance/..., model/... and oracle/..., never conformance/judge, conformance/protocol, conformance/search, conformance/conformancetest or conformance/report, which build on it (its tests also internal/slowdown)",
 	},
 	{
 		// The judge is pure: the standard library and the vocabulary.
 		layer: judgeLayer,
-		code:  allowance{module: []string{"conformance", "model", "oracle"}, except: []string{protocolLayer, searchLayer, helperLayer}},
-		tests: allowance{module: []string{"conformance", "model", "oracle"}, except: []string{protocolLayer, searchLayer, helperLayer}, external: []string{gocmp}},
-		says:  "conformance/judge may import only the standard library, conformance (the vector format), model/... and oracle/..., never conformance/protocol, conformance/search or conformance/conformancetest, which build on it (its tests also go-cmp)",
+		code:  allowance{module: []string{"conformance", "model", "oracle"}, except: []string{protocolLayer, searchLayer, helperLayer, reportLayer}},
+		tests: allowance{module: []string{"conformance", "model", "oracle"}, except: []string{protocolLayer, searchLayer, helperLayer, reportLayer}, external: []string{gocmp}},
+		says:  "conformance/judge may import only the standard library, conformance (the vector format), model/... and oracle/..., never conformance/protocol, conformance/search, conformance/conformancetest or conformance/report, which build on it (its tests also go-cmp)",
 	},
 	{
 		layer: protocolLayer,
-		code:  conformanceAllowance(searchLayer, helperLayer),
-		tests: withSlowdown(conformanceAllowance(searchLayer, helperLayer)),
-		says:  "conformance/protocol may import only the standard library, third-party packages, conformance/... (the judge included), model/... and oracle/..., never conformance/search or conformance/conformancetest (its tests also internal/slowdown)",
+		code:  conformanceAllowance(searchLayer, helperLayer, reportLayer),
+		tests: withSlowdown(conformanceAllowance(searchLayer, helperLayer, reportLayer)),
+		says:  "conformance/protocol may import only the standard library, third-party packages, conformance/... (the judge included), model/... and oracle/..., never conformance/search, conformance/conformancetest or conformance/report (its tests also internal/slowdown)",
 	},
 	{
 		// The search judges runs; it never speaks the wire, but its tests
 		// run it on ports.
 		layer: searchLayer,
-		code:  conformanceAllowance(protocolLayer, helperLayer),
-		tests: withSlowdown(conformanceAllowance(helperLayer)),
-		says:  "conformance/search may import only the standard library, third-party packages, conformance/... (the judge included), model/... and oracle/..., never the wire, conformance/protocol, but in its tests, and never conformance/conformancetest (its tests also internal/slowdown)",
+		code:  conformanceAllowance(protocolLayer, helperLayer, reportLayer),
+		tests: withSlowdown(conformanceAllowance(helperLayer, reportLayer)),
+		says:  "conformance/search may import only the standard library, third-party packages, conformance/... (the judge included), model/... and oracle/..., never the wire, conformance/protocol, but in its tests, and never conformance/conformancetest or conformance/report (its tests also internal/slowdown)",
 	},
 	{
 		// A Go implementer's go test helper runs the vectors and the model
@@ -122,7 +124,18 @@ var rules = []layerRule{
 		layer: helperLayer,
 		code:  helperAllowance(),
 		tests: helperAllowance(),
-		says:  "conformance/conformancetest may import only the standard library, conformance/... (the judge included, never conformance/protocol or conformance/search), model/..., oracle/... and rapid",
+		says:  "conformance/conformancetest may import only the standard library, conformance/... (the judge included, never conformance/protocol, conformance/search or conformance/report), model/..., oracle/... and rapid",
+	},
+	{
+		// The reports render what the judge decided: the vector format, the
+		// verdicts, the port's hello and the search's counterexamples, and
+		// spec.md (the root package, read with internal/speccheck) for the
+		// HTML page's clause links. Never cmd/: the command calls the
+		// report, not the other way.
+		layer: reportLayer,
+		code:  reportAllowance(),
+		tests: reportTestAllowance(),
+		says:  "conformance/report may import only the standard library, the root package (spec.md), internal/speccheck, conformance/... (never conformance/conformancetest), model/... and oracle/... (its tests also internal/slowdown, rapid, go-cmp and jsonschema)",
 	},
 	{
 		layer: "",
@@ -155,7 +168,7 @@ func conformanceAllowance(except ...string) allowance {
 func helperAllowance() allowance {
 	return allowance{
 		module:   []string{"conformance", "model", "oracle"},
-		except:   []string{protocolLayer, searchLayer},
+		except:   []string{protocolLayer, searchLayer, reportLayer},
 		external: []string{rapid},
 	}
 }
@@ -167,6 +180,22 @@ func subjectAllowance() allowance {
 		except:   []string{genLayer},
 		external: []string{rueidis},
 	}
+}
+
+// reportAllowance is what conformance/report's files may import; "" is
+// the root package alone.
+func reportAllowance() allowance {
+	return allowance{
+		module: []string{"", "conformance", "model", "oracle", "internal/speccheck"},
+		except: []string{helperLayer},
+	}
+}
+
+// reportTestAllowance is what conformance/report's tests may import.
+func reportTestAllowance() allowance {
+	a := withSlowdown(reportAllowance())
+	a.external = []string{rapid, gocmp, jschema}
+	return a
 }
 
 // withSlowdown is a, plus internal/slowdown: the tests' time limits.

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -42,14 +42,14 @@ func TestReportRoomIsShared(t *testing.T) {
 	if len(results) < 200 {
 		t.Fatalf("%d failing cases, want at least 200 to fill the room", len(results))
 	}
-	rep := newReport(protocol.Hello{Name: "filler", Version: "1"}, results, nil, 0)
+	rep := New(protocol.Hello{Name: "filler", Version: "1"}, results, nil, 0)
 	if rep.room != 0 {
 		t.Fatalf("the report has %d bytes of room left, want the cases to fill it", rep.room)
 	}
 	for i, cr := range rep.Cases {
 		r := results[i]
-		if cr.ID != r.Case.ID || cr.Description != clean(r.Case.Description) {
-			t.Errorf("case %d: ID %q, description %q; want %q, %q, whole", i, cr.ID, cr.Description, r.Case.ID, clean(r.Case.Description))
+		if cr.ID != r.Case.ID || cr.Description != Clean(r.Case.Description) {
+			t.Errorf("case %d: ID %q, description %q; want %q, %q, whole", i, cr.ID, cr.Description, r.Case.ID, Clean(r.Case.Description))
 		}
 		if !strings.HasPrefix(cr.Why, r.Why[:maxWhyKept]) {
 			t.Errorf("%s: why %.60q..., want its first %d bytes kept", cr.ID, cr.Why, maxWhyKept)

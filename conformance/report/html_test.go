@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"os"
@@ -22,7 +22,7 @@ const hostile = `<script>alert(1)</script><img src="http://example.invalid/x.png
 // htmlReports is two ports' reports over the lim vectors: the model,
 // which passes, and a port that lies on lim_take's retry and whose name
 // and stderr are hostile.
-func htmlReports(t *testing.T) []*report {
+func htmlReports(t *testing.T) []*Run {
 	t.Helper()
 	var lim []conformance.Case
 	for _, c := range vectorCases(t) {
@@ -41,9 +41,9 @@ func htmlReports(t *testing.T) []*report {
 	for i := range bad {
 		bad[i].Stderr = hostile + "\n"
 	}
-	return []*report{
-		newReport(protocol.Hello{Name: "model", Version: "1", Components: []oracle.Component{oracle.Lim}}, good, nil, time.Second),
-		newReport(protocol.Hello{Name: "liar " + hostile, Version: "2", Components: []oracle.Component{oracle.Lim}}, bad, nil, time.Second),
+	return []*Run{
+		New(protocol.Hello{Name: "model", Version: "1", Components: []oracle.Component{oracle.Lim}}, good, nil, time.Second),
+		New(protocol.Hello{Name: "liar " + hostile, Version: "2", Components: []oracle.Component{oracle.Lim}}, bad, nil, time.Second),
 	}
 }
 
@@ -52,7 +52,7 @@ func htmlReports(t *testing.T) []*report {
 // loading, every link to spec.md, and the hostile port text escaped.
 func TestHTMLIsSelfContained(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "r.html")
-	if err := writeHTML(file, htmlReports(t)...); err != nil {
+	if err := WriteHTML(file, htmlReports(t)...); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(file)
@@ -135,8 +135,8 @@ func TestHTMLAreasAndCounts(t *testing.T) {
 		cs, _ := findCase(t, c.ID)
 		skipped = append(skipped, judge.CaseResult{Case: cs, Verdict: judge.Skip, Why: "does not implement lim"})
 	}
-	none := newReport(protocol.Hello{Name: "none", Version: "1"}, skipped, nil, time.Second)
-	page := buildPage([]*report{none})
+	none := New(protocol.Hello{Name: "none", Version: "1"}, skipped, nil, time.Second)
+	page := buildPage([]*Run{none})
 	for _, a := range page.Areas {
 		if got := a.Cells[0]; got.Text != "-" || got.Class != "skip" {
 			t.Errorf("area %s of a port that ran none of its cases: %q in class %q, want \"-\" in class skip", a.Area, got.Text, got.Class)

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -28,47 +28,47 @@ const (
 	vNotRun = string(judge.NotRun)
 )
 
-// reportFormat is the value of a --json report's "format": its version.
-// conformance/report.schema.json describes it; a change an old reader
+// Format is the value of a --json report's "format": its version.
+// report.schema.json ([Schema]) describes it; a change an old reader
 // would misread gets a new version.
-const reportFormat = "limcheck-report/1"
+const Format = "limcheck-report/1"
 
-// report is one run's report, in every form. Its JSON form (--json) is
-// conformance/report.schema.json's "run": deterministic, so that two runs
+// Run is one run's report, in every form. Its JSON form (--json) is
+// report.schema.json's "run": deterministic, so that two runs
 // of one command on one port differ only in summary.elapsed_ms.
-type report struct {
-	Format       string          `json:"format"`  // reportFormat
+type Run struct {
+	Format       string          `json:"format"`  // Format
 	Command      string          `json:"command"` // run or replay
 	Status       int             `json:"status"`  // the exit status the run calls for
-	Port         portInfo        `json:"port"`
+	Port         Port            `json:"port"`
 	SpecVersion  string          `json:"spec_version"`
-	Summary      summary         `json:"summary"`
+	Summary      Summary         `json:"summary"`
 	Incomplete   string          `json:"incomplete,omitempty"`    // why the run is incomplete: nothing was checked, or its --timeout passed
 	Broken       string          `json:"broken,omitempty"`        // how the port broke the protocol
 	BrokenAt     string          `json:"broken_at,omitempty"`     // when: atHandshake, atRun, atShutdown
 	BrokenStderr []string        `json:"broken_stderr,omitempty"` // the port's stderr then, clean lines
-	Cases        []caseReport    `json:"cases"`
+	Cases        []Case          `json:"cases"`
 	Elapsed      time.Duration   `json:"-"`
-	allowEmpty   bool            // --allow-empty: nothing checked is status 0
-	timedOut     bool            // the run's --timeout passed: Incomplete says after what (never status 0)
+	AllowEmpty   bool            `json:"-"` // --allow-empty: nothing checked is status 0
+	TimedOut     bool            `json:"-"` // the run's --timeout passed: Incomplete says after what (never status 0)
 	expectFail   map[string]bool // the IDs --expect-fail lists
 	room         int             // bytes of port text the report may still keep (maxPortText)
-	cannotRun    bool            // the port's command could not run (run over several ports): status 2
-	signal       int             // the signal that stopped limcheck during the run: status 128 + it
-	stoppedBy    string          // what stopped the run before its NOT RUN cases, when not the port or --timeout: --fail-fast, a signal
-	streamed     int             // the cases the text report printed as they finished (live)
-	headShown    bool            // the text report's head is printed
+	CannotRun    bool            `json:"-"` // the port's command could not run (run over several ports): status 2
+	Signal       int             `json:"-"` // the signal that stopped limcheck during the run: status 128 + it
+	StoppedBy    string          `json:"-"` // what stopped the run before its NOT RUN cases, when not the port or --timeout: --fail-fast, a signal
+	Streamed     int             `json:"-"` // the cases the text report printed as they finished (live)
+	HeadShown    bool            `json:"-"` // the text report's head is printed
 }
 
-// portInfo is the port's hello, clean.
-type portInfo struct {
+// Port is the port's hello, clean.
+type Port struct {
 	Name       string   `json:"name"`
 	Version    string   `json:"version"`
 	Components []string `json:"components"`
 }
 
-// summary counts cases by verdict.
-type summary struct {
+// Summary counts cases by verdict.
+type Summary struct {
 	Passed           int `json:"passed"`
 	Failed           int `json:"failed"`
 	Skipped          int `json:"skipped"`
@@ -79,8 +79,8 @@ type summary struct {
 	ElapsedMS        int `json:"elapsed_ms"`
 }
 
-// caseReport is one case in a report.
-type caseReport struct {
+// Case is one case in a report.
+type Case struct {
 	ID          string     `json:"id"`
 	Component   string     `json:"component"`
 	Level       string     `json:"level"`
@@ -94,25 +94,25 @@ type caseReport struct {
 	// or {"error":"config"}); nil where an outcome has none.
 	Expected    json.RawMessage `json:"expected,omitempty"`
 	Got         json.RawMessage `json:"got,omitempty"`
-	Differences []difference    `json:"differences,omitempty"` // field by field, sorted
-	Stderr      *caseStderr     `json:"stderr,omitempty"`      // only under a case that failed or broke
+	Differences []Difference    `json:"differences,omitempty"` // field by field, sorted
+	Stderr      *Stderr         `json:"stderr,omitempty"`      // only under a case that failed or broke
 	Context     string          `json:"-"`                     // for people: the ops up to the divergence, one JSON line each
 	Seconds     float64         `json:"-"`                     // the case's share of the run's time (judge.CaseResult.Elapsed)
 	Timeline    []point         `json:"-"`                     // the ops up to the divergence with both sides' results (--html)
 	Unclaimed   bool            `json:"-"`                     // skipped because the port's hello does not claim its component
 }
 
-// difference is one field whose value differs at the diverging op; a
+// Difference is one field whose value differs at the diverging op; a
 // side without the field has no value.
-type difference struct {
+type Difference struct {
 	Field    string          `json:"field"`
 	Expected json.RawMessage `json:"expected,omitempty"`
 	Got      json.RawMessage `json:"got,omitempty"`
 }
 
-// caseStderr is the port's stderr shown under a failing or broken case:
+// Stderr is the port's stderr shown under a failing or broken case:
 // its lines, cleaned, and where they are from.
-type caseStderr struct {
+type Stderr struct {
 	From  string   `json:"from"` // stderrAlone, stderrWindow or stderrLast
 	Lines []string `json:"lines"`
 	// Alone is the case's verdict when it ran alone, when that was not a
@@ -123,20 +123,20 @@ type caseStderr struct {
 // Where the stderr shown under a case is from (caseStderr.From). In a run
 // up to 256 requests are in flight, so what the port wrote between a
 // case's first request and its last reply may be its neighbours' too: the
-// first defaultAlone failing cases (run --alone) are re-run alone, each in
-// a fresh port; run --alone takes at most maxAlone, each a port start.
+// first DefaultAlone failing cases (run --alone) are re-run alone, each in
+// a fresh port; run --alone takes at most MaxAlone, each a port start.
 const (
-	stderrAlone  = "alone"  // a fresh port that ran only this case
+	StderrAlone  = "alone"  // a fresh port that ran only this case
 	stderrWindow = "window" // the run, between the case's first request and its last reply
 	stderrLast   = "last"   // the run's last bytes, when the port broke during the case
-	defaultAlone = 20
-	maxAlone     = 1000
+	DefaultAlone = 20
+	MaxAlone     = 1000
 )
 
 // label is the heading of the stderr.
-func (s *caseStderr) label() string {
+func (s *Stderr) label() string {
 	switch s.From {
-	case stderrAlone:
+	case StderrAlone:
 		if s.Alone != "" {
 			return "port stderr while this case ran alone (alone, it was " + s.Alone + ")"
 		}
@@ -148,23 +148,23 @@ func (s *caseStderr) label() string {
 }
 
 // text is the stderr under its label, one line each.
-func (s *caseStderr) text() string {
+func (s *Stderr) text() string {
 	if len(s.Lines) == 0 {
 		return s.label() + ": none"
 	}
 	return s.label() + ":\n" + strings.Join(s.Lines, "\n")
 }
 
-// setStderr shows stderr, from where from says, under the case cr, with
+// SetStderr shows stderr, from where from says, under the case cr, with
 // the case's verdict alone when it is news; nothing when both are empty.
-func (rep *report) setStderr(cr *caseReport, from, stderr, alone string) {
+func (rep *Run) SetStderr(cr *Case, from, stderr, alone string) {
 	cr.Stderr = nil
 	if stderr == "" && alone == "" {
 		return
 	}
-	cr.Stderr = &caseStderr{From: from, Lines: []string{}, Alone: alone}
+	cr.Stderr = &Stderr{From: from, Lines: []string{}, Alone: alone}
 	if stderr != "" {
-		text := rep.keep(strings.Join(cleanLines(lastBytes(stderr, maxStderr)), "\n"))
+		text := rep.keep(strings.Join(CleanLines(lastBytes(stderr, maxStderr)), "\n"))
 		cr.Stderr.Lines = strings.Split(text, "\n")
 	}
 }
@@ -189,26 +189,26 @@ const (
 	maxWhyKept    = 1 << 10  // bytes of a case's why kept whatever the room
 )
 
-// newReport builds the report of results.
-func newReport(h protocol.Hello, results []judge.CaseResult, expectFail map[string]bool, elapsed time.Duration) *report {
-	rep := startReport(h, expectFail)
-	rep.add(results)
-	rep.finish(elapsed)
+// New builds the report of results.
+func New(h protocol.Hello, results []judge.CaseResult, expectFail map[string]bool, elapsed time.Duration) *Run {
+	rep := Start(h, expectFail)
+	rep.Add(results)
+	rep.Finish(elapsed)
 	return rep
 }
 
-// startReport begins the report of a run on the port h; add takes in its
+// Start begins the report of a run on the port h; add takes in its
 // results, batch by batch, and finish closes it. Every string of it that
 // a port or a vector file controls is cleaned as it comes in, once
 // (escape.go): the hello, the case's text, the why (fault and skip
 // messages), the stderr, and the divergence's JSON (jsonSafe); the writers
 // print the report as it is.
-func startReport(h protocol.Hello, expectFail map[string]bool) *report {
-	return &report{Format: reportFormat, Port: cleanHello(h), SpecVersion: specVersion(), Cases: []caseReport{}, expectFail: expectFail, room: maxPortText}
+func Start(h protocol.Hello, expectFail map[string]bool) *Run {
+	return &Run{Format: Format, Port: cleanHello(h), SpecVersion: SpecVersion(), Cases: []Case{}, expectFail: expectFail, room: maxPortText}
 }
 
-// add takes in results.
-func (rep *report) add(results []judge.CaseResult) {
+// Add takes in results.
+func (rep *Run) Add(results []judge.CaseResult) {
 	for _, r := range results {
 		cr := rep.caseOf(r)
 		rep.count(cr.Verdict)
@@ -216,17 +216,17 @@ func (rep *report) add(results []judge.CaseResult) {
 	}
 }
 
-// finish closes the report of a run that took elapsed.
-func (rep *report) finish(elapsed time.Duration) {
+// Finish closes the report of a run that took elapsed.
+func (rep *Run) Finish(elapsed time.Duration) {
 	rep.Elapsed = elapsed
 	rep.Summary.ElapsedMS = int(elapsed.Milliseconds())
 	rep.Incomplete = rep.nothingChecked()
 }
 
 // caseOf is the report of one result.
-func (rep *report) caseOf(r judge.CaseResult) caseReport {
-	cr := caseReport{ID: clean(r.Case.ID), Component: clean(string(r.Case.Component)), Level: clean(string(r.Case.Level)), Clauses: cleanAll(r.Case.Clauses),
-		Description: clean(r.Case.Description), Why: rep.keepAtLeast(clean(r.Why), maxWhyKept), Seconds: r.Elapsed.Seconds()}
+func (rep *Run) caseOf(r judge.CaseResult) Case {
+	cr := Case{ID: Clean(r.Case.ID), Component: Clean(string(r.Case.Component)), Level: Clean(string(r.Case.Level)), Clauses: CleanAll(r.Case.Clauses),
+		Description: Clean(r.Case.Description), Why: rep.keepAtLeast(Clean(r.Why), maxWhyKept), Seconds: r.Elapsed.Seconds()}
 	v := r.Verdict
 	if rep.expectFail[r.Case.ID] {
 		v = v.Listed()
@@ -240,9 +240,9 @@ func (rep *report) caseOf(r judge.CaseResult) caseReport {
 	cr.Verdict = string(v)
 	switch cr.Verdict {
 	case vFail:
-		rep.setStderr(&cr, stderrWindow, r.Stderr, "")
+		rep.SetStderr(&cr, stderrWindow, r.Stderr, "")
 	case vBroken:
-		rep.setStderr(&cr, stderrLast, r.Stderr, "")
+		rep.SetStderr(&cr, stderrLast, r.Stderr, "")
 	}
 	if d := r.Divergence; d != nil {
 		i := d.Index
@@ -272,7 +272,7 @@ func (rep *report) caseOf(r judge.CaseResult) caseReport {
 // report has room for it, else nil: a JSON value is kept whole or not at
 // all. Its strings are bounded already (conformance/protocol cuts a
 // result's).
-func (rep *report) keepJSON(js string) json.RawMessage {
+func (rep *Run) keepJSON(js string) json.RawMessage {
 	if !json.Valid([]byte(js)) || len(js) > rep.room {
 		return nil
 	}
@@ -283,10 +283,10 @@ func (rep *report) keepJSON(js string) json.RawMessage {
 // differences returns the fields of a divergence (oracle.Divergence's)
 // as the report shows them: each value as JSON, none for a side without
 // it.
-func differences(fields []oracle.Field) []difference {
-	out := make([]difference, len(fields))
+func differences(fields []oracle.Field) []Difference {
+	out := make([]Difference, len(fields))
 	for i, f := range fields {
-		out[i] = difference{Field: clean(f.Name), Expected: fieldJSON(f.Want), Got: fieldJSON(f.Got)}
+		out[i] = Difference{Field: Clean(f.Name), Expected: fieldJSON(f.Want), Got: fieldJSON(f.Got)}
 	}
 	return out
 }
@@ -306,7 +306,7 @@ func fieldJSON(v any) json.RawMessage {
 
 // keep returns s, clean text for the report, if the report has room for
 // it; else as much of it as fits, saying what was cut (maxPortText).
-func (rep *report) keep(s string) string {
+func (rep *Run) keep(s string) string {
 	if len(s) <= rep.room {
 		rep.room -= len(s)
 		return s
@@ -321,7 +321,7 @@ func (rep *report) keep(s string) string {
 
 // keepAtLeast is keep, but the first floor bytes of s (to a rune start)
 // are kept whatever the room, and only the rest is paid from it.
-func (rep *report) keepAtLeast(s string, floor int) string {
+func (rep *Run) keepAtLeast(s string, floor int) string {
 	if len(s) <= floor {
 		return s
 	}
@@ -360,19 +360,19 @@ func lastOps(context string, n int) string {
 }
 
 // cleanHello is h with every field clean.
-func cleanHello(h protocol.Hello) portInfo {
-	out := portInfo{Name: clean(h.Name), Version: clean(h.Version), Components: []string{}}
+func cleanHello(h protocol.Hello) Port {
+	out := Port{Name: Clean(h.Name), Version: Clean(h.Version), Components: []string{}}
 	for _, c := range h.Components {
-		out.Components = append(out.Components, clean(string(c)))
+		out.Components = append(out.Components, Clean(string(c)))
 	}
 	return out
 }
 
-// cleanAll returns every string of ss clean.
-func cleanAll(ss []string) []string {
+// CleanAll returns every string of ss clean.
+func CleanAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = clean(s)
+		out[i] = Clean(s)
 	}
 	return out
 }
@@ -383,23 +383,23 @@ func cleanText(s string) string {
 	if s == "" {
 		return ""
 	}
-	return strings.Join(cleanLines(s), "\n")
+	return strings.Join(CleanLines(s), "\n")
 }
 
 // Where in a run the port broke the protocol (report.BrokenAt).
 const (
-	atHandshake = "handshake" // before any case: its hello
-	atRun       = "run"       // while cases ran: the case in flight is BROKEN, if one is known
-	atShutdown  = "shutdown"  // after its last reply: its exit
+	AtHandshake = "handshake" // before any case: its hello
+	AtRun       = "run"       // while cases ran: the case in flight is BROKEN, if one is known
+	AtShutdown  = "shutdown"  // after its last reply: its exit
 )
 
-// breaks records that the port broke the protocol at a phase (atHandshake,
+// Breaks records that the port broke the protocol at a phase (atHandshake,
 // atRun, atShutdown): what, its diagnosis, and stderr, the port's stderr
 // then; both cleaned.
-func (rep *report) breaks(at, what, stderr string) {
-	rep.BrokenAt, rep.Broken = at, clean(what)
+func (rep *Run) Breaks(at, what, stderr string) {
+	rep.BrokenAt, rep.Broken = at, Clean(what)
 	if stderr != "" {
-		rep.BrokenStderr = cleanLines(lastBytes(stderr, maxStderr))
+		rep.BrokenStderr = CleanLines(lastBytes(stderr, maxStderr))
 	}
 }
 
@@ -408,14 +408,14 @@ func (rep *report) breaks(at, what, stderr string) {
 // components.
 //
 // spec PROTO-10: "4 when the run is incomplete: no case was executed (the port skipped every case, or claims none of their components"
-func (rep *report) nothingChecked() string {
+func (rep *Run) nothingChecked() string {
 	s := rep.Summary
 	if s.Passed+s.Failed+s.ExpectedFailures+s.UnexpectedPasses+s.Broken+s.NotRun > 0 {
 		return ""
 	}
 	var theirs []string
 	for _, comp := range oracle.Components() {
-		has := slices.ContainsFunc(rep.Cases, func(c caseReport) bool { return c.Component == string(comp) })
+		has := slices.ContainsFunc(rep.Cases, func(c Case) bool { return c.Component == string(comp) })
 		if has && slices.Contains(rep.Port.Components, string(comp)) {
 			return "nothing was checked: the port skipped every case"
 		}
@@ -427,7 +427,7 @@ func (rep *report) nothingChecked() string {
 		strings.Join(rep.Port.Components, ", "), strings.Join(theirs, ", "))
 }
 
-func (rep *report) count(v string) {
+func (rep *Run) count(v string) {
 	s := &rep.Summary
 	switch v {
 	case vPass:
@@ -447,26 +447,26 @@ func (rep *report) count(v string) {
 	}
 }
 
-// status is the exit status the report calls for.
-func (rep *report) status() int {
+// ExitStatus is the exit status the report calls for.
+func (rep *Run) ExitStatus() int {
 	switch {
-	case rep.signal != 0:
-		return 128 + rep.signal
+	case rep.Signal != 0:
+		return 128 + rep.Signal
 	case rep.Broken != "":
-		return exitBroken
-	case rep.cannotRun:
-		return exitUsage
+		return ExitBroken
+	case rep.CannotRun:
+		return ExitUsage
 	case rep.Summary.Failed > 0 || rep.Summary.UnexpectedPasses > 0:
-		return exitFailed
-	case rep.Incomplete != "" && (rep.timedOut || !rep.allowEmpty):
-		return exitIncomplete
+		return ExitFailed
+	case rep.Incomplete != "" && (rep.TimedOut || !rep.AllowEmpty):
+		return ExitIncomplete
 	}
-	return exitOK
+	return ExitOK
 }
 
-// closing is the closing line: "N passed, M failed, K skipped", then the
+// Closing is the closing line: "N passed, M failed, K skipped", then the
 // other counts that are not zero.
-func (rep *report) closing() string {
+func (rep *Run) Closing() string {
 	s := rep.Summary
 	line := fmt.Sprintf("%d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
 	for _, x := range []struct {
@@ -488,13 +488,13 @@ func (rep *report) closing() string {
 	return line
 }
 
-// writeText writes the human report: its head, each case, its tail.
-func writeText(w io.Writer, rep *report, quiet bool) {
-	if !rep.headShown {
-		writeHead(w, rep, len(rep.Cases))
+// WriteText writes the human report: its head, each case, its tail.
+func WriteText(w io.Writer, rep *Run, quiet bool) {
+	if !rep.HeadShown {
+		WriteHead(w, rep, len(rep.Cases))
 	}
-	for _, c := range rep.Cases[rep.streamed:] {
-		writeCase(w, c, quiet)
+	for _, c := range rep.Cases[rep.Streamed:] {
+		WriteCase(w, c, quiet)
 	}
 	if !quiet {
 		writeUnclaimed(w, rep)
@@ -505,7 +505,7 @@ func writeText(w io.Writer, rep *report, quiet bool) {
 // writeUnclaimed writes one line for each component whose cases were
 // skipped because the port does not claim it: they are not listed one by
 // one.
-func writeUnclaimed(w io.Writer, rep *report) {
+func writeUnclaimed(w io.Writer, rep *Run) {
 	var order []string
 	counts := map[string]int{}
 	for _, c := range rep.Cases {
@@ -517,12 +517,12 @@ func writeUnclaimed(w io.Writer, rep *report) {
 		}
 	}
 	for _, comp := range order {
-		fmt.Fprintf(w, "SKIP   %s: the port does not implement %s (its hello lists %s)\n", plural(counts[comp], comp+" case"), comp, listOrNone(rep.Port.Components))
+		fmt.Fprintf(w, "SKIP   %s: the port does not implement %s (its hello lists %s)\n", Plural(counts[comp], comp+" case"), comp, listOrNone(rep.Port.Components))
 	}
 }
 
-// plural is "1 case" or "n cases" for n and a singular noun.
-func plural(n int, noun string) string {
+// Plural is "1 case" or "n cases" for n and a singular noun.
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -537,17 +537,17 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// writeHead writes the report's first line, for a run of n cases.
-func writeHead(w io.Writer, rep *report, n int) {
-	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %s\n", rep.label(), protocol.Protocol, rep.SpecVersion, plural(n, "case"))
+// WriteHead writes the report's first line, for a run of n cases.
+func WriteHead(w io.Writer, rep *Run, n int) {
+	fmt.Fprintf(w, "limcheck: port %s (%s), spec %s, %s\n", rep.Label(), protocol.Protocol, rep.SpecVersion, Plural(n, "case"))
 }
 
-// writeCase writes one case of the human report: nothing for a case not
+// WriteCase writes one case of the human report: nothing for a case not
 // run (the tail counts them) or of a component the port does not claim
 // (writeUnclaimed sums them up), a line for one that passed or skipped
 // (with why), and a failure with its description, why, divergence and
 // stderr.
-func writeCase(w io.Writer, c caseReport, quiet bool) {
+func WriteCase(w io.Writer, c Case, quiet bool) {
 	if c.Verdict == vNotRun || c.Unclaimed || (quiet && (c.Verdict == vPass || c.Verdict == vSkip || c.Verdict == vXFail)) {
 		return
 	}
@@ -576,9 +576,9 @@ func writeCase(w io.Writer, c caseReport, quiet bool) {
 
 // writeTail writes what follows the cases: the cases not run, why the
 // run is incomplete or broken, and the closing line.
-func writeTail(w io.Writer, rep *report) {
+func writeTail(w io.Writer, rep *Run) {
 	if n := rep.Summary.NotRun; n > 0 {
-		fmt.Fprintf(w, "NOT RUN %s: %s before them\n", plural(n, "case"), rep.stopper())
+		fmt.Fprintf(w, "NOT RUN %s: %s before them\n", Plural(n, "case"), rep.stopper())
 	}
 	if rep.Incomplete != "" {
 		fmt.Fprintln(w, rep.Incomplete)
@@ -589,15 +589,15 @@ func writeTail(w io.Writer, rep *report) {
 			fmt.Fprint(w, indent(lastLines(strings.Join(rep.BrokenStderr, "\n"), 20), "  | "))
 		}
 	}
-	fmt.Fprintln(w, rep.closing())
+	fmt.Fprintln(w, rep.Closing())
 }
 
 // stopper names what stopped the run before its NOT RUN cases.
-func (rep *report) stopper() string {
-	if rep.stoppedBy != "" {
-		return rep.stoppedBy
+func (rep *Run) stopper() string {
+	if rep.StoppedBy != "" {
+		return rep.StoppedBy
 	}
-	if rep.timedOut {
+	if rep.TimedOut {
 		return "the run's --timeout passed"
 	}
 	return "the port broke the protocol"
@@ -607,7 +607,7 @@ func (rep *report) stopper() string {
 //
 // A case whose results the report did not keep shows their first
 // difference: the field and its two values, as objects of that one field.
-func (c caseReport) difference() conformance.Difference {
+func (c Case) difference() conformance.Difference {
 	d := conformance.Difference{Context: c.Context, Want: resultText(c.Expected), Got: resultText(c.Got)}
 	for _, f := range c.Differences {
 		d.Fields = append(d.Fields, f.Field)
@@ -637,9 +637,9 @@ func resultText(r json.RawMessage) string {
 	return string(r)
 }
 
-// printStderr prints a port's stderr, its last lines cleaned, under a
+// PrintStderr prints a port's stderr, its last lines cleaned, under a
 // heading.
-func printStderr(w io.Writer, s string) {
+func PrintStderr(w io.Writer, s string) {
 	if s == "" {
 		return
 	}
@@ -662,9 +662,9 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeJSON writes v as one JSON document, in bytes no terminal acts on
+// WriteJSON writes v as one JSON document, in bytes no terminal acts on
 // (jsonSafe).
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	out, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

@@ -1,20 +1,22 @@
-package main
+package report
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// clean returns s, text a port or a vector file controls, as one line that
+// Clean returns s, text a port or a vector file controls, as one line that
 // is safe to show anywhere: a terminal, a text report, JUnit, JSON. Every
 // byte that could act rather than show is written as an escape: C0 and C1
 // controls and DEL (ESC sequences, CR, LF, tab, NUL), invalid UTF-8, and
 // the Unicode characters that reorder or break lines (bidi overrides and
 // isolates, line and paragraph separators, zero-width marks); a backslash
 // is doubled, so that an escape the port wrote itself stays tellable from
-// one clean wrote. Printable text, spaces and all, is unchanged.
-func clean(s string) string {
+// one Clean wrote. Printable text, spaces and all, is unchanged.
+func Clean(s string) string {
 	if isClean(s) {
 		return s
 	}
@@ -48,13 +50,13 @@ func clean(s string) string {
 	return b.String()
 }
 
-// cleanLines returns multi-line text a port controls (its stderr) as lines
+// CleanLines returns multi-line text a port controls (its stderr) as lines
 // that are each clean: a line break the text has ends a line (a CR, alone
 // or before LF, shows as \r), and nothing else can start one.
-func cleanLines(s string) []string {
+func CleanLines(s string) []string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = clean(l)
+		lines[i] = Clean(l)
 	}
 	return lines
 }
@@ -136,4 +138,28 @@ func unsafeRune(r rune) bool {
 func hexByte(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
+}
+
+// ByteClean returns what in s a terminal or a viewer would act on, or nil
+// when nothing: every text report's property, which the tests check. s is
+// clean when it is valid UTF-8 with no byte below 0x20 but LF (a tab
+// neither), no DEL, no C1 control, no bidi or line-breaking rune, and it
+// ends in LF (or is empty).
+func ByteClean(s string) error {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return errors.New("report: no LF at the end")
+	}
+	for line, l := range strings.Split(s, "\n") {
+		for i := 0; i < len(l); {
+			r, n := utf8.DecodeRuneInString(l[i:])
+			switch {
+			case r == utf8.RuneError && n == 1:
+				return fmt.Errorf("report: line %d, byte %d: invalid UTF-8 %#x: %q", line+1, i, l[i], l)
+			case r < 0x20 || r == 0x7f || unsafeRune(r):
+				return fmt.Errorf("report: line %d, byte %d: %U: %q", line+1, i, r, l)
+			}
+			i += n
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"cmp"
@@ -73,25 +73,25 @@ func seconds(s float64) string { return fmt.Sprintf("%.6f", max(s, 0)) }
 // junitBreak is the error testcase of a break that no case shows as
 // BROKEN (at the handshake, at shutdown): without it a CI dashboard shows
 // such a run as all skipped or all passed.
-func (rep *report) junitBreak() (junitCase, bool) {
+func (rep *Run) junitBreak() (junitCase, bool) {
 	if rep.Broken == "" || rep.Summary.Broken > 0 {
 		return junitCase{}, false
 	}
-	at := cmp.Or(rep.BrokenAt, atRun)
+	at := cmp.Or(rep.BrokenAt, AtRun)
 	return junitCase{Class: "limcheck", Name: "limcheck: " + at, Time: seconds(0), Error: &junitText{Message: rep.Broken, Type: "protocol", Body: strings.Join(rep.BrokenStderr, "\n")}}, true
 }
 
 // junitSuite is the testsuite of one port's report.
-func (rep *report) junitSuite() junitSet {
+func (rep *Run) junitSuite() junitSet {
 	set := junitSet{Name: "limcheck " + cutLabel(strings.Join(strings.Fields(rep.Port.Name), " ")), Tests: len(rep.Cases), Time: seconds(rep.Elapsed.Seconds()),
 		Properties: props("port.name", rep.Port.Name, "port.version", rep.Port.Version, "port.components", strings.Join(rep.Port.Components, " "),
-			"spec.version", rep.SpecVersion, "protocol", protocol.Protocol, "report.format", reportFormat)}
+			"spec.version", rep.SpecVersion, "protocol", protocol.Protocol, "report.format", Format)}
 	brk, broke := rep.junitBreak()
 	if broke {
 		set.Tests++
 		set.Errors++
 	}
-	if broke && rep.BrokenAt == atHandshake {
+	if broke && rep.BrokenAt == AtHandshake {
 		set.Cases = append(set.Cases, brk)
 	}
 	for _, c := range rep.Cases {
@@ -106,14 +106,14 @@ func (rep *report) junitSuite() junitSet {
 		}
 		set.Cases = append(set.Cases, jc)
 	}
-	if broke && rep.BrokenAt != atHandshake {
+	if broke && rep.BrokenAt != AtHandshake {
 		set.Cases = append(set.Cases, brk)
 	}
 	return set
 }
 
 // junitCase is the testcase of the case c.
-func (rep *report) junitCase(c caseReport) junitCase {
+func (rep *Run) junitCase(c Case) junitCase {
 	kv := []string{"component", c.Component, "level", c.Level}
 	for _, id := range c.Clauses {
 		kv = append(kv, "clause", id)
@@ -123,7 +123,7 @@ func (rep *report) junitCase(c caseReport) junitCase {
 	if c.Context != "" {
 		body += c.difference().Text("expected", "got")
 	}
-	if s := c.Stderr; s != nil && s.From == stderrAlone {
+	if s := c.Stderr; s != nil && s.From == StderrAlone {
 		jc.Stderr = strings.Join(s.Lines, "\n")
 		if s.Alone != "" {
 			body += fmt.Sprintf("alone, in a fresh port, this case was %s\n", s.Alone)
@@ -147,7 +147,7 @@ func (rep *report) junitCase(c caseReport) junitCase {
 // failureMessage is a failing case's one-line summary, as dashboards list
 // it: why, and at a divergence the expected and actual results and the
 // fields that differ.
-func (c caseReport) failureMessage() string {
+func (c Case) failureMessage() string {
 	msg := c.Why
 	if c.Context == "" {
 		return msg
@@ -163,11 +163,11 @@ func (c caseReport) failureMessage() string {
 	return msg
 }
 
-// writeJUnit writes the reports, one testsuite each, as JUnit XML to file.
+// WriteJUnit writes the reports, one testsuite each, as JUnit XML to file.
 // Each testsuite's name is "limcheck " and its port's name, white space
 // collapsed, cut as a text report's label is, and made unique among them
 // (uniqueNames); its properties keep the name as the port gave it.
-func writeJUnit(file string, reps ...*report) error {
+func WriteJUnit(file string, reps ...*Run) error {
 	doc := junitSuites{}
 	names := make([]string, len(reps))
 	for i, rep := range reps {

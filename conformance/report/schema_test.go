@@ -1,4 +1,4 @@
-package conformance_test
+package report_test
 
 import (
 	"bytes"
@@ -7,27 +7,27 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/limcheck/limcheck/conformance"
+	"github.com/limcheck/limcheck/conformance/report"
 )
 
 // report.schema.json compiles as JSON Schema 2020-12, both of its
 // definitions, and is not vacuous: it refuses a run report without its
 // format. (cmd/limcheck's scripts validate real --json output against it.)
 func TestReportSchema(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(conformance.ReportSchema))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(report.Schema))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(conformance.ReportSchemaFile, doc); err != nil {
+	if err := c.AddResource(report.SchemaFile, doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, def := range []string{"", "#/$defs/run", "#/$defs/runs", "#/$defs/fuzz"} {
-		if _, err := c.Compile(conformance.ReportSchemaFile + def); err != nil {
-			t.Errorf("compile %s%s: %v", conformance.ReportSchemaFile, def, err)
+		if _, err := c.Compile(report.SchemaFile + def); err != nil {
+			t.Errorf("compile %s%s: %v", report.SchemaFile, def, err)
 		}
 	}
-	run, err := c.Compile(conformance.ReportSchemaFile + "#/$defs/run")
+	run, err := c.Compile(report.SchemaFile + "#/$defs/run")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 
 //go:build !race
 
-package main
+package report
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestHTMLInChromium(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "r.html")
 	reps := htmlReports(t)
-	if err := writeHTML(file, reps...); err != nil {
+	if err := WriteHTML(file, reps...); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "r.png")

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/xml"
@@ -35,20 +35,20 @@ func TestJUnitMatchesXSD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diverged := newReport(protocol.Hello{Name: "lying", Version: "1", Components: []oracle.Component{oracle.Lim}}, rs, nil, 0)
+	diverged := New(protocol.Hello{Name: "lying", Version: "1", Components: []oracle.Component{oracle.Lim}}, rs, nil, 0)
 
 	mixed := results(judge.Pass, judge.Fail, judge.Skip, judge.Pass, judge.Broken, judge.NotRun, judge.Fail)
 	mixed[1].Stderr, mixed[4].Stderr = "window <stderr> & \x1b[2J\n", "Traceback ]]> \"x\"\n"
 	mixed[1].Case.Description = "a <hostile> ]]> description\x00"
-	every := newReport(protocol.Hello{Name: "p <&>", Version: "\x07"}, mixed, map[string]bool{"c3": true, "c6": true}, 0)
-	every.setStderr(&every.Cases[6], stderrAlone, "its own\n", "PASS")
-	every.breaks(atRun, "no reply", "")
+	every := New(protocol.Hello{Name: "p <&>", Version: "\x07"}, mixed, map[string]bool{"c3": true, "c6": true}, 0)
+	every.SetStderr(&every.Cases[6], StderrAlone, "its own\n", "PASS")
+	every.Breaks(AtRun, "no reply", "")
 
-	hs := newReport(protocol.Hello{Name: "sh no-hello"}, results(judge.NotRun, judge.NotRun), nil, 0)
-	hs.breaks(atHandshake, "handshake: no hello within 1s", "boom\n")
+	hs := New(protocol.Hello{Name: "sh no-hello"}, results(judge.NotRun, judge.NotRun), nil, 0)
+	hs.Breaks(AtHandshake, "handshake: no hello within 1s", "boom\n")
 
 	file := filepath.Join(t.TempDir(), "r.xml")
-	if err := writeJUnit(file, diverged, every, hs); err != nil {
+	if err := WriteJUnit(file, diverged, every, hs); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit/junit.xsd", file).CombinedOutput()
@@ -74,7 +74,7 @@ func TestJUnitMatchesXSD(t *testing.T) {
 	if !failed {
 		t.Errorf("the lying port's suite has no failure")
 	}
-	if got := doc.Suites[0].Properties; got == nil || !hasProp(got, "spec.version", specVersion()) || !hasProp(got, "port.name", "lying") || !hasProp(got, "port.version", "1") {
+	if got := doc.Suites[0].Properties; got == nil || !hasProp(got, "spec.version", SpecVersion()) || !hasProp(got, "port.name", "lying") || !hasProp(got, "port.version", "1") {
 		t.Errorf("suite properties %+v lack the port's name and version and the spec version", got)
 	}
 	c1, c6 := doc.Suites[1].Cases[1], doc.Suites[1].Cases[6]

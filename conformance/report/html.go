@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -77,8 +77,8 @@ type htmlFailure struct {
 	Timeline                                    *svgTimeline
 }
 
-// writeHTML writes the reports, one port each, as one HTML page to file.
-func writeHTML(file string, reps ...*report) error {
+// WriteHTML writes the reports, one port each, as one HTML page to file.
+func WriteHTML(file string, reps ...*Run) error {
 	var b bytes.Buffer
 	if err := htmlTemplate.Execute(&b, buildPage(reps)); err != nil {
 		return fmt.Errorf("-html: %w", err)
@@ -90,7 +90,7 @@ func writeHTML(file string, reps ...*report) error {
 }
 
 // buildPage lays out the page of reps.
-func buildPage(reps []*report) htmlPage {
+func buildPage(reps []*Run) htmlPage {
 	links := clauseLinks()
 	link := func(ids []string) []htmlClause {
 		out := make([]htmlClause, len(ids))
@@ -102,13 +102,13 @@ func buildPage(reps []*report) htmlPage {
 		}
 		return out
 	}
-	page := htmlPage{Tool: toolVersion(), Spec: specVersion(), Protocol: protocol.Protocol}
+	page := htmlPage{Tool: ToolVersion(), Spec: SpecVersion(), Protocol: protocol.Protocol}
 	for i, rep := range reps {
 		s := rep.Summary
 		page.Ports = append(page.Ports, htmlPort{N: i + 1, Title: rep.title(), Passed: s.Passed + s.ExpectedFailures, Failed: s.Failed + s.UnexpectedPasses,
-			Skipped: s.Skipped, Broken: s.Broken, Not: s.NotRun, Status: rep.status(), Problem: strings.TrimSpace(rep.Broken + " " + rep.Incomplete)})
+			Skipped: s.Skipped, Broken: s.Broken, Not: s.NotRun, Status: rep.ExitStatus(), Problem: strings.TrimSpace(rep.Broken + " " + rep.Incomplete)})
 		for _, c := range rep.Cases {
-			if !failing(c.Verdict) {
+			if !Failing(c.Verdict) {
 				continue
 			}
 			f := htmlFailure{Anchor: fmt.Sprintf("p%d-%s", i+1, c.ID), Port: rep.title(), ID: c.ID, Verdict: c.Verdict, Description: c.Description,
@@ -158,7 +158,7 @@ func clauseLinks() map[string]htmlClause {
 	}
 	for _, d := range spec.Defs {
 		heading, text := definedAt(lines[d.File], d.Line)
-		out[d.ID] = htmlClause{ID: d.ID, URL: repoURL + d.File + "#" + slug(heading), Text: text}
+		out[d.ID] = htmlClause{ID: d.ID, URL: repoURL + d.File + "#" + Slug(heading), Text: text}
 	}
 	return out
 }
@@ -178,9 +178,9 @@ func definedAt(lines []string, n int) (heading, text string) {
 	return heading, text
 }
 
-// slug is a Markdown heading's anchor as GitHub makes it: lowercase, the
+// Slug is a Markdown heading's anchor as GitHub makes it: lowercase, the
 // punctuation dropped but for - and _, spaces as -.
-func slug(heading string) string {
+func Slug(heading string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(heading, "#"))) {
 		switch {
@@ -203,7 +203,7 @@ type areaCount struct {
 // areaCounts counts, for every clause area the cases list (a case counts
 // in every area of its clauses, once), the cases each port passed of
 // those it ran.
-func areaCounts(reps []*report) []areaCount {
+func areaCounts(reps []*Run) []areaCount {
 	var areas []string
 	for _, c := range reps[0].Cases {
 		for _, id := range c.Clauses {
@@ -237,7 +237,7 @@ func areaCounts(reps []*report) []areaCount {
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"lower":  strings.ToLower,
-	"plural": plural,
+	"plural": Plural,
 	"cls": func(v string) string {
 		return map[string]string{vPass: "pass", vXFail: "pass", vFail: "fail", vXPass: "fail", vBroken: "broken", vSkip: "skip"}[v] + " cell"
 	},

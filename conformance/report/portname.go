@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -40,9 +40,9 @@ func cutLabel(s string) string {
 	return string(r[:maxLabel-3]) + "..."
 }
 
-// label is the report's port as a line of the text report names it
+// Label is the report's port as a line of the text report names it
 // (portLabel).
-func (rep *report) label() string { return portLabel(rep.Port.Name, rep.Port.Version) }
+func (rep *Run) Label() string { return portLabel(rep.Port.Name, rep.Port.Version) }
 
 // uniqueNames returns names with every repeat made unique by a suffix:
 // the second "x" is "x #2", the third "x #3" (and so on, past any name

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func timeline(c conformance.Case, at int, got oracle.Outcome) []point {
 	var out []point
 	for i := max(0, at-maxContextOps); i <= at; i++ {
 		op := c.Ops[i].Op
-		p := point{Index: i, Kind: clean(string(op.Kind)), Now: clean(op.Now.String())}
+		p := point{Index: i, Kind: Clean(string(op.Kind)), Now: Clean(op.Now.String())}
 		if op.Now.IsZero() {
 			p.Now = ""
 		}
@@ -66,9 +66,9 @@ func short(r, other oracle.Result, diff bool) string {
 	}
 	switch {
 	case r.Error != "":
-		return "error " + clean(string(r.Error))
+		return "error " + Clean(string(r.Error))
 	case r.Verdict != "":
-		return clean(r.Verdict)
+		return Clean(r.Verdict)
 	case !r.OK.IsZero():
 		return "ok=" + r.OK.String()
 	case len(fields) > 0:

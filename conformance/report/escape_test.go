@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func TestCleanEscapesWhatActsAndKeepsWhatShows(t *testing.T) {
 		{`back\slash`, `back\\slash`, "a backslash is doubled, so an escape the port wrote is tellable"},
 		{`\x1b`, `\\x1b`, "a port that writes the escape's text itself"},
 	} {
-		if got := clean(tt.in); got != tt.want {
+		if got := Clean(tt.in); got != tt.want {
 			t.Errorf("clean(%q) = %q, want %q (%s)", tt.in, got, tt.want, tt.reason)
 		}
 	}
@@ -39,7 +39,7 @@ func TestCleanEscapesWhatActsAndKeepsWhatShows(t *testing.T) {
 // TestCleanLinesBreaksOnlyAtLineBreaks: stderr keeps its lines, and no
 // line can hold a byte that acts.
 func TestCleanLinesBreaksOnlyAtLineBreaks(t *testing.T) {
-	got := cleanLines("one\r\ntwo\x1b[A\nthree\n")
+	got := CleanLines("one\r\ntwo\x1b[A\nthree\n")
 	want := []string{`one\r`, `two\x1b[A`, "three"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("cleanLines = %q, want %q", got, want)
@@ -53,7 +53,7 @@ func TestPropCleanIsSafeAndLossless(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a := string(rapid.SliceOf(rapid.Byte()).Draw(t, "a"))
 		b := string(rapid.SliceOf(rapid.Byte()).Draw(t, "b"))
-		ca := clean(a)
+		ca := Clean(a)
 		if !utf8.ValidString(ca) {
 			t.Fatalf("clean(%q) = %q is not valid UTF-8", a, ca)
 		}
@@ -62,14 +62,14 @@ func TestPropCleanIsSafeAndLossless(t *testing.T) {
 				t.Fatalf("clean(%q) = %q holds %U", a, ca, r)
 			}
 		}
-		if a != b && ca == clean(b) {
+		if a != b && ca == Clean(b) {
 			t.Fatalf("clean(%q) = clean(%q) = %q: two inputs are told apart no more", a, b, ca)
 		}
 	})
 }
 
 // TestPropJSONSafeKeepsTheValue: for any string, the JSON encoding/json
-// writes of it, made jsonSafe, is byte-clean (byteClean, as the scripts
+// writes of it, made jsonSafe, is byte-clean (ByteClean, as the scripts
 // check reports) and decodes to what the plain encoding decodes to.
 func TestPropJSONSafeKeepsTheValue(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -79,7 +79,7 @@ func TestPropJSONSafeKeepsTheValue(t *testing.T) {
 			t.Fatal(err)
 		}
 		safe := jsonSafe(string(plain))
-		if err := byteClean(safe + "\n"); err != nil {
+		if err := ByteClean(safe + "\n"); err != nil {
 			t.Fatalf("jsonSafe(%s) = %s: %v", plain, safe, err)
 		}
 		var want, got map[string]string
