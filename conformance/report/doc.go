@@ -40,6 +40,8 @@
 //   - Exit statuses (spec PROTO-10): [ExitOK], [ExitFailed], [ExitUsage],
 //     [ExitBroken], [ExitIncomplete]; [Worse] combines two, [Failing] says
 //     whether a verdict fails a run.
+//   - Export (limcheck vectors export): [Export] writes the vectors, the
+//     port protocol's schema and [Schema] to a folder, never through a link.
 //   - Versions the reports carry: [SpecVersion] (spec.md's) and
 //     [ToolVersion] (limcheck's build).
 //
