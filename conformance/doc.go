@@ -21,6 +21,9 @@
 //     [ReadFile] reads one case file, a regular file only; input over the
 //     limits ([MaxFileSize], [MaxOps], [MaxString], [MaxFolderSize],
 //     [MaxFolderOps]) is refused with an error matching [ErrLimit].
+//   - [Select] keeps the cases a [Filter] chooses (ID and clause globs,
+//     components, levels); a refused filter is a [FilterError], one that
+//     chooses nothing [ErrNoMatch].
 //   - [Differ] renders an oracle.Divergence for people ([Difference],
 //     [Difference.Text]); [Context] the ops up to an op.
 //   - [Encode] writes a case's canonical file; [SpecVersion] reads spec.md's

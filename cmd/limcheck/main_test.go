@@ -79,7 +79,7 @@ func TestSelectCases(t *testing.T) {
 		{nil, nil, nil, []string{"strict"}, []string{"lim-take-001"}, "-level strict: only the strict cases"},
 	}
 	for _, tt := range tests {
-		got, err := selectCases(cases, filters{ids: tt.ids, clauses: tt.clauses, comps: tt.comps, levels: tt.levels})
+		got, err := selectCases(cases, conformance.Filter{IDs: tt.ids, Clauses: tt.clauses, Components: tt.comps, Levels: tt.levels})
 		if tt.want == nil {
 			if err == nil {
 				t.Errorf("selectCases(%q, %q, %q, %v) = %q, want an error (%s)", tt.ids, tt.clauses, tt.comps, tt.levels, ids(got), tt.reason)
@@ -107,7 +107,7 @@ func TestSelectCasesErrors(t *testing.T) {
 		{nil, []string{"GATE-["}, nil, `-clause "GATE-[": bad pattern`, "a malformed clause glob is reported"},
 	}
 	for _, tt := range tests {
-		_, err := selectCases(cases, filters{ids: tt.ids, clauses: tt.clauses, comps: tt.comps})
+		_, err := selectCases(cases, conformance.Filter{IDs: tt.ids, Clauses: tt.clauses, Components: tt.comps})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("selectCases(%q, %q, %q) error = %v, want one containing %q (%s)", tt.ids, tt.clauses, tt.comps, err, tt.want, tt.reason)
 		}

@@ -10,8 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +18,6 @@ import (
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/report"
-	"github.com/limcheck/limcheck/oracle"
 )
 
 // listFlag is a repeatable flag whose values may also be comma-separated.
@@ -451,61 +448,21 @@ func (sel *selection) load(fs *flag.FlagSet) (all, selected []conformance.Case, 
 	if all, err = loadVectors(sel.vectors); err != nil {
 		return nil, nil, err
 	}
-	selected, err = selectCases(all, filters{ids: sel.cases, clauses: sel.clauses, comps: sel.comps, levels: levels})
+	selected, err = selectCases(all, conformance.Filter{IDs: sel.cases, Clauses: sel.clauses, Components: sel.comps, Levels: levels})
 	return all, selected, err
 }
 
-// filters choose cases: ID and clause globs, components and levels, each
-// a list of alternatives.
-type filters struct {
-	ids, clauses, comps, levels []string
-}
-
-// selectCases filters cases: by ID and clause globs, components and
-// levels (none: core only). A filter that matches nothing is an error, so
-// a typo never passes vacuously.
-func selectCases(all []conformance.Case, f filters) ([]conformance.Case, error) {
-	ids, clauses, comps, levels := f.ids, f.clauses, f.comps, f.levels
-	for _, p := range ids {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("-case %q: bad pattern: %v", p, err)
-		}
-	}
-	for _, p := range clauses {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("-clause %q: bad pattern: %v", p, err)
-		}
-	}
-	for _, c := range comps {
-		if !slices.Contains(oracle.Components(), oracle.Component(c)) {
-			return nil, fmt.Errorf("-component %q: not a component (want one of %v)", c, oracle.Components())
-		}
-	}
-	for _, l := range levels {
-		if l != string(conformance.Core) && l != string(conformance.Strict) {
-			return nil, fmt.Errorf("-level %q: not a level (want core or strict)", l)
-		}
-	}
-	if len(levels) == 0 {
-		levels = []string{string(conformance.Core)}
-	}
-	matches := func(patterns []string, s string) bool {
-		return slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, s); return ok })
-	}
-	var out []conformance.Case
-	for _, cs := range all {
-		if !slices.Contains(levels, string(cs.Level)) ||
-			(len(comps) > 0 && !slices.Contains(comps, string(cs.Component))) ||
-			(len(clauses) > 0 && !slices.ContainsFunc(cs.Clauses, func(id string) bool { return matches(clauses, id) })) ||
-			(len(ids) > 0 && !matches(ids, cs.ID)) {
-			continue
-		}
-		out = append(out, cs)
-	}
-	if len(out) == 0 {
+// selectCases is conformance.Select, its errors worded for the flags.
+func selectCases(all []conformance.Case, f conformance.Filter) ([]conformance.Case, error) {
+	out, err := conformance.Select(all, f)
+	var bad *conformance.FilterError
+	switch {
+	case errors.As(err, &bad):
+		return nil, fmt.Errorf("-%s %q: %s", bad.Filter, bad.Value, bad.Why)
+	case errors.Is(err, conformance.ErrNoMatch):
 		return nil, errors.New("no case matches the filters (strict cases run only with -strict or -level strict)")
 	}
-	return out, nil
+	return out, err
 }
 
 // readInput reads the file name, a case or an -expect-fail list: a
