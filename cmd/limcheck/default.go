@@ -123,19 +123,7 @@ func (c cli) defaultFuzz() int {
 
 // defaultWalk walks spec.md's worked example and findings.
 func (c cli) defaultWalk() int {
-	passed, failed := 0, 0
-	for _, e := range walkthrough.All() {
-		for _, s := range e.Steps {
-			if s.OK() {
-				passed++
-				continue
-			}
-			failed++
-			fmt.Fprintf(c.stdout, "FAIL   %s %s: got %s, spec.md says %s\n", e.ID, s.Call, s.Got, s.Want)
-		}
-	}
-	fmt.Fprintf(c.stdout, "spec.md worked example and findings, through the model: %d steps: %d passed, %d failed\n", passed+failed, passed, failed)
-	if failed > 0 {
+	if walkthrough.WriteBrief(c.stdout, walkthrough.All()) > 0 {
 		return report.ExitFailed
 	}
 	return report.ExitOK

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
-	"io"
 
 	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/walkthrough"
@@ -17,39 +15,8 @@ func (c cli) walkCmd(args []string) int {
 		return st
 	}
 	out := bufio.NewWriter(c.stdout)
-	if walkReport(walkthrough.All(), *quiet, out) > 0 {
+	if walkthrough.WriteText(out, walkthrough.All(), *quiet) > 0 {
 		return c.written("walk", out, report.ExitFailed)
 	}
 	return c.written("walk", out, report.ExitOK)
-}
-
-// walkReport prints the examples and the closing line, and returns the number of
-// failed steps.
-func walkReport(examples []walkthrough.Example, quiet bool, w io.Writer) int {
-	passed, failed := 0, 0
-	for _, e := range examples {
-		if !quiet {
-			fmt.Fprintf(w, "%s: %s\n", e.ID, e.Title)
-		}
-		for _, s := range e.Steps {
-			if s.OK() {
-				passed++
-			} else {
-				failed++
-			}
-			printStep(w, e.ID, s, quiet)
-		}
-	}
-	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
-	return failed
-}
-
-// printStep prints one step: every step normally, only failures when quiet.
-func printStep(w io.Writer, id string, s walkthrough.Step, quiet bool) {
-	switch {
-	case !s.OK():
-		fmt.Fprintf(w, "  FAIL %s %s\n       got  %s\n       want %s\n", id, s.Call, s.Got, s.Want)
-	case !quiet:
-		fmt.Fprintf(w, "  ok   %s = %s\n", s.Call, s.Got)
-	}
 }

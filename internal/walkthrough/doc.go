@@ -6,7 +6,8 @@
 // exist: a reader sees the model's behaviour on the spec's own examples, and a
 // mismatch between spec.md's text and the model shows up as a failed step.
 //
-// API: [All] lists the [Example]s; each is a list of [Step]s.
+// API: [All] lists the [Example]s; each is a list of [Step]s. [WriteText]
+// prints them for limcheck walk, [WriteBrief] for the default run.
 //
 // Imports: the standard library and model/....
 package walkthrough
