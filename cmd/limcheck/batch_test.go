@@ -31,14 +31,14 @@ func (b *breaksInBatch) RunTraces(ts []oracle.Trace, each func(int, judge.TraceR
 // every later case NOT RUN.
 func TestRunInBatches(t *testing.T) {
 	var cases []conformance.Case
-	for ops := 0; ops <= 2*batchOps; {
+	for ops := 0; ops <= 2*report.BatchOps; {
 		for _, c := range vectorCases(t) {
 			cases = append(cases, c)
 			ops += len(c.Ops)
 		}
 	}
 	rep := report.Start(protocol.Hello{Name: "model"}, nil)
-	if err := (&live{rep: rep}).runInBatches(judge.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
+	if err := report.NewLive(rep, nil, report.LiveOptions{}).RunInBatches(judge.SubjectRunner{S: oracle.Model{}}, cases); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Cases) != len(cases) || rep.Summary.Passed != len(cases) {
@@ -46,7 +46,7 @@ func TestRunInBatches(t *testing.T) {
 	}
 
 	rep = report.Start(protocol.Hello{Name: "model"}, nil)
-	if err := (&live{rep: rep}).runInBatches(&breaksInBatch{SubjectRunner: judge.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
+	if err := report.NewLive(rep, nil, report.LiveOptions{}).RunInBatches(&breaksInBatch{SubjectRunner: judge.SubjectRunner{S: oracle.Model{}}}, cases); err == nil {
 		t.Fatal("runInBatches(a runner that breaks) = nil error, want the break")
 	}
 	i := slices.IndexFunc(rep.Cases, func(c report.Case) bool { return c.Verdict == string(judge.Broken) })

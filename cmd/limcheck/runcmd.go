@@ -159,19 +159,19 @@ func (c cli) checkPort(j checkJob) (*report.Run, int) {
 	}
 	rep := report.Start(port.Hello(), expected)
 	lv := c.newLive(j, rep, start)
-	runErr := lv.runInBatches(port, selected)
+	runErr := lv.RunInBatches(port, selected)
 	closeErr := port.Close()
-	lv.mu.Lock()
-	defer lv.mu.Unlock()
+	lv.Lock()
+	defer lv.Unlock()
 	// A port that wrote no stderr has none to attribute. Only now, after
 	// Close, is all it wrote counted: decided while the run went on, it
 	// would depend on how soon the stderr reader ran.
-	if lv.held && port.WroteStderr() {
+	if lv.Held && port.WroteStderr() {
 		if why := stderrAloneFor(j, rep, time.Since(start)); why != "" {
 			fmt.Fprintf(c.stderr, "limcheck %s: %s\n", j.cmd, why)
 		}
 	}
-	lv.held = false
+	lv.Held = false
 	rep.Finish(time.Since(start))
 	switch done := len(selected) - rep.Summary.NotRun; {
 	case errors.As(runErr, &broken):
@@ -200,62 +200,10 @@ func (c cli) openWatched(j checkJob, start time.Time) (*protocol.Port, error) {
 	j.alone, j.stream = 0, false
 	lv := c.newLive(j, report.Start(protocol.Hello{Name: j.pf.command}, j.expected), start)
 	port, err := j.pf.open()
-	lv.mu.Lock() // a signal that froze lv holds it: limcheck exits with lv's report
-	defer lv.mu.Unlock()
+	lv.Lock() // a signal that froze lv holds it: limcheck exits with lv's report
+	defer lv.Unlock()
 	lv.end()
 	return port, err
-}
-
-// batchOps is about how many ops one RunCases call of runInBatches runs.
-const batchOps = 4096
-
-// runInBatches runs cases on r, about batchOps ops at a time (one case
-// at a time with --fail-fast, which stops after the first that fails),
-// and adds the results to the live report as they come: the report keeps
-// little of a case (nothing of the port's results unless it failed), so a
-// long vector set never holds every result at once. When r breaks, the
-// cases after the batch are not run.
-func (lv *live) runInBatches(r judge.Runner, cases []conformance.Case) error {
-	for len(cases) > 0 {
-		n, ops := 0, 0
-		for n < len(cases) && (n == 0 || (!lv.failFast && ops+len(cases[n].Ops) <= batchOps)) {
-			ops += len(cases[n].Ops)
-			n++
-		}
-		err := judge.RunCasesEach(r, cases[:n], lv.add)
-		cases = cases[n:]
-		if err != nil {
-			lv.addAll(notRun(r, cases))
-			return err
-		}
-		if lv.stopped() && len(cases) > 0 {
-			rest := notRun(r, cases)
-			for i := range rest {
-				if rest[i].Verdict == judge.NotRun {
-					rest[i].Why = "not run: --fail-fast stopped the run at the first failure"
-				}
-			}
-			lv.addAll(rest)
-			lv.mu.Lock()
-			lv.rep.StoppedBy = "--fail-fast stopped the run at the first failure"
-			lv.mu.Unlock()
-			return nil
-		}
-	}
-	return nil
-}
-
-// notRun is the results of cases that did not run because r broke before
-// them: as RunCases reports them, a case r does not implement skipped.
-func notRun(r judge.Runner, cases []conformance.Case) []judge.CaseResult {
-	out := make([]judge.CaseResult, len(cases))
-	for i, c := range cases {
-		out[i] = judge.CaseResult{Case: c, Verdict: judge.NotRun, Why: "not run: the port broke before it"}
-		if !r.Implements(c.Component) {
-			out[i].Verdict, out[i].Why = judge.Skip, fmt.Sprintf("%s does not implement %s", r.Name(), c.Component)
-		}
-	}
-	return out
 }
 
 // aloneFloor is the least time the re-runs alone of a run get together:

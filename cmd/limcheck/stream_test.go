@@ -31,15 +31,15 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "limcheck: port p 1 ") {
 		t.Fatalf("after the hello, stdout = %q, want the report's head", stdout.String())
 	}
-	lv.add(rs[0])
+	lv.Add(rs[0])
 	if !strings.Contains(stdout.String(), "PASS   c0 ") {
 		t.Errorf("after the first case, stdout = %q, want its line", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), "\r\033[Krun: 1 of 3 cases, last c0 ") {
 		t.Errorf("stderr = %q, want the progress line", stderr.String())
 	}
-	lv.add(rs[1])
-	lv.add(rs[2])
+	lv.Add(rs[1])
+	lv.Add(rs[2])
 	if strings.ContainsAny(stdout.String(), "\r\033") {
 		t.Errorf("stdout holds terminal control: %q", stdout.String())
 	}
@@ -56,7 +56,7 @@ func TestLiveStreamsPlainAndShowsProgressOnATerminal(t *testing.T) {
 	piped := cli{stdout: &stdout, stderr: &stderr} // not a terminal: no progress line
 	lv2 := piped.newLive(checkJob{cmd: "run", rf: rf, selected: cs, stream: true}, report.Start(protocol.Hello{Name: "p"}, nil), time.Now())
 	defer lv2.end()
-	lv2.add(rs[0])
+	lv2.Add(rs[0])
 	if stderr.Len() != 0 {
 		t.Errorf("piped, stderr = %q, want nothing", stderr.String())
 	}
@@ -72,12 +72,12 @@ func TestLiveHoldsACaseForItsRunAlone(t *testing.T) {
 	cs := []conformance.Case{rs[0].Case, rs[1].Case}
 	lv := cli{stdout: &stdout, stderr: &bytes.Buffer{}}.newLive(checkJob{cmd: "run", rf: &reportFlags{}, selected: cs, alone: 1, stream: true}, report.Start(protocol.Hello{Name: "p"}, nil), time.Now())
 	defer lv.end()
-	lv.add(rs[0])
-	lv.add(rs[1])
+	lv.Add(rs[0])
+	lv.Add(rs[1])
 	if strings.Contains(stdout.String(), "c0") || strings.Contains(stdout.String(), "c1") {
 		t.Errorf("stdout = %q: a case was printed before the failing case's run alone", stdout.String())
 	}
-	if !lv.held {
+	if !lv.Held {
 		t.Error("the live report does not hold the failing case")
 	}
 }

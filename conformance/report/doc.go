@@ -24,6 +24,10 @@
 //     ([AtHandshake], [AtRun], [AtShutdown]). [Run.ExitStatus] is the exit
 //     status it calls for, [Run.Closing] its closing line, [Run.Label] its
 //     port's name for people.
+//   - A run as it goes: [Live] ([NewLive], [LiveOptions]) streams the text
+//     case by case, draws a terminal's progress line, runs the cases in
+//     batches ([Live.RunInBatches], [BatchOps]) and closes the report of
+//     a run a signal stops ([Live.Interrupt]).
 //   - A run over several ports: [Runs], one Run per port, [Runs.ExitStatus].
 //   - A fuzz run: [Fuzz] is how it ended; [Fuzz.Status] its exit status.
 //   - Text: [WriteText], [WriteHead], [WriteCase] (a run, streamed case by
