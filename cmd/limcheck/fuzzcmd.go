@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/limcheck/limcheck/conformance"
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/conformance/search"
@@ -146,7 +143,7 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *report.Fuzz) (s
 		return c.fuzzJSON(res)
 	}
 	if err != nil {
-		return c.portProblem(&ff.pf, err)
+		return report.PortProblem(c.stderr, ff.pf.command, ff.pf.timeout, err)
 	}
 	for _, comp := range cs {
 		if !port.Implements(comp) {
@@ -158,7 +155,7 @@ func (c cli) fuzzPort(ff *fuzzFlags, cs []oracle.Component, res *report.Fuzz) (s
 	opt := search.FuzzOptions{Seed: ff.seed, Duration: ff.duration, Ops: ff.ops, Components: cs, ShrinkTime: ff.shrinkTime, ShrinkRuns: ff.shrinkRuns,
 		Deadline: ff.pf.deadline, Fresh: ff.pf.fresh, Isolation: ff.isolation}
 	if c.tty && !ff.json {
-		opt.Progress = c.fuzzProgress()
+		opt.Progress = report.FuzzProgress(c.stderr)
 	}
 	if !ff.json {
 		fmt.Fprintf(c.stdout, "limcheck fuzz: port %s %s, seed %d\n", report.Clean(port.Hello().Name), report.Clean(port.Hello().Version), ff.seed)
@@ -240,20 +237,6 @@ func (c cli) fuzzEnd(ff *fuzzFlags, res *report.Fuzz, closeErr, fuzzErr error) (
 // shares state between instances passes.
 const noIsolation = "instance isolation (PROTO-12) was never checked: the port skipped every twinned trace"
 
-// fuzzProgress returns the progress line a terminal shows, redrawn at most
-// every 100ms.
-func (c cli) fuzzProgress() func(search.FuzzStatus) {
-	var shown time.Duration
-	return func(s search.FuzzStatus) {
-		if s.Elapsed-shown < 100*time.Millisecond {
-			return
-		}
-		shown = s.Elapsed
-		fmt.Fprintf(c.stderr, "\rfuzz: %d traces, %d ops run (%.0f ops/s), %d traces (%d ops) skipped, %v ",
-			s.Traces, s.Ops, float64(s.Ops)/max(s.Elapsed.Seconds(), 1e-9), s.Skipped, s.SkippedOps, s.Elapsed.Round(time.Second))
-	}
-}
-
 // fresh starts another port of the same command (or the bundled
 // implementation), under the same deadline: search.FuzzOptions.Fresh.
 func (pf *portFlags) fresh() (judge.Runner, func() error, error) {
@@ -273,23 +256,9 @@ func (pf *portFlags) fresh() (judge.Runner, func() error, error) {
 // caseErr is why the counterexample could not be made a vector (its Case
 // is then empty): it is printed, not written.
 func (c cli) fuzzFound(res *report.Fuzz, pf *portFlags, closeErr, caseErr error) int {
-	f := res.Report.Found
-	// the port's name is in the description, cut (search.Counterexample);
-	// escaped, it must still keep to a vector's string limit (VEC-1)
-	f.Case.Description = fitText(report.Clean(f.Case.Description), conformance.MaxString)
-	if res.File == "" {
-		res.File = fmt.Sprintf("limcheck-counterexample-%s-%d.json", f.Trace.Component, f.Seed)
-	}
 	err := caseErr
-	var data []byte
 	if err == nil {
-		data, err = conformance.Encode(f.Case)
-	}
-	if err == nil {
-		_, err = conformance.Parse(data) // what replay will read
-	}
-	if err == nil {
-		err = os.WriteFile(res.File, data, 0o644)
+		err = report.SaveCounterexample(res)
 	}
 	if err != nil {
 		res.WriteErr, res.File = err, ""
@@ -305,20 +274,6 @@ func (c cli) fuzzFound(res *report.Fuzz, pf *portFlags, closeErr, caseErr error)
 		report.WriteCounterexample(c.stdout, res, pf.command)
 	}
 	return report.ExitFailed
-}
-
-// fitText returns s cut to at most limit bytes, at a rune boundary, saying
-// how many bytes were cut.
-func fitText(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	note := fmt.Sprintf(" ... (%d bytes cut)", len(s)) // no shorter than the note for the bytes cut
-	k := max(limit-len(note), 0)
-	for k > 0 && !utf8.RuneStart(s[k]) {
-		k--
-	}
-	return s[:k] + fmt.Sprintf(" ... (%d bytes cut)", len(s)-k)
 }
 
 // fuzzJSON prints the fuzz result res as JSON and returns its status.

@@ -10,14 +10,12 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/report"
 	"github.com/limcheck/limcheck/internal/subject"
@@ -345,31 +343,6 @@ func bundled(opt protocol.PortOptions) (*protocol.Port, error) {
 
 func bundledHello() protocol.Hello {
 	return protocol.Hello{Name: "limcheck-go", Version: report.SpecVersion()}
-}
-
-// portProblem prints why a port could not start and returns the exit
-// status: 3 for a broken handshake, 4 when --timeout passed first, 2 for
-// a command that cannot run.
-func (c cli) portProblem(pf *portFlags, err error) int {
-	var (
-		b    *judge.BrokenError
-		late *judge.DeadlineError
-		bad  *protocol.StartError
-	)
-	switch {
-	case errors.As(err, &b):
-		fmt.Fprintf(c.stderr, "limcheck: port %s broke the protocol: %s\n", report.Clean(strconv.Quote(pf.command)), report.Clean(b.What))
-		report.PrintStderr(c.stderr, strings.Join(report.CleanLines(b.Stderr), "\n"))
-		return report.ExitBroken
-	case errors.As(err, &late):
-		fmt.Fprintf(c.stderr, "limcheck: port %s: the run's --timeout (%v) passed before its hello\n", report.Clean(strconv.Quote(pf.command)), pf.timeout)
-		return report.ExitIncomplete
-	case errors.As(err, &bad):
-		fmt.Fprintf(c.stderr, "limcheck: the port command %s cannot run: %s\n", report.Clean(report.ShellQuote(pf.command)), report.Clean(bad.Why))
-		return report.ExitUsage
-	}
-	fmt.Fprintf(c.stderr, "limcheck: %s\n", report.Clean(err.Error()))
-	return report.ExitUsage
 }
 
 // timedOut says that the run's --timeout passed after done of all cases.

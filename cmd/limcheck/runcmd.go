@@ -151,11 +151,11 @@ func (c cli) checkPort(j checkJob) (*report.Run, int) {
 		} else {
 			rep.Incomplete, rep.TimedOut = pf.timedOut(0, len(selected))+", waiting for the port's hello", true
 		}
-		c.portProblem(pf, err)
+		report.PortProblem(c.stderr, pf.command, pf.timeout, err)
 		return rep, rep.ExitStatus()
 	}
 	if err != nil {
-		return nil, c.portProblem(pf, err)
+		return nil, report.PortProblem(c.stderr, pf.command, pf.timeout, err)
 	}
 	rep := report.Start(port.Hello(), expected)
 	lv := c.newLive(j, rep, start)

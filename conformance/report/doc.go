@@ -28,8 +28,11 @@
 //     case by case, draws a terminal's progress line, runs the cases in
 //     batches ([Live.RunInBatches], [BatchOps]) and closes the report of
 //     a run a signal stops ([Live.Interrupt]).
+//   - A port that cannot start: [PortProblem] says why, and its status.
 //   - A run over several ports: [Runs], one Run per port, [Runs.ExitStatus].
-//   - A fuzz run: [Fuzz] is how it ended; [Fuzz.Status] its exit status.
+//   - A fuzz run: [Fuzz] is how it ended; [Fuzz.Status] its exit status;
+//     [SaveCounterexample] writes what it found as a vector file, and
+//     [FuzzProgress] draws a terminal's progress line.
 //   - Text: [WriteText], [WriteHead], [WriteCase] (a run, streamed case by
 //     case), [WriteMatrix] (several ports side by side), [WriteFuzzText],
 //     [WriteCounterexample], [DivergenceText], [PrintStderr], and the
