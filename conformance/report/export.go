@@ -13,8 +13,9 @@ import (
 	"github.com/limcheck/limcheck/conformance/protocol"
 )
 
-// Export copies the embedded vectors folder (conformance.Vectors), the protocol schema and the
-// report schema to dir and returns the number of case files. It writes
+// Export copies the embedded vectors folder (conformance.Vectors), the
+// port protocol's schema and the report schema ([Schema]) to dir, for
+// limcheck vectors export, and returns the number of case files. It writes
 // through no symbolic link: one where it would write a file or make a
 // folder (planted in a folder that was not empty) is refused by name
 // before anything is written, and every write goes through an os.Root of
