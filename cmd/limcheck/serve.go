@@ -11,15 +11,28 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
+// serveFlags are serve's flags: the model, or one Redis target.
+type serveFlags struct {
+	model bool
+	redis map[string]*string // the value of each of redisFlags, by its name
+}
+
+func (sf *serveFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&sf.model, "model", false, "serve the reference model instead of impl/")
+	sf.redis = map[string]*string{
+		"redis":          fs.String("redis", "", "serve the Redis-backed gate and throttle store (impl/redisgate, impl/throttle/redisstore) over the redis-server at `ADDR` (host:port; a Redis Cluster node also works: the client finds its cluster) instead of impl/"),
+		"redis-cluster":  fs.String("redis-cluster", "", "as -redis, over the Redis Cluster whose seed nodes are `SEEDS` (host:port,host:port,...; refused unless they are cluster nodes)"),
+		"redis-sentinel": fs.String("redis-sentinel", "", "as -redis, over the primary that the Sentinels at ADDRS monitor as MASTER: `MASTER@ADDRS` (name@host:port,host:port,...); the client follows their failovers"),
+	}
+}
+
 // serveCmd serves the bundled implementation (or the model) as a port on
 // stdin and stdout: `limcheck run --port 'limcheck serve'` checks it
 // through a real process.
 func (c cli) serveCmd(args []string) int {
 	fs := c.flags("serve", "[-model | -redis ADDR | -redis-cluster SEEDS | -redis-sentinel MASTER@ADDRS]", "Serves the bundled Go implementation (impl/) as a port on stdin and stdout (spec.md PROTO-1..11).", "0 stdin ended, 2 a request line that is not JSON with a seq, a bad Redis address, or a Redis that does not answer")
-	model := fs.Bool("model", false, "serve the reference model instead of impl/")
-	fs.String("redis", "", "serve the Redis-backed gate and throttle store (impl/redisgate, impl/throttle/redisstore) over the redis-server at `ADDR` (host:port; a Redis Cluster node also works: the client finds its cluster) instead of impl/")
-	fs.String("redis-cluster", "", "as -redis, over the Redis Cluster whose seed nodes are `SEEDS` (host:port,host:port,...; refused unless they are cluster nodes)")
-	fs.String("redis-sentinel", "", "as -redis, over the primary that the Sentinels at ADDRS monitor as MASTER: `MASTER@ADDRS` (name@host:port,host:port,...); the client follows their failovers")
+	var sf serveFlags
+	sf.register(fs)
 	if _, st := c.parse(fs, args, 0, 0); st != proceed {
 		return st
 	}
@@ -33,17 +46,21 @@ func (c cli) serveCmd(args []string) int {
 		}
 	})
 	switch {
-	case *model && len(chosen) > 0:
+	case sf.model && len(chosen) > 0:
 		fmt.Fprintf(c.stderr, "limcheck serve: -model and -%s exclude each other\n", chosen[0])
 		return report.ExitUsage
 	case len(chosen) > 1:
 		fmt.Fprintf(c.stderr, "limcheck serve: -%s and -%s exclude each other\n", chosen[0], chosen[1])
 		return report.ExitUsage
-	case *model:
+	case sf.model:
 		s, h.Name = oracle.Model{}, "limcheck-model"
 	case len(chosen) == 1:
 		name := chosen[0]
-		r, err := openRedis(redisFlags[name], fs.Lookup(name).Value.String())
+		t, err := redisFlags[name](*sf.redis[name])
+		var r *subject.Redis
+		if err == nil {
+			r, err = subject.OpenRedis(t)
+		}
 		if err != nil {
 			fmt.Fprintf(c.stderr, "limcheck serve: -%s: %v\n", name, err)
 			return report.ExitUsage
@@ -63,19 +80,4 @@ var redisFlags = map[string]func(string) (redisclient.Target, error){
 	"redis":          redisclient.ParseServer,
 	"redis-cluster":  redisclient.ParseCluster,
 	"redis-sentinel": redisclient.ParseSentinel,
-}
-
-// openRedis returns the Redis subject on the target that parse reads from
-// value, once it answers.
-func openRedis(parse func(string) (redisclient.Target, error), value string) (*subject.Redis, error) {
-	t, err := parse(value)
-	if err != nil {
-		return nil, err
-	}
-	r := subject.NewRedisFor(t)
-	if err := r.Ping(); err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
 }

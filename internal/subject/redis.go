@@ -49,6 +49,17 @@ func NewRedisFor(t redisclient.Target) *Redis {
 	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id)}
 }
 
+// OpenRedis returns the Redis subject on target t once it answers a PING,
+// or the error that says why it does not.
+func OpenRedis(t redisclient.Target) (*Redis, error) {
+	r := NewRedisFor(t)
+	if err := r.Ping(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
 func server(addr string) redisclient.Target {
 	return redisclient.Target{Mode: redisclient.Server, Addrs: []string{addr}}
 }
