@@ -42,43 +42,7 @@ func ConcurrentTests(dir string, patterns ...string) (map[string]bool, error) {
 	if err := loadErrors(pkgs); err != nil {
 		return nil, fmt.Errorf("archcheck: loading %q: %w", patterns, err)
 	}
-	spawns := map[string]bool{} // file path -> holds a go statement or a concurrent import
-	fileSpawns := func(path string) (bool, error) {
-		if v, ok := spawns[path]; ok {
-			return v, nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return false, fmt.Errorf("archcheck: %w", err)
-		}
-		v := false
-		for _, im := range f.Imports {
-			if p, err := strconv.Unquote(im.Path.Value); err == nil && concurrentImports[p] {
-				v = true
-			}
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if _, ok := n.(*ast.GoStmt); ok {
-				v = true
-			}
-			return !v
-		})
-		spawns[path] = v
-		return v, nil
-	}
-	inModule := func(p *packages.Package) bool {
-		return p.PkgPath == Module || strings.HasPrefix(p.PkgPath, Module+"/")
-	}
-	// pkgSpawns: a module package's own files (for a test variant, its
-	// test files too) spawn.
-	pkgSpawns := func(p *packages.Package) (bool, error) {
-		for _, f := range p.GoFiles {
-			if v, err := fileSpawns(f); err != nil || v {
-				return v, err
-			}
-		}
-		return false, nil
-	}
+	sp := spawners{files: map[string]bool{}}
 	out := map[string]bool{}
 	for _, p := range pkgs {
 		if !inModule(p) || isTestMain(p) {
@@ -88,33 +52,85 @@ func ConcurrentTests(dir string, patterns ...string) (map[string]bool, error) {
 		if _, ok := out[key]; !ok {
 			out[key] = false
 		}
-		if !strings.HasSuffix(p.ID, ".test]") {
+		if !strings.HasSuffix(p.ID, ".test]") || out[key] {
 			continue // the plain package: its test variants decide
 		}
 		// A test variant (p [p.test] or p_test [p.test]): it and every
 		// module package it reaches.
-		seen := map[string]bool{}
-		stack := []*packages.Package{p}
-		for len(stack) > 0 && !out[key] {
-			q := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if seen[q.ID] || !inModule(q) {
-				continue
-			}
-			seen[q.ID] = true
-			v, err := pkgSpawns(q)
-			if err != nil {
-				return nil, err
-			}
-			if v {
-				out[key] = true
-			}
-			for _, k := range slices.Sorted(maps.Keys(q.Imports)) {
-				stack = append(stack, q.Imports[k])
-			}
+		if out[key], err = sp.reaches(p); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// inModule reports whether p is a package of this module.
+func inModule(p *packages.Package) bool {
+	return p.PkgPath == Module || strings.HasPrefix(p.PkgPath, Module+"/")
+}
+
+// spawners finds the files and packages that spawn goroutines: a file
+// that holds a go statement or imports a package of concurrentImports.
+type spawners struct {
+	files map[string]bool // file path -> spawns, for the files read so far
+}
+
+// reaches reports whether p or a module package it imports, directly or
+// not, spawns.
+func (sp spawners) reaches(p *packages.Package) (bool, error) {
+	seen := map[string]bool{}
+	stack := []*packages.Package{p}
+	for len(stack) > 0 {
+		q := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[q.ID] || !inModule(q) {
+			continue
+		}
+		seen[q.ID] = true
+		if v, err := sp.pkg(q); err != nil || v {
+			return v, err
+		}
+		for _, k := range slices.Sorted(maps.Keys(q.Imports)) {
+			stack = append(stack, q.Imports[k])
+		}
+	}
+	return false, nil
+}
+
+// pkg reports whether a module package's own files (for a test variant,
+// its test files too) spawn.
+func (sp spawners) pkg(p *packages.Package) (bool, error) {
+	for _, f := range p.GoFiles {
+		if v, err := sp.file(f); err != nil || v {
+			return v, err
+		}
+	}
+	return false, nil
+}
+
+// file reports whether the file at path spawns.
+func (sp spawners) file(path string) (bool, error) {
+	if v, ok := sp.files[path]; ok {
+		return v, nil
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return false, fmt.Errorf("archcheck: %w", err)
+	}
+	v := false
+	for _, im := range f.Imports {
+		if p, err := strconv.Unquote(im.Path.Value); err == nil && concurrentImports[p] {
+			v = true
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if _, ok := n.(*ast.GoStmt); ok {
+			v = true
+		}
+		return !v
+	})
+	sp.files[path] = v
+	return v, nil
 }
 
 // ListPackages returns the import paths of the packages matching patterns
