@@ -11,6 +11,7 @@ import (
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
+	"github.com/limcheck/limcheck/oracle"
 )
 
 // FuzzCounts is how far a fuzz run came, as its report lines say it:
@@ -95,7 +96,7 @@ func WriteCounterexample(w io.Writer, res *Fuzz, portCommand string) {
 	if f.Divergence != nil {
 		fmt.Fprint(w, DivergenceText(f, "port"))
 	} else {
-		fmt.Fprint(w, indent(conformance.Context(f.Trace, f.FaultOp), "  "))
+		fmt.Fprint(w, indent(resultsContext(f, f.FaultOp, "port"), "  "))
 		if f.Run.Undecodable {
 			fmt.Fprintf(w, "  the port's result of %s does not decode: %s\n", OpLabel(f.FaultOp), Clean(f.Fault))
 		} else {
@@ -147,16 +148,29 @@ func OpLabel(i int) string {
 }
 
 // DivergenceText renders a counterexample's divergence: its ops up to
-// the diverging one, then the model's and the subject's result there,
-// each clean (the subject's is the port's text).
+// the diverging one, each before it with the model's and the subject's
+// result, then the two results there, each clean (the subject's is the
+// port's text).
 func DivergenceText(f *search.Counterexample, name string) string {
 	d := conformance.Differ(f.Trace, f.Divergence)
 	d.Want, d.Got = Clean(d.Want), Clean(d.Got)
+	d.Context = resultsContext(f, f.Divergence.Index, name)
 	text := indent(d.Text("model", name), "  ")
 	if f.OnTwin {
 		text = "  on the second instance: the trace ran twinned, on two instances of its config opened side by side (VEC-15);\n  the first agreed with the model, so the port shares state between instances (PROTO-12)\n" + text
 	}
 	return text
+}
+
+// resultsContext renders f's trace up to op at, each op before it with
+// the model's result (the case's expectation) and the subject's (named
+// name), so a reader sees what each earlier op did.
+func resultsContext(f *search.Counterexample, at int, name string) string {
+	var want []oracle.Result
+	for _, s := range f.Case.Ops {
+		want = append(want, s.Expect)
+	}
+	return conformance.ResultsContext(f.Trace, at, want, f.Got().Results, "model", name, Clean)
 }
 
 // portLines renders multi-line text a port wrote (its stderr) for a
