@@ -92,7 +92,7 @@ func WriteCounterexample(w io.Writer, res *Fuzz, portCommand string) {
 	if !f.Reproduced {
 		fmt.Fprintln(w, "warning: the trace did not fail again when re-run, so it was not shrunk: the port answers the same ops differently (state leaking between instances, time, randomness?)")
 	}
-	fmt.Fprintf(w, "clauses: %s\n", strings.Join(f.Case.Clauses, " "))
+	fmt.Fprint(w, clausesLine(f))
 	if f.Divergence != nil {
 		fmt.Fprint(w, DivergenceText(f, "port"))
 	} else {
@@ -123,6 +123,18 @@ func WriteCounterexample(w io.Writer, res *Fuzz, portCommand string) {
 		fmt.Fprintf(w, "replay: limcheck replay%s %s\n", portArg, res.File)
 	}
 	fmt.Fprintf(w, "reproduce: %s\n", res.Repro)
+}
+
+// clausesLine renders the clauses of f's case, those its differing fields
+// rest on first, then what each differing field rests on.
+func clausesLine(f *search.Counterexample) string {
+	s := fmt.Sprintf("clauses: %s\n", strings.Join(f.Clauses(), " "))
+	if d := f.Divergence; d != nil && d.Index >= 0 && d.Index < len(f.Trace.Ops) {
+		for _, fd := range d.Fields {
+			s += fmt.Sprintf("  %s of %s rests on %s\n", fd.Name, f.Trace.Ops[d.Index].Kind, strings.Join(search.FieldClauses(f.Trace.Ops[d.Index].Kind, fd.Name), " "))
+		}
+	}
+	return s
 }
 
 // shellWord is s as one sh word: as it is when it needs no quotes,
@@ -198,6 +210,7 @@ type fuzzJSONFound struct {
 	File          string           `json:"file"`
 	WriteError    string           `json:"write_error,omitempty"`
 	Case          conformance.Case `json:"case"`
+	Clauses       []string         `json:"clauses"`               // the case's, those the differing fields rest on first
 	Differences   []Difference     `json:"differences,omitempty"` // at the divergence, field by field: deterministic, unlike a cmp.Diff
 	Fault         string           `json:"fault,omitempty"`
 	Stderr        string           `json:"stderr,omitempty"`
@@ -237,7 +250,7 @@ func WriteFuzzJSON(w io.Writer, res *Fuzz) error {
 		out.Found = &fuzzJSONFound{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns,
 			ShrinkStopped: res.shrinkStopped(), ShrinkStderr: cleanText(res.shrinkStderr()),
 			Confirmation: string(f.Confirmation), Confirmed: res.confirmation(),
-			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: res.File, Case: f.Case,
+			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: res.File, Case: f.Case, Clauses: f.Clauses(),
 			Fault: Clean(f.Fault), Stderr: cleanText(f.Run.Stderr)}
 		if f.Confirmation == search.Unconfirmed {
 			out.Found.Confirmation = "unconfirmed"

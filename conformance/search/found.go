@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -318,8 +319,26 @@ func (c *Counterexample) finish(name string) error {
 	case !c.Reproduced:
 		desc += " (did not fail again when re-run)"
 	}
-	c.Case, err = TraceCase(c.Trace, traceNumber(c.Trace), desc)
-	return err
+	if c.Case, err = TraceCase(c.Trace, traceNumber(c.Trace), desc); err != nil {
+		return err
+	}
+	// The case names the clauses its differing fields rest on, which the
+	// ops' clauses can miss (THR-3 under record_failure's until).
+	c.Case.Clauses = sortClauses(append(c.Case.Clauses, DivergenceClauses(c.Trace, c.Divergence)...))
+	return nil
+}
+
+// Clauses returns the case's clauses, those the differing fields rest on
+// first (DivergenceClauses, the defining clause of each first), then the
+// rest in spec order.
+func (c *Counterexample) Clauses() []string {
+	ids := slices.Clone(DivergenceClauses(c.Trace, c.Divergence))
+	for _, id := range c.Case.Clauses {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // Got is the outcome c's divergence is on: the run's, or on a twin
