@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +98,9 @@ func WriteCounterexample(w io.Writer, res *Fuzz, portCommand string) {
 		fmt.Fprint(w, DivergenceText(f, "port"))
 	} else {
 		fmt.Fprint(w, indent(resultsContext(f, f.FaultOp, "port"), "  "))
-		if f.Run.Undecodable {
+		if m := misfit(f); m != "" {
+			fmt.Fprintf(w, "  at %s %s\n", OpLabel(f.FaultOp), m)
+		} else if f.Run.Undecodable {
 			fmt.Fprintf(w, "  the port's result of %s does not decode: %s\n", OpLabel(f.FaultOp), Clean(f.Fault))
 		} else {
 			fmt.Fprintf(w, "  the port faulted at %s: %s\n", OpLabel(f.FaultOp), Clean(f.Fault))
@@ -135,6 +138,24 @@ func clausesLine(f *search.Counterexample) string {
 		}
 	}
 	return s
+}
+
+// misfit says, where the port's result at f's fault op holds a value
+// that does not fit its field, what it sent beside what the model
+// answers there: "the port sent X for FIELD, which does not fit it
+// (want Y)"; "" otherwise.
+func misfit(f *search.Counterexample) string {
+	if !f.Run.Undecodable || f.Run.BadField == "" {
+		return ""
+	}
+	want := "no " + f.Run.BadField
+	if f.FaultOp >= 0 && f.FaultOp < len(f.Case.Ops) {
+		var m map[string]json.RawMessage
+		if b, err := json.Marshal(f.Case.Ops[f.FaultOp].Expect); err == nil && json.Unmarshal(b, &m) == nil && m[f.Run.BadField] != nil {
+			want = string(m[f.Run.BadField])
+		}
+	}
+	return fmt.Sprintf("the port sent %s for %s, which does not fit it (want %s)", Clean(f.Run.BadValue), Clean(f.Run.BadField), want)
 }
 
 // shellWord is s as one sh word: as it is when it needs no quotes,
@@ -213,6 +234,7 @@ type fuzzJSONFound struct {
 	Clauses       []string         `json:"clauses"`               // the case's, those the differing fields rest on first
 	Differences   []Difference     `json:"differences,omitempty"` // at the divergence, field by field: deterministic, unlike a cmp.Diff
 	Fault         string           `json:"fault,omitempty"`
+	Misfit        string           `json:"misfit,omitempty"` // a value sent that does not fit its field, beside the model's
 	Stderr        string           `json:"stderr,omitempty"`
 }
 
@@ -251,7 +273,7 @@ func WriteFuzzJSON(w io.Writer, res *Fuzz) error {
 			ShrinkStopped: res.shrinkStopped(), ShrinkStderr: cleanText(res.shrinkStderr()),
 			Confirmation: string(f.Confirmation), Confirmed: res.confirmation(),
 			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: res.File, Case: f.Case, Clauses: f.Clauses(),
-			Fault: Clean(f.Fault), Stderr: cleanText(f.Run.Stderr)}
+			Fault: Clean(f.Fault), Misfit: misfit(f), Stderr: cleanText(f.Run.Stderr)}
 		if f.Confirmation == search.Unconfirmed {
 			out.Found.Confirmation = "unconfirmed"
 		}
@@ -364,6 +386,9 @@ func WriteFoundHTML(file string, h protocol.Hello, f *search.Counterexample) err
 		r.Why = "fault: " + f.Fault
 		if f.Run.Undecodable {
 			r.Why = "result does not decode: " + f.Fault
+		}
+		if m := misfit(f); m != "" {
+			r.Why = fmt.Sprintf("at %s %s", OpLabel(f.FaultOp), m)
 		}
 	}
 	return WriteHTML(file, New(h, []judge.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))

@@ -297,6 +297,9 @@ func (c *Counterexample) finish(name string) error {
 		what = fmt.Sprintf("fault at %s", fuzzOpName(c.Trace, c.FaultOp))
 		if c.Run.Undecodable {
 			what = fmt.Sprintf("result of %s does not decode", fuzzOpName(c.Trace, c.FaultOp))
+			if c.Run.BadField != "" {
+				what = fmt.Sprintf("the result of %s holds a value that does not fit %s", fuzzOpName(c.Trace, c.FaultOp), c.Run.BadField)
+			}
 		}
 	} else {
 		c.Divergence, c.OnTwin = judge.Diverge(c.Trace, want, c.Run)
