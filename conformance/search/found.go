@@ -344,6 +344,16 @@ func (c *Counterexample) Clauses() []string {
 	return ids
 }
 
+// resultsContext renders c's trace up to op at, each op before it with
+// the model's result (the case's expectation) and the runner's.
+func (c *Counterexample) resultsContext(at int, gotName string) string {
+	var want []oracle.Result
+	for _, s := range c.Case.Ops {
+		want = append(want, s.Expect)
+	}
+	return conformance.ResultsContext(c.Trace, at, want, c.Got().Results, "model", gotName, func(s string) string { return s })
+}
+
 // Got is the outcome c's divergence is on: the run's, or on a twin
 // trace the second instance's results (OnTwin).
 func (c *Counterexample) Got() oracle.Outcome {
@@ -377,9 +387,11 @@ func (c *Counterexample) Report(gotName string) string {
 		if c.OnTwin {
 			b.WriteString("the trace ran on two instances of its config opened side by side (VEC-15); the second diverged:\n")
 		}
-		b.WriteString(conformance.Differ(c.Trace, c.Divergence).Text("model", gotName))
+		d := conformance.Differ(c.Trace, c.Divergence)
+		d.Context = c.resultsContext(c.Divergence.Index, gotName)
+		b.WriteString(d.Text("model", gotName))
 	} else {
-		b.WriteString(conformance.Context(c.Trace, c.FaultOp))
+		b.WriteString(c.resultsContext(c.FaultOp, gotName))
 		if c.Run.Undecodable {
 			fmt.Fprintf(&b, "the result %s gave for %s does not decode: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
 		} else {
