@@ -284,7 +284,7 @@ func decodeResult(raw json.RawMessage, r *oracle.Result) error {
 	err := decodeResultFields(raw, r)
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		fe.Value = judge.CutText(fe.Value, maxDecodeError/4)
+		fe.Value = judge.CutText(fe.Value, maxQuotedValue)
 		if len(fe.Err.Error()) > maxDecodeError/2 {
 			fe.Err = errors.New(judge.CutText(fe.Err.Error(), maxDecodeError/2))
 		}
@@ -295,6 +295,10 @@ func decodeResult(raw json.RawMessage, r *oracle.Result) error {
 	}
 	return err
 }
+
+// maxQuotedValue is the most bytes of a value that does not fit its field
+// a FieldError keeps.
+const maxQuotedValue = 48
 
 // maxDecodeError is the most bytes of a result's decode error a run keeps.
 const maxDecodeError = 512
@@ -318,16 +322,16 @@ func decodeResultFields(raw json.RawMessage, r *oracle.Result) error {
 
 // FieldError is a result whose field holds a value that does not fit it
 // (a uint64 field's value past 2^64-1): the field's JSON name, the value
-// the port sent as JSON, and why it does not fit.
+// the port sent as JSON (cut to its first bytes), and why it does not
+// fit.
 type FieldError struct {
 	Field, Value string
 	Err          error
 }
 
-// Error says what the port sent and where.
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("the port sent %s for %s, which does not fit it (%v)", e.Value, e.Field, e.Err)
-}
+// Error is why the value does not fit, as the decoder says it (which
+// quotes a bounded prefix of the value).
+func (e *FieldError) Error() string { return e.Err.Error() }
 
 // Unwrap is why the value does not fit.
 func (e *FieldError) Unwrap() error { return e.Err }
