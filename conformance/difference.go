@@ -51,6 +51,39 @@ func Context(t oracle.Trace, at int) string {
 	return b.String()
 }
 
+// ResultsContext is Context with, under each op before op at, its result
+// from each side: want (named wantName) and got (gotName), on one line
+// "wantName, gotName RESULT" where they agree. clean renders a got result
+// for the reader (a port's text is cleaned); an op without a result on a
+// side shows "(no result)".
+func ResultsContext(t oracle.Trace, at int, want, got []oracle.Result, wantName, gotName string, clean func(string) string) string {
+	lines := strings.SplitAfter(Context(t, at), "\n")
+	var b strings.Builder
+	b.WriteString(lines[0])
+	for i, line := range lines[1:] {
+		b.WriteString(line)
+		if i >= at || line == "" {
+			continue
+		}
+		w, g := resultText(resultAt(want, i)), resultText(resultAt(got, i))
+		if w == g {
+			fmt.Fprintf(&b, "        %s, %s %s\n", wantName, gotName, w)
+			continue
+		}
+		n := max(len(wantName), len(gotName))
+		fmt.Fprintf(&b, "        %-*s %s\n        %-*s %s\n", n, wantName, w, n, gotName, clean(g))
+	}
+	return b.String()
+}
+
+// resultAt is rs[i], or nil past its end.
+func resultAt(rs []oracle.Result, i int) *oracle.Result {
+	if i < len(rs) {
+		return &rs[i]
+	}
+	return nil
+}
+
 // Text renders d under the names of the two sides ("expected" and "got",
 // "model" and "port"), one line each.
 func (d Difference) Text(wantName, gotName string) string {

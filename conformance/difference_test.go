@@ -35,3 +35,32 @@ func TestDifferShowsTheOpsUpToTheDivergenceAndBothResults(t *testing.T) {
 		t.Errorf("a divergence at open: %+v", d)
 	}
 }
+
+// TestResultsContextShowsEachEarlierOpsResultFromBothSides: every op
+// before the marked one carries its result, on one line where the sides
+// agree and on one line each where they do not (the got side cleaned),
+// and an op a side has no result for says so.
+func TestResultsContextShowsEachEarlierOpsResultFromBothSides(t *testing.T) {
+	rel := func(n int64) oracle.Op { return oracle.Op{Kind: oracle.LimRel, N: oracle.I(n)} }
+	tr := oracle.Trace{Component: oracle.Lim, Ops: []oracle.Op{rel(1), rel(2), rel(3), rel(4)}}
+	want := []oracle.Result{{N: oracle.I(0)}, {N: oracle.I(1)}, {N: oracle.I(2)}}
+	got := []oracle.Result{{N: oracle.I(0)}, {N: oracle.I(7)}}
+	upper := strings.ToUpper
+	text := ResultsContext(tr, 3, want, got, "model", "port", upper)
+	wantText := "lim, config {}\n" +
+		`    0 {"op":"lim_rel","n":"1"}` + "\n" +
+		`        model, port {"n":"0"}` + "\n" +
+		`    1 {"op":"lim_rel","n":"2"}` + "\n" +
+		`        model {"n":"1"}` + "\n" +
+		`        port  {"N":"7"}` + "\n" +
+		`    2 {"op":"lim_rel","n":"3"}` + "\n" +
+		`        model {"n":"2"}` + "\n" +
+		`        port  (NO RESULT)` + "\n" +
+		`>   3 {"op":"lim_rel","n":"4"}` + "\n"
+	if text != wantText {
+		t.Errorf("ResultsContext:\n%s\nwant:\n%s", text, wantText)
+	}
+	if text := ResultsContext(tr, -1, want, got, "model", "port", upper); text != Context(tr, -1) {
+		t.Errorf("ResultsContext at open = %q, want Context's %q", text, Context(tr, -1))
+	}
+}

@@ -25,7 +25,8 @@
 //     components, levels); a refused filter is a [FilterError], one that
 //     chooses nothing [ErrNoMatch].
 //   - [Differ] renders an oracle.Divergence for people ([Difference],
-//     [Difference.Text]); [Context] the ops up to an op.
+//     [Difference.Text]); [Context] the ops up to an op, [ResultsContext]
+//     with the results of each side under each.
 //   - [Encode] writes a case's canonical file; [SpecVersion] reads spec.md's
 //     version line.
 //   - [ReadIDs], [ParseIDs], [FormatIDs], [CheckIDs], [IssuedID]: ids.txt,

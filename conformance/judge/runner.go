@@ -55,6 +55,10 @@ type TraceRun struct {
 	Fault       string
 	FaultOp     int
 	Undecodable bool
+	// BadField and BadValue are set, when Undecodable, where one field
+	// of the result holds a value that does not fit it (a ban end past
+	// 2^64-1): the field's JSON name and the value sent, as JSON.
+	BadField, BadValue string
 	// Twin holds, for a twin trace (oracle.Trace.Twin), the results of
 	// the ops on its second instance, in order; Outcome holds the
 	// first's. Nil for any other trace.

@@ -95,3 +95,21 @@ func TestHugeResultDecodeErrorIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestResultValueThatDoesNotFitNamesItsField: a result whose ban end is
+// past 2^64-1 does not decode, and the error names the field and the
+// value the port sent, and its message is the decoder's (issue 29: an overflowed ban end is reported as
+// what it is, not as a fault).
+func TestResultValueThatDoesNotFitNamesItsField(t *testing.T) {
+	r, err := decodeReply([]byte(`{"seq":1,"result":{"verdict":"banned","until":"18446744073709551616"}}`))
+	var fe *FieldError
+	if err != nil || !errors.As(r.badJSON, &fe) || fe.Field != "until" || fe.Value != `"18446744073709551616"` {
+		t.Fatalf("decodeReply = %v, %v; want a FieldError for until", r.badJSON, err)
+	}
+	if want := `oracle: "18446744073709551616" is not a canonical`; !strings.HasPrefix(fe.Error(), want) {
+		t.Errorf("Error() = %q, want the decoder's %q...", fe.Error(), want)
+	}
+	if f, v := badField(r.badJSON); f != "until" || v != fe.Value {
+		t.Errorf("badField = %q, %q; want until and the value", f, v)
+	}
+}

@@ -20,6 +20,9 @@
 //     *judge.BrokenError naming the trace and op in flight; a port whose
 //     PortOptions.Deadline passed, a *judge.DeadlineError, which is no
 //     break; a command that cannot run at all, a [*StartError].
+//   - A result whose field holds a value that does not fit it (a ban
+//     end past 2^64-1) fails its op, undecodable, with a [*FieldError]
+//     naming the field and the value sent (judge.TraceRun.BadField).
 //   - [Serve] makes any oracle.Subject a port on a reader and a writer.
 //   - [ProtocolSchema] is protocol.schema.json, the JSON Schema of every
 //     message, embedded.

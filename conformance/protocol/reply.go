@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/limcheck/limcheck/conformance/judge"
@@ -280,11 +282,23 @@ var resultFields = func() map[string]bool {
 // case would otherwise carry whole.
 func decodeResult(raw json.RawMessage, r *oracle.Result) error {
 	err := decodeResultFields(raw, r)
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		fe.Value = judge.CutText(fe.Value, maxQuotedValue)
+		if len(fe.Err.Error()) > maxDecodeError/2 {
+			fe.Err = errors.New(judge.CutText(fe.Err.Error(), maxDecodeError/2))
+		}
+		return fe
+	}
 	if err != nil && len(err.Error()) > maxDecodeError {
 		return errors.New(judge.CutText(err.Error(), maxDecodeError))
 	}
 	return err
 }
+
+// maxQuotedValue is the most bytes of a value that does not fit its field
+// a FieldError keeps.
+const maxQuotedValue = 48
 
 // maxDecodeError is the most bytes of a result's decode error a run keeps.
 const maxDecodeError = 512
@@ -300,5 +314,37 @@ func decodeResultFields(raw json.RawMessage, r *oracle.Result) error {
 			return fmt.Errorf("the field %q is no result field (names are case-sensitive)", k)
 		}
 	}
-	return json.Unmarshal(raw, r)
+	if err := json.Unmarshal(raw, r); err != nil {
+		return fieldError(m, err)
+	}
+	return nil
+}
+
+// FieldError is a result whose field holds a value that does not fit it
+// (a uint64 field's value past 2^64-1): the field's JSON name, the value
+// the port sent as JSON (cut to its first bytes), and why it does not
+// fit.
+type FieldError struct {
+	Field, Value string
+	Err          error
+}
+
+// Error is why the value does not fit, as the decoder says it (which
+// quotes a bounded prefix of the value).
+func (e *FieldError) Error() string { return e.Err.Error() }
+
+// Unwrap is why the value does not fit.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// fieldError finds the member of m whose value does not decode into its
+// field and returns a FieldError for it, or err when none alone fails.
+func fieldError(m map[string]json.RawMessage, err error) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		var r oracle.Result
+		one, _ := json.Marshal(map[string]json.RawMessage{k: m[k]})
+		if ferr := json.Unmarshal(one, &r); ferr != nil {
+			return &FieldError{Field: k, Value: string(m[k]), Err: ferr}
+		}
+	}
+	return err
 }

@@ -295,6 +295,7 @@ func (st *traceState) take(op int, r reply) {
 		st.run.Fault, st.run.FaultOp, st.dead = judge.CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
 		st.run.Fault, st.run.FaultOp, st.run.Undecodable, st.dead = r.badJSON.Error(), op, true, true
+		st.run.BadField, st.run.BadValue = badField(r.badJSON)
 	case op == -1:
 		switch r.result {
 		case oracle.Result{}:
@@ -327,6 +328,7 @@ func (st *traceState) takeTwin(op int, r reply) {
 		st.run.Fault, st.run.FaultOp, st.dead = second+judge.CutText(r.text, maxMessage), op, true
 	case r.badJSON != nil:
 		st.run.Fault, st.run.FaultOp, st.run.Undecodable, st.dead = second+r.badJSON.Error(), op, true, true
+		st.run.BadField, st.run.BadValue = badField(r.badJSON)
 	case op == -1 && r.result == oracle.Result{}:
 		st.twin = true
 	case op == -1:
@@ -412,4 +414,13 @@ func (p *Port) appendRequest(buf []byte, t *oracle.Trace, inst int64, op int) []
 	p.seq++
 	p.inst = max(p.inst, inst)
 	return appendRequestLine(buf, p.seq, inst, t, op)
+}
+
+// badField is the field and value of err's FieldError, if it is one.
+func badField(err error) (field, value string) {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Field, fe.Value
+	}
+	return "", ""
 }

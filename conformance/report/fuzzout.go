@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/limcheck/limcheck/conformance/judge"
 	"github.com/limcheck/limcheck/conformance/protocol"
 	"github.com/limcheck/limcheck/conformance/search"
+	"github.com/limcheck/limcheck/oracle"
 )
 
 // FuzzCounts is how far a fuzz run came, as its report lines say it:
@@ -91,12 +93,14 @@ func WriteCounterexample(w io.Writer, res *Fuzz, portCommand string) {
 	if !f.Reproduced {
 		fmt.Fprintln(w, "warning: the trace did not fail again when re-run, so it was not shrunk: the port answers the same ops differently (state leaking between instances, time, randomness?)")
 	}
-	fmt.Fprintf(w, "clauses: %s\n", strings.Join(f.Case.Clauses, " "))
+	fmt.Fprint(w, clausesLine(f))
 	if f.Divergence != nil {
 		fmt.Fprint(w, DivergenceText(f, "port"))
 	} else {
-		fmt.Fprint(w, indent(conformance.Context(f.Trace, f.FaultOp), "  "))
-		if f.Run.Undecodable {
+		fmt.Fprint(w, indent(resultsContext(f, f.FaultOp, "port"), "  "))
+		if m := misfit(f); m != "" {
+			fmt.Fprintf(w, "  at %s %s\n", OpLabel(f.FaultOp), m)
+		} else if f.Run.Undecodable {
 			fmt.Fprintf(w, "  the port's result of %s does not decode: %s\n", OpLabel(f.FaultOp), Clean(f.Fault))
 		} else {
 			fmt.Fprintf(w, "  the port faulted at %s: %s\n", OpLabel(f.FaultOp), Clean(f.Fault))
@@ -124,6 +128,36 @@ func WriteCounterexample(w io.Writer, res *Fuzz, portCommand string) {
 	fmt.Fprintf(w, "reproduce: %s\n", res.Repro)
 }
 
+// clausesLine renders the clauses of f's case, those its differing fields
+// rest on first, then what each differing field rests on.
+func clausesLine(f *search.Counterexample) string {
+	s := fmt.Sprintf("clauses: %s\n", strings.Join(f.Clauses(), " "))
+	if d := f.Divergence; d != nil && d.Index >= 0 && d.Index < len(f.Trace.Ops) {
+		for _, fd := range d.Fields {
+			s += fmt.Sprintf("  %s of %s rests on %s\n", fd.Name, f.Trace.Ops[d.Index].Kind, strings.Join(search.FieldClauses(f.Trace.Ops[d.Index].Kind, fd.Name), " "))
+		}
+	}
+	return s
+}
+
+// misfit says, where the port's result at f's fault op holds a value
+// that does not fit its field, what it sent beside what the model
+// answers there: "the port sent X for FIELD, which does not fit it
+// (want Y)"; "" otherwise.
+func misfit(f *search.Counterexample) string {
+	if !f.Run.Undecodable || f.Run.BadField == "" {
+		return ""
+	}
+	want := "no " + f.Run.BadField
+	if f.FaultOp >= 0 && f.FaultOp < len(f.Case.Ops) {
+		var m map[string]json.RawMessage
+		if b, err := json.Marshal(f.Case.Ops[f.FaultOp].Expect); err == nil && json.Unmarshal(b, &m) == nil && m[f.Run.BadField] != nil {
+			want = string(m[f.Run.BadField])
+		}
+	}
+	return fmt.Sprintf("the port sent %s for %s, which does not fit it (want %s)", Clean(f.Run.BadValue), Clean(f.Run.BadField), want)
+}
+
 // shellWord is s as one sh word: as it is when it needs no quotes,
 // else in single quotes.
 func shellWord(s string) string {
@@ -147,16 +181,29 @@ func OpLabel(i int) string {
 }
 
 // DivergenceText renders a counterexample's divergence: its ops up to
-// the diverging one, then the model's and the subject's result there,
-// each clean (the subject's is the port's text).
+// the diverging one, each before it with the model's and the subject's
+// result, then the two results there, each clean (the subject's is the
+// port's text).
 func DivergenceText(f *search.Counterexample, name string) string {
 	d := conformance.Differ(f.Trace, f.Divergence)
 	d.Want, d.Got = Clean(d.Want), Clean(d.Got)
+	d.Context = resultsContext(f, f.Divergence.Index, name)
 	text := indent(d.Text("model", name), "  ")
 	if f.OnTwin {
 		text = "  on the second instance: the trace ran twinned, on two instances of its config opened side by side (VEC-15);\n  the first agreed with the model, so the port shares state between instances (PROTO-12)\n" + text
 	}
 	return text
+}
+
+// resultsContext renders f's trace up to op at, each op before it with
+// the model's result (the case's expectation) and the subject's (named
+// name), so a reader sees what each earlier op did.
+func resultsContext(f *search.Counterexample, at int, name string) string {
+	var want []oracle.Result
+	for _, s := range f.Case.Ops {
+		want = append(want, s.Expect)
+	}
+	return conformance.ResultsContext(f.Trace, at, want, f.Got().Results, "model", name, Clean)
 }
 
 // portLines renders multi-line text a port wrote (its stderr) for a
@@ -184,8 +231,10 @@ type fuzzJSONFound struct {
 	File          string           `json:"file"`
 	WriteError    string           `json:"write_error,omitempty"`
 	Case          conformance.Case `json:"case"`
+	Clauses       []string         `json:"clauses"`               // the case's, those the differing fields rest on first
 	Differences   []Difference     `json:"differences,omitempty"` // at the divergence, field by field: deterministic, unlike a cmp.Diff
 	Fault         string           `json:"fault,omitempty"`
+	Misfit        string           `json:"misfit,omitempty"` // a value sent that does not fit its field, beside the model's
 	Stderr        string           `json:"stderr,omitempty"`
 }
 
@@ -223,8 +272,8 @@ func WriteFuzzJSON(w io.Writer, res *Fuzz) error {
 		out.Found = &fuzzJSONFound{Seed: f.Seed, Index: f.Index, Original: len(f.Original.Ops), ShrinkRuns: f.ShrinkRuns,
 			ShrinkStopped: res.shrinkStopped(), ShrinkStderr: cleanText(res.shrinkStderr()),
 			Confirmation: string(f.Confirmation), Confirmed: res.confirmation(),
-			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: res.File, Case: f.Case,
-			Fault: Clean(f.Fault), Stderr: cleanText(f.Run.Stderr)}
+			FoundMS: f.FoundAfter.Milliseconds(), ShrinkMS: f.ShrinkTime.Milliseconds(), File: res.File, Case: f.Case, Clauses: f.Clauses(),
+			Fault: Clean(f.Fault), Misfit: misfit(f), Stderr: cleanText(f.Run.Stderr)}
 		if f.Confirmation == search.Unconfirmed {
 			out.Found.Confirmation = "unconfirmed"
 		}
@@ -337,6 +386,9 @@ func WriteFoundHTML(file string, h protocol.Hello, f *search.Counterexample) err
 		r.Why = "fault: " + f.Fault
 		if f.Run.Undecodable {
 			r.Why = "result does not decode: " + f.Fault
+		}
+		if m := misfit(f); m != "" {
+			r.Why = fmt.Sprintf("at %s %s", OpLabel(f.FaultOp), m)
 		}
 	}
 	return WriteHTML(file, New(h, []judge.CaseResult{r}, nil, f.FoundAfter+f.ShrinkTime))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -296,6 +297,9 @@ func (c *Counterexample) finish(name string) error {
 		what = fmt.Sprintf("fault at %s", fuzzOpName(c.Trace, c.FaultOp))
 		if c.Run.Undecodable {
 			what = fmt.Sprintf("result of %s does not decode", fuzzOpName(c.Trace, c.FaultOp))
+			if c.Run.BadField != "" {
+				what = fmt.Sprintf("the result of %s holds a value that does not fit %s", fuzzOpName(c.Trace, c.FaultOp), c.Run.BadField)
+			}
 		}
 	} else {
 		c.Divergence, c.OnTwin = judge.Diverge(c.Trace, want, c.Run)
@@ -318,8 +322,36 @@ func (c *Counterexample) finish(name string) error {
 	case !c.Reproduced:
 		desc += " (did not fail again when re-run)"
 	}
-	c.Case, err = TraceCase(c.Trace, traceNumber(c.Trace), desc)
-	return err
+	if c.Case, err = TraceCase(c.Trace, traceNumber(c.Trace), desc); err != nil {
+		return err
+	}
+	// The case names the clauses its differing fields rest on, which the
+	// ops' clauses can miss (THR-3 under record_failure's until).
+	c.Case.Clauses = sortClauses(append(c.Case.Clauses, DivergenceClauses(c.Trace, c.Divergence)...))
+	return nil
+}
+
+// Clauses returns the case's clauses, those the differing fields rest on
+// first (DivergenceClauses, the defining clause of each first), then the
+// rest in spec order.
+func (c *Counterexample) Clauses() []string {
+	ids := slices.Clone(DivergenceClauses(c.Trace, c.Divergence))
+	for _, id := range c.Case.Clauses {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// resultsContext renders c's trace up to op at, each op before it with
+// the model's result (the case's expectation) and the runner's.
+func (c *Counterexample) resultsContext(at int, gotName string) string {
+	var want []oracle.Result
+	for _, s := range c.Case.Ops {
+		want = append(want, s.Expect)
+	}
+	return conformance.ResultsContext(c.Trace, at, want, c.Got().Results, "model", gotName, func(s string) string { return s })
 }
 
 // Got is the outcome c's divergence is on: the run's, or on a twin
@@ -355,9 +387,11 @@ func (c *Counterexample) Report(gotName string) string {
 		if c.OnTwin {
 			b.WriteString("the trace ran on two instances of its config opened side by side (VEC-15); the second diverged:\n")
 		}
-		b.WriteString(conformance.Differ(c.Trace, c.Divergence).Text("model", gotName))
+		d := conformance.Differ(c.Trace, c.Divergence)
+		d.Context = c.resultsContext(c.Divergence.Index, gotName)
+		b.WriteString(d.Text("model", gotName))
 	} else {
-		b.WriteString(conformance.Context(c.Trace, c.FaultOp))
+		b.WriteString(c.resultsContext(c.FaultOp, gotName))
 		if c.Run.Undecodable {
 			fmt.Fprintf(&b, "the result %s gave for %s does not decode: %s\n", gotName, fuzzOpName(c.Trace, c.FaultOp), c.Fault)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -84,6 +85,14 @@ var (
 			}
 			return r, nil
 		}}
+	// The throttle's ban ends one second late.
+	throttleUntilMutant = mutant{name: "throttle ban ends late", comp: oracle.Throttle,
+		do: func(_ oracle.Op, r oracle.Result) (oracle.Result, error) {
+			if u := unum(r.Until); u > 0 && u < math.MaxUint64 {
+				r.Until = oracle.U(u + 1)
+			}
+			return r, nil
+		}}
 	// The gate sheds at maxif-1 in flight (it runs on maxif-1).
 	gateShedMutant = mutant{name: "gate sheds at maxif-1", comp: oracle.Gate,
 		open: func(cfg oracle.Config) oracle.Config {
@@ -126,19 +135,22 @@ var plantedBugBudget = search.FuzzOptions{Seed: 1, Ops: 50_000, ShrinkRuns: 5_00
 
 // Fuzz finds every planted bug within plantedBugBudget and shrinks its
 // trace to a handful of ops; the vector it writes fails on the mutant, passes on the
-// model, and survives Encode and Parse.
+// model, and survives Encode and Parse; the counterexample names first the
+// clause its differing field rests on, and its case lists it.
 func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 	tests := []struct {
 		m       mutant
 		maxOps  int
 		fault   bool
-		wantOps int // the minimal trace's length
+		wantOps int    // the minimal trace's length
+		clause  string // the first of ce.Clauses(): the differing field's (the ops' for a fault)
 	}{
-		{limRetryMutant, 6, false, 1},
-		{throttleLateMutant, 6, false, 1},
-		{gateShedMutant, 6, false, 2},
-		{checkAnyFaultMutant, 6, true, 1},
-		{gateLaxMutant, 6, false, 0},
+		{limRetryMutant, 6, false, 1, "LIM-12"},
+		{throttleLateMutant, 6, false, 1, "THR-12"},
+		{throttleUntilMutant, 6, false, 1, "THR-3"},
+		{gateShedMutant, 6, false, 2, "GATE-4"},
+		{checkAnyFaultMutant, 6, true, 1, "THR-7"},
+		{gateLaxMutant, 6, false, 0, "GATE-1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.m.name, func(t *testing.T) {
@@ -173,6 +185,9 @@ func TestFuzzFindsAndShrinksEveryPlantedBug(t *testing.T) {
 				t.Errorf("Fault %q, Divergence %+v; want a divergence at the last op", ce.Fault, ce.Divergence)
 			}
 			checkCounterexampleCase(t, ce, tt.m)
+			if cs := ce.Clauses(); len(cs) == 0 || cs[0] != tt.clause || !slices.Contains(ce.Case.Clauses, tt.clause) {
+				t.Errorf("Clauses() = %v, case clauses %v; want %s first and in the case", cs, ce.Case.Clauses, tt.clause)
+			}
 		})
 	}
 }
