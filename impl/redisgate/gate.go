@@ -216,17 +216,9 @@ func New(cfg Config) (*Gate, error) {
 	g := newGate(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	node, policy, err := redisfault.EvictingPolicy(ctx, cfg.Client)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	case policy == "":
-	case cfg.OnEvictingPolicy == nil:
-		return nil, fmt.Errorf("%w: node %s has maxmemory-policy %s (set noeviction, or accept the risk with Config.OnEvictingPolicy)", ErrEvictingPolicy, node, policy)
-	default:
-		if err := cfg.OnEvictingPolicy(node, policy); err != nil {
-			return nil, fmt.Errorf("redisgate: node %s has maxmemory-policy %s: %w", node, policy, err)
-		}
+	check := redisfault.PolicyCheck{Pkg: "redisgate", Unavailable: ErrUnavailable, Evicting: ErrEvictingPolicy, Accept: cfg.OnEvictingPolicy}
+	if err := check.Run(ctx, cfg.Client); err != nil {
+		return nil, err
 	}
 	return g, nil
 }

@@ -50,3 +50,30 @@ func infoField(info, field string) (string, bool) {
 	}
 	return "", false
 }
+
+// PolicyCheck is what a New does with the nodes' maxmemory-policy: it
+// refuses an evicting one unless Accept accepts it.
+type PolicyCheck struct {
+	Pkg         string                          // the caller's package, for the messages
+	Unavailable error                           // wrapped when a node cannot be read
+	Evicting    error                           // wrapped when a node evicts and Accept is nil
+	Accept      func(node, policy string) error // Config.OnEvictingPolicy; nil refuses
+}
+
+// Run reads every node's policy (EvictingPolicy) and returns nil, or the
+// error that says which node evicts and what to do.
+func (p PolicyCheck) Run(ctx context.Context, c rueidis.Client) error {
+	node, policy, err := EvictingPolicy(ctx, c)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %w", p.Unavailable, err)
+	case policy == "":
+		return nil
+	case p.Accept == nil:
+		return fmt.Errorf("%w: node %s has maxmemory-policy %s (set noeviction, or accept the risk with Config.OnEvictingPolicy)", p.Evicting, node, policy)
+	}
+	if err := p.Accept(node, policy); err != nil {
+		return fmt.Errorf("%s: node %s has maxmemory-policy %s: %w", p.Pkg, node, policy, err)
+	}
+	return nil
+}
