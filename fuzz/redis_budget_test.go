@@ -139,7 +139,7 @@ func redisBudgetTTL(c rueidis.Client, name string) (string, error) {
 	if d, err = g.Admit("b", 0); err != nil || d.Verdict != gate.Pass || d.Way != 0 {
 		return fmt.Sprintf("Admit(b, 0) after a spent its 10 tokens = %+v, %v; want a pass evicting way 0", d, err), nil
 	}
-	set := "{lim:" + name + "}:s:0000000000000000"
+	set := "{lim:" + name + "}:s:\x00\x00\x00\x00\x00\x00\x00\x00" // set 0, 8 big-endian bytes
 	ctx := context.Background()
 	if err := c.Do(ctx, c.B().Pexpire().Key(set).Milliseconds(1000).Build()).Error(); err != nil {
 		return "", err

@@ -60,33 +60,42 @@ const (
 // ways that are not full).
 var luaMutants = []luaMutant{
 	{"gate: shed only past maxif (< for <=, GATE-4)", admitLua,
-		"if not lt(nh, n - nh * B, mh, ml) then return {'shed'", "if lt(mh, ml, nh, n - nh * B) then return {'shed'"},
+		"if not (nh < m1 or (nh == m1 and n - nh * B < m2)) then return {'shed'", "if nh > m1 or (nh == m1 and n - nh * B > m2) then return {'shed'"},
 	{"gate: refill steps without the borrow of now_r < last_r (LIM-9)", admitLua,
-		"    if lt(now[3], now[4], last[3], last[4]) then sh, sl = sub(sh, sl, 0, 1) end\n", ""},
-	{"gate: an addition loses its carry", admitLua,
-		"if l >= B then return ah + bh + 1, l - B end", "if l >= B then return ah + bh, l - B end"},
+		"    if n3 < l3 or (n3 == l3 and n4 < l4) then\n      sl = sl - 1\n", "    if false then\n      sl = sl - 1\n"},
+	{"gate: the refill's tokens lose their carry", admitLua,
+		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
+	{"gate: the refill's last loses its carry", admitLua,
+		"if l2 >= B then l1, l2 = l1 + 1, l2 - B end", "if l2 >= B then l2 = l2 - B end"},
 	{"gate: a step back of now refills by negative steps (LIM-8)", admitLua,
-		"if not ltqr(now, last) then -- steps", "if true then -- steps"},
+		"if not (n1 < l1 or (n1 == l1 and (n2 < l2 or (n2 == l2 and (n3 < l3 or (n3 == l3 and n4 < l4)))))) then -- now >= last", "if true then"},
 	{"gate: eviction takes the emptiest way, not the fullest (GATE-16)", admitLua,
-		"ltqr(most, tks) or", "ltqr(tks, most) or"},
+		"if most_way == nil or mt1 < r1 or (mt1 == r1 and (mt2 < r2 or (mt2 == r2 and (mt3 < r3 or (mt3 == r3 and (mt4 < r4 or",
+		"if most_way == nil or mt1 > r1 or (mt1 == r1 and (mt2 > r2 or (mt2 == r2 and (mt3 > r3 or (mt3 == r3 and (mt4 > r4 or"},
 	{"gate: an expired lease still counts in flight (DIST-3)", admitLua,
-		"redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "redis.call('ZCARD', KEYS[1]) -- live leases"},
-	{"gate: a set is written without a TTL (DIST-6)", admitLua,
-		"if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl)) end", ""},
+		"n = redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "n = redis.call('ZCARD', KEYS[1]) -- live leases"},
+	{"gate: a new set is written without a TTL (DIST-6)", admitLua,
+		"  redis.call('PEXPIRE', KEYS[2], ttl)\n", ""},
+	{"gate: a new lease set is written without a TTL (DIST-6)", admitLua,
+		"    redis.call('PEXPIRE', KEYS[1], lset)\n", ""},
 	{"gate: a refused eviction does not store the budget's refill (GATE-19)", admitLua,
-		"if paid then redis.call('HSET', KEYS[2], 'budget'", "if paid and not deficit then redis.call('HSET', KEYS[2], 'budget'"},
+		"if paid then -- GATE-19: on both outcomes", "if paid and not d1 then"},
 	{"gate: an eviction charges the budget cap, not cap - tks' (GATE-19)", admitLua,
-		"local cost = subqr(cap, most)", "local cost = {cap[1], cap[2], cap[3], cap[4]}"},
+		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
 	{"gate: a budget full at now is refilled, not born again at now (GATE-19)", admitLua,
-		"if not full then btks, blast = tks, last end", "btks, blast = tks, last"},
+		"if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end", "p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8"},
 	{"gate: an absent budget is born empty (GATE-19)", admitLua,
-		"local btks, blast = {cap[1], cap[2], cap[3], cap[4]}, {now", "local btks, blast = {0, 0, 0, 0}, {now"},
+		"p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4", "p1, p2, p3, p4, p5, p6, p7, p8 = 0, 0, 0, 0, n1, n2, n3, n4"},
 	{"gate: a refused eviction writes the newcomer's way (GATE-19)", admitLua,
-		"if not deficit then -- GATE-19: a refused eviction writes no way", "if true then"},
+		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
 	{"gate: a refusal's retry counts the whole cost, not the deficit (GATE-19)", admitLua,
-		"deficit = subqr(cost, btks)", "deficit = cost"},
+		"d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)", "d1, d2, d3, d4 = k1, k2, k3, k4"},
+	{"gate: a take that borrows a quotient loses the borrow's carry", admitLua,
+		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
+	{"gate: a pass skips the set's PEXPIRE though its recorded expiry falls short (DIST-6)", admitLua,
+		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
 	{"gate: the set's TTL ignores the budget (DIST-6)", admitLua,
-		"if paid then n_steps = steps(paid) end\n", ""},
+		"  n_steps = (c1 - p1) * B + (c2 - p2) + 2\n", ""},
 	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
 		"c >= threshold", "c > threshold"},
 	{"store: the trim keeps k-1 stamps (PROP-17)", addLua,
@@ -306,7 +315,9 @@ func mutantLeaseCheck(t *testing.T, r *subject.Redis) mutantKill {
 }
 
 // mutantBudgetChecks runs TestRedisGateBudgetHistoriesEqualModel's
-// histories and TestRedisGateSetTTLCoversItsBudget's check on r.
+// histories, TestRedisGateSetTTLCoversItsBudget's check,
+// TestRedisGateCarriesBetweenHalves's admits and
+// TestRedisGateOneWaySetTTLCoversItsBucket's on r.
 func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
@@ -316,6 +327,12 @@ func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	diff, err := redisBudgetHistories(c, r.Namespace(), redisBudgetRuns)
 	if err == nil && diff == "" {
 		diff, err = redisBudgetTTL(c, r.Namespace())
+	}
+	if err == nil && diff == "" {
+		diff, err = redisCarries(c, r.Namespace())
+	}
+	if err == nil && diff == "" {
+		diff, err = redisOneWayTTL(c, r.Namespace())
 	}
 	switch {
 	case err != nil:

@@ -2,7 +2,6 @@ package redisgate
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -29,7 +28,7 @@ func TestPropFloorDivModIsExact(t *testing.T) {
 }
 
 // TestPropDecodeInvertsTheScriptsEncoding checks the property that a
-// bucket written as (tq, tr, lq, lr) in 16 hex digits each, as the admit
+// bucket written as (tq, tr, lq, lr), 8 big-endian bytes each, as the admit
 // script stores it, decodes to tks = tq*refil + tr and last = lq*ivl + lr
 // exactly, for every bucket and config.
 func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
@@ -40,7 +39,7 @@ func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
 		g := &Gate{cfg: Config{Lim: lim.NewConfig(math.MaxInt64, refil, ivl, 1)}}
 		tq, tr := floorDivMod(tks, refil)
 		lq, lr := floorDivMod(last, ivl)
-		b, err := g.decode(hex16(tq) + hex16(tr) + hex16(lq) + hex16(lr))
+		b, err := g.decode(be8(tq) + be8(tr) + be8(lq) + be8(lr))
 		if err != nil || b.Tks != tks || b.Last != last {
 			t.Fatalf("decode = %+v, %v; want {%d %d}", b, err, tks, last)
 		}
@@ -75,8 +74,7 @@ func TestNewRefusesBadConfigs(t *testing.T) {
 	}
 }
 
-// noClient is a client a gate can hold: validate, newGate and New with an
-// invalid config never call it.
+// noClient is a client New can hold: New never calls it.
 type noClient struct{ rueidis.Client }
 
 // TestSetOfIsTheKeyedSipHash checks spec GATE-13 and GATE-18 on the node:
@@ -130,7 +128,7 @@ func TestRefusedRetryIsTheBudgetTakes(t *testing.T) {
 	} {
 		g := &Gate{cfg: Config{Lim: lim.NewConfig(tc.cap, tc.refil, tc.ivl, 1), TickNanos: tc.tick}}
 		q, r := floorDivMod(tc.d, tc.refil)
-		d, err := g.refused("limited", hex16(q)+hex16(r), 5)
+		d, err := g.refused("limited", be8(q)+be8(r), 5)
 		want := Decision{Verdict: gate.Limited, Way: -1, Retry: tc.retry, RetryAfter: tc.after}
 		if err != nil || d != want {
 			t.Errorf("%s: refused(limited, deficit %d) = %+v, %v; want %+v", tc.reason, tc.d, d, err, want)
@@ -138,7 +136,7 @@ func TestRefusedRetryIsTheBudgetTakes(t *testing.T) {
 	}
 	g := &Gate{cfg: Config{Lim: lim.NewConfig(10, 1, 1, 1), TickNanos: 1}}
 	for _, bad := range []struct{ verdict, deficit string }{
-		{"limited", "00"}, {"limited", hex16(0) + hex16(0)}, {"pass", hex16(0) + hex16(1)}, {"limited", fmt.Sprintf("%032s", "x")},
+		{"limited", "00"}, {"limited", be8(0) + be8(0)}, {"pass", be8(0) + be8(1)}, {"limited", be8(0) + be8(1) + "x"},
 	} {
 		if _, err := g.refused(bad.verdict, bad.deficit, 0); err == nil {
 			t.Errorf("refused(%q, %q) = nil error, want one", bad.verdict, bad.deficit)
