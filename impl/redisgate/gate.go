@@ -151,6 +151,7 @@ type Config struct {
 	Seed *[16]byte
 	// LeaseTTL is how long a pass holds its place without a release (Redis
 	// time), >= 1ms: a node that dies releases its requests this way.
+	// Exact only: Spread holds no lease (it ignores LeaseTTL).
 	LeaseTTL time.Duration
 	// TTLMargin is added to every bucket's TTL (0: 1 minute): it must cover
 	// the skew between the nodes' clocks and Redis's, and any step back of
@@ -177,6 +178,14 @@ type Config struct {
 	// with the node's address and its policy and fails with its error, or
 	// goes on when it returns nil: the place to log the risk loudly.
 	OnEvictingPolicy func(node, policy string) error
+	// Mode is the gate's layout: Exact (the zero value) or Spread (see
+	// [Mode] and the package doc).
+	Mode Mode
+	// Slabs is the number of hashes a Spread gate groups its sets into
+	// (set mod Slabs), each its own hash tag: 0 means DefaultSlabs (or
+	// Sets, when smaller), else it must be in [1, Sets]. It must be the
+	// same on every node of the gate. Exact requires 0.
+	Slabs int64
 }
 
 // Decision is the outcome of one Admit.
@@ -187,7 +196,8 @@ type Decision struct {
 	Retry      int64      // the bucket's retry in ticks (the budget's on a refused eviction); 0 unless Limited
 	RetryAfter int64      // Retry-After in seconds; 0 on Pass
 	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed, a replayed pass or a refused eviction)
-	lease      string     // the pass's lease ("" unless Pass)
+	lease      string     // the pass's lease ("" unless an Exact Pass)
+	place      *place     // the pass's in-flight place (nil unless a Spread Pass)
 	seq        uint64     // the lease's number: lease = leaseOf(seq)
 }
 
@@ -214,6 +224,9 @@ type Gate struct {
 	seq     atomic.Uint64
 	born    time.Time    // for the monotonic clock of refresh
 	refresh atomic.Int64 // when (ns since born) an admit must give the lease set its TTL again
+
+	inflight    atomic.Int64 // Spread: this node's passes not released
+	marginTicks int64        // Spread: TTLMargin in ticks, rounded up
 }
 
 // mostTTL is the largest key TTL: 2^45 ms, about 1100 years.
@@ -261,12 +274,10 @@ func validate(cfg Config) error {
 		return fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
 	case cfg.Seed == nil:
 		return fmt.Errorf("%w: Seed is nil: every node of a Redis gate needs the same seed", ErrConfig)
-	case cfg.LeaseTTL < time.Millisecond:
-		return fmt.Errorf("%w: LeaseTTL %v below 1ms", ErrConfig, cfg.LeaseTTL)
 	case cfg.TTLMargin < 0 || cfg.Timeout < 0:
 		return fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
 	}
-	return nil
+	return validateSpread(cfg)
 }
 
 // newGate is the gate of a valid cfg.
@@ -283,6 +294,14 @@ func newGate(cfg Config) *Gate {
 	if cfg.Epoch.IsZero() {
 		g.cfg.Epoch = time.Unix(0, 0)
 	}
+	// LIM-12: a limited take of cost 1 finds tks' = 0, so its retry is
+	// ceil(ivl/refil): the config's alone, computed by impl/lim.
+	g.retry = cfg.Lim.Take(lim.MakeBucket(0, 0), 0, 1).Retry
+	g.after = gate.RetryAfterSeconds(g.retry, cfg.TickNanos)
+	if cfg.Mode == Spread {
+		g.initSpread(margin)
+		return g
+	}
 	cq, cr := floorDivMod(cfg.Lim.Cap(), cfg.Lim.Refil())
 	c := make([]byte, 0, 72)
 	for _, v := range []int64{cq, cr, cfg.Lim.Refil() - 1, cfg.Lim.Maxif(), cfg.Ways} {
@@ -295,10 +314,6 @@ func newGate(cfg Config) *Gate {
 		c = binary.BigEndian.AppendUint64(c, math.Float64bits(f))
 	}
 	g.consts = string(c)
-	// LIM-12: a limited take of cost 1 finds tks' = 0, so its retry is
-	// ceil(ivl/refil): the config's alone, computed by impl/lim.
-	g.retry = cfg.Lim.Take(lim.MakeBucket(0, 0), 0, 1).Retry
-	g.after = gate.RetryAfterSeconds(g.retry, cfg.TickNanos)
 	id := make([]byte, 8)
 	_, _ = rand.Read(id)
 	g.id = hex.EncodeToString(id)
@@ -346,11 +361,17 @@ func (g *Gate) leases() string         { return g.tag + "if" }
 
 // Admit decides one request from ip at tick now, at a cost of one token.
 func (g *Gate) Admit(ip string, now int64) (Decision, error) {
+	if g.cfg.Mode == Spread {
+		return g.admitSpread(lim.IPKey(ip), now)
+	}
 	return g.admit(lim.IPKey(ip), now)
 }
 
 // AdmitBytes is Admit for an address held as bytes.
 func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
+	if g.cfg.Mode == Spread {
+		return g.admitSpread(lim.IPKeyBytes(ip), now)
+	}
 	return g.admit(lim.IPKeyBytes(ip), now)
 }
 
@@ -492,12 +513,17 @@ func (g *Gate) decode(rec string) (lim.Bucket, error) {
 	return lim.MakeBucket(v[0]*g.cfg.Lim.Refil()+v[1], v[2]*g.cfg.Lim.Ivl()+v[3]), nil
 }
 
-// Release gives back the place of a passed decision: one ZREM of its lease.
-// A decision that did not pass, or one released already, is a no-op (spec
-// DIST-3).
+// Release gives back the place of a passed decision: in Exact one ZREM of
+// its lease, in Spread a decrement of the node's count in memory (no round
+// trip, never an error). A decision that did not pass, one released
+// already, or another gate's is a no-op (spec DIST-3).
 //
 // spec DIST-4: "A release names its pass: releasing one pass twice, a decision that did not pass, or a pass whose lease expired gives back no other request's place"
 func (g *Gate) Release(d Decision) error {
+	if g.cfg.Mode == Spread {
+		d.place.release(&g.inflight)
+		return nil
+	}
 	if d.lease == "" {
 		return nil
 	}
@@ -510,8 +536,12 @@ func (g *Gate) Release(d Decision) error {
 	return nil
 }
 
-// InFlight returns the number of live leases.
+// InFlight returns the number of live leases in Exact, the number of this
+// node's passes not released in Spread (no round trip).
 func (g *Gate) InFlight() (int64, error) {
+	if g.cfg.Mode == Spread {
+		return g.inflight.Load(), nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	n, err := inflightScript.Exec(ctx, g.c, []string{g.leases()}, []string{g.leaseNow()}).AsInt64()
@@ -525,9 +555,12 @@ func (g *Gate) InFlight() (int64, error) {
 // way holds the key or its bucket is full at now (it then behaves as an
 // empty way, spec GATE-14).
 func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
+	k := lim.IPKey(ip)
+	if g.cfg.Mode == Spread {
+		return g.bucketSpread(k, now)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	k := lim.IPKey(ip)
 	ways, err := g.c.Do(ctx, g.c.B().Hgetall().Key(g.keyOf(g.setOf(k))).Build()).AsStrMap()
 	if err != nil {
 		return lim.Bucket{}, false, fmt.Errorf("%w: bucket: %w", ErrUnavailable, err)
@@ -541,12 +574,5 @@ func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
 	if rec == "" {
 		return lim.Bucket{}, false, nil
 	}
-	b, err := g.decode(rec)
-	if err != nil {
-		return lim.Bucket{}, false, err
-	}
-	if g.cfg.Lim.Take(b, now, g.cfg.Lim.Cap()).OK == 1 { // full at now
-		return lim.Bucket{}, false, nil
-	}
-	return b, true, nil
+	return g.fullOrNot(rec, now)
 }
