@@ -25,8 +25,9 @@ import (
 // over c and on the model gate, and returns the first difference in a
 // verdict or the key's bucket ("" when none). At cap 2^32 the first take
 // borrows from the high half of tq (2^32 - 1 is hi 0, lo 2^32 - 1); at
-// cap 2^33 the first refill carries into it (2^33 - 1 + 1).
-func redisCarries(c rueidis.Client, name string) (string, error) {
+// cap 2^33 the first refill carries into it (2^33 - 1 + 1). The Redis gate
+// is in mode.
+func redisCarries(c rueidis.Client, name string, mode redisgate.Mode) (string, error) {
 	for _, cap := range []int64{1 << 32, 1 << 33, 1<<33 + 1, math.MaxInt64} {
 		m, err := mgate.New(mgate.Config{Lim: mlim.NewConfig(cap, 1, 1, 1<<40), Sets: 1, Ways: 1, TickNanos: 1e6, Seed: redisTestSeed})
 		if err != nil {
@@ -34,7 +35,7 @@ func redisCarries(c rueidis.Client, name string) (string, error) {
 		}
 		seed := redisTestSeed
 		g, err := redisgate.New(redisgate.Config{Client: c, Name: fmt.Sprintf("%s:%d", name, cap), Lim: ilim.NewConfig(cap, 1, 1, 1<<40),
-			Sets: 1, Ways: 1, TickNanos: 1e6, LeaseTTL: time.Hour, TTLMargin: time.Hour, Seed: &seed})
+			Sets: 1, Ways: 1, TickNanos: 1e6, LeaseTTL: time.Hour, TTLMargin: time.Hour, Seed: &seed, Mode: mode})
 		if err != nil {
 			return "", err
 		}
@@ -59,18 +60,20 @@ func redisCarries(c rueidis.Client, name string) (string, error) {
 
 // TestRedisGateCarriesBetweenHalves checks that the Redis gate equals the
 // model where a take borrows from, and a refill carries into, the high
-// 32-bit half of a token count (DIST-8: exact integers).
+// 32-bit half of a token count (DIST-8: exact integers), in both layouts.
 func TestRedisGateCarriesBetweenHalves(t *testing.T) {
 	_, r := sharedRedis(t)
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := redisCarries(c, r.Namespace())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff != "" {
-		t.Fatal(diff)
+	for _, mode := range []redisgate.Mode{redisgate.Exact, redisgate.Spread} {
+		diff, err := redisCarries(c, r.Namespace(), mode)
+		if err != nil {
+			t.Fatalf("%v: %v", mode, err)
+		}
+		if diff != "" {
+			t.Fatalf("%v: %s", mode, diff)
+		}
 	}
 }

@@ -324,12 +324,12 @@ func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := redisBudgetHistories(c, r.Namespace(), redisBudgetRuns)
+	diff, err := redisBudgetHistories(c, r.Namespace(), redisgate.Exact, redisBudgetRuns)
 	if err == nil && diff == "" {
 		diff, err = redisBudgetTTL(c, r.Namespace())
 	}
 	if err == nil && diff == "" {
-		diff, err = redisCarries(c, r.Namespace())
+		diff, err = redisCarries(c, r.Namespace(), redisgate.Exact)
 	}
 	if err == nil && diff == "" {
 		diff, err = redisOneWayTTL(c, r.Namespace())

@@ -87,12 +87,17 @@ func flagSet(name string) bool {
 	return set
 }
 
+// rapidChecksSet reports whether the command line set -rapid.checks: asked
+// once, before checkRedis sets the flag itself (flag.Visit then counts it
+// as set).
+var rapidChecksSet = sync.OnceValue(func() bool { return flagSet("rapid.checks") })
+
 // checkRedis is rapid.Check(t, prop) with redisChecks checks unless the
 // command line chose. The package's tests never run in parallel, so the
 // flag is set and restored around the check alone.
 func checkRedis(t *testing.T, prop func(*rapid.T)) {
 	t.Helper()
-	if !flagSet("rapid.checks") {
+	if !rapidChecksSet() {
 		old := flag.Lookup("rapid.checks").Value.String()
 		_ = flag.Set("rapid.checks", strconv.Itoa(redisChecks))
 		defer func() { _ = flag.Set("rapid.checks", old) }()

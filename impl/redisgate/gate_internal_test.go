@@ -49,19 +49,24 @@ func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
 // TestNewRefusesBadConfigs checks that New names each invalid field with
 // ErrConfig: no client, a bad name, an invalid lim config, sets, ways or
 // tick below 1, a lease TTL below 1 ms, no seed (a Redis gate's nodes must
-// share one: DIST-2).
+// share one: DIST-2), Slabs in Exact, a Mode neither Exact nor Spread,
+// Slabs past Sets or below 0 in Spread.
 func TestNewRefusesBadConfigs(t *testing.T) {
 	ok := Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: 1, Ways: 1, TickNanos: 1, LeaseTTL: time.Second, Seed: &[16]byte{}}
 	for name, edit := range map[string]func(*Config){
-		"nil client":    func(c *Config) { c.Client = nil },
-		"empty name":    func(c *Config) { c.Name = "" },
-		"brace in name": func(c *Config) { c.Name = "a}b" },
-		"invalid lim":   func(c *Config) { c.Lim = lim.NewConfig(0, 1, 1, 1) },
-		"sets 0":        func(c *Config) { c.Sets = 0 },
-		"ways 0":        func(c *Config) { c.Ways = 0 },
-		"tick 0":        func(c *Config) { c.TickNanos = 0 },
-		"lease 0":       func(c *Config) { c.LeaseTTL = 0 },
-		"no seed":       func(c *Config) { c.Seed = nil },
+		"nil client":             func(c *Config) { c.Client = nil },
+		"empty name":             func(c *Config) { c.Name = "" },
+		"brace in name":          func(c *Config) { c.Name = "a}b" },
+		"invalid lim":            func(c *Config) { c.Lim = lim.NewConfig(0, 1, 1, 1) },
+		"sets 0":                 func(c *Config) { c.Sets = 0 },
+		"ways 0":                 func(c *Config) { c.Ways = 0 },
+		"tick 0":                 func(c *Config) { c.TickNanos = 0 },
+		"lease 0":                func(c *Config) { c.LeaseTTL = 0 },
+		"no seed":                func(c *Config) { c.Seed = nil },
+		"exact slabs":            func(c *Config) { c.Slabs = 1 },
+		"mode 2":                 func(c *Config) { c.Mode = 2 },
+		"spread slabs past sets": func(c *Config) { c.Mode, c.Slabs = Spread, 2 },
+		"spread slabs below 0":   func(c *Config) { c.Mode, c.Slabs = Spread, -1 },
 	} {
 		if err := validate(ok); err != nil {
 			t.Fatalf("validate(valid config) = %v", err)
@@ -140,6 +145,32 @@ func TestRefusedRetryIsTheBudgetTakes(t *testing.T) {
 	} {
 		if _, err := g.refused(bad.verdict, bad.deficit, 0); err == nil {
 			t.Errorf("refused(%q, %q) = nil error, want one", bad.verdict, bad.deficit)
+		}
+	}
+}
+
+// TestSpreadConfig checks what New makes of a Spread config: no lease TTL
+// needed, Slabs 0 is DefaultSlabs or Sets when smaller, a set's slab is
+// set mod Slabs under one hash tag per slab, and the sweep's now is now
+// less the margin in ticks (rounded up), saturated at MinInt64.
+func TestSpreadConfig(t *testing.T) {
+	seed := [16]byte{}
+	cfg := Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: 3, Ways: 1, TickNanos: 7, Seed: &seed,
+		Mode: Spread, TTLMargin: 100}
+	if err := validate(cfg); err != nil {
+		t.Fatalf("validate(Spread, LeaseTTL 0) = %v, want nil: Spread holds no lease", err)
+	}
+	if g := newGate(cfg); g.Config().Slabs != 3 || g.slabOf(5) != "{lim:g:2}" || g.sweepNow(100) != 85 || g.sweepNow(math.MinInt64+3) != math.MinInt64 {
+		t.Errorf("Sets 3, Slabs 0, margin 100ns of 7ns ticks: Slabs %d, slabOf(5) %q, sweepNow(100) %d, sweepNow(MinInt64+3) %d; want 3, {lim:g:2}, 85, MinInt64",
+			g.Config().Slabs, g.slabOf(5), g.sweepNow(100), g.sweepNow(math.MinInt64+3))
+	}
+	cfg.Sets = math.MaxInt64
+	if g := newGate(cfg); g.Config().Slabs != DefaultSlabs {
+		t.Errorf("Sets MaxInt64, Slabs 0: Slabs %d, want DefaultSlabs %d", g.Config().Slabs, DefaultSlabs)
+	}
+	for m, want := range map[Mode]string{Exact: "exact", Spread: "spread", 7: "Mode(7)"} {
+		if m.String() != want {
+			t.Errorf("Mode(%d).String() = %q, want %q", int(m), m.String(), want)
 		}
 	}
 }
