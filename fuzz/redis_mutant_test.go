@@ -161,9 +161,11 @@ type mutantKill string
 // against the model on small tables that evict and spend their budgets
 // (TestRedisGateBudgetHistoriesEqualModel) and by the DIST-6 check that a
 // set outlives its spent budget (TestRedisGateSetTTLCoversItsBudget), and for the store
-// by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
-// purge, checked by porcupine) and by seeded reservation histories against
-// MemStore's (mutantReserveHistories). The original
+// by the purge checks of mutantPurgeRace (an interleaving inside a purge
+// over 1 and 2 partitions, checked by porcupine; large partitions), by
+// seeded reservation histories against MemStore's (mutantReserveHistories),
+// by TestRedisStorePartitionTTLIsSetAndOnlyGrows's checks and by
+// TestRedisStoreIsExactPast2To53's histories. The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
