@@ -147,6 +147,19 @@ func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
 	checkRedis(t, machineOn(r, oracle.ThrottleFaults))
 }
 
+// TestPropRedisPartitionedThrottleEqualsModel is
+// TestPropRedisThrottleEqualsModel and TestPropRedisThrottleFaultsEqualsModel
+// over a store of 3 partitions: the property holds whatever partitions a
+// history's keys land in.
+func TestPropRedisPartitionedThrottleEqualsModel(t *testing.T) {
+	srv, _ := sharedRedis(t)
+	r := subject.NewRedis(srv.Addr())
+	defer r.Close()
+	r.Partitions = 3
+	t.Run("fused", func(t *testing.T) { checkRedis(t, machineOn(r, oracle.Throttle)) })
+	t.Run("seven-op", func(t *testing.T) { checkRedis(t, machineOn(r, oracle.ThrottleFaults)) })
+}
+
 // TestVectorsPassRedis runs every throttle, throttle_faults and lim
 // conformance vector against the Redis subject: each must pass but for
 // those past impl's documented limits (threshold above
@@ -163,6 +176,19 @@ func TestVectorsPassRedis(t *testing.T) {
 func TestVectorsPassRedisSpread(t *testing.T) {
 	_, r := sharedRedisSpread(t)
 	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Gate })
+}
+
+// TestVectorsPassRedisPartitioned runs every throttle and throttle_faults
+// conformance vector against the Redis subject with its store over 5
+// partitions (a key's partition is its FNV-1a hash mod 5, so a vector's
+// keys spread over several): each must pass but for those past impl's
+// limits, as over one partition.
+func TestVectorsPassRedisPartitioned(t *testing.T) {
+	srv, _ := sharedRedis(t)
+	r := subject.NewRedis(srv.Addr())
+	defer r.Close()
+	r.Partitions = 5
+	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Throttle || c == oracle.ThrottleFaults })
 }
 
 // vectorsPassRedis runs the conformance vectors of the components keep
@@ -190,7 +216,7 @@ func vectorsPassRedis(t *testing.T, r *subject.Redis, keep func(oracle.Component
 			passed++
 		}
 	}
-	t.Logf("redis passes %d of %d conformance vectors and skips %d past its limits", passed, len(cases), skipped)
+	t.Logf("redis (%d partitions) passes %d of %d conformance vectors and skips %d past its limits", max(r.Partitions, 1), passed, len(cases), skipped)
 }
 
 // TestPropRedisGateEqualsModel checks the property that the Redis gate (one
