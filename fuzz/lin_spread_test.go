@@ -61,10 +61,10 @@ const (
 var linSpreadMaxifs = []int64{1, 2, 4}
 
 // linSpreadIPs are the addresses the clients send from. Under
-// linSpreadSeed, set 1 holds three of them (a, c, h: admissions there
+// linSpreadSeed, set 1 holds four of them (a, c, h, j: admissions there
 // evict, and its budget refuses some), set 3 two (d, e), in the same slab
 // as set 1, and set 2 one (b), in the other slab.
-var linSpreadIPs = []string{"a", "c", "h", "d", "e", "b"}
+var linSpreadIPs = []string{"a", "c", "h", "j", "d", "e", "b"}
 
 // linSpreadSeed is the table's seed, model's and impl's.
 var linSpreadSeed = [16]byte{7}
@@ -113,8 +113,8 @@ type linSpreadMachine struct {
 // budget.
 type linSpreadSnap struct {
 	passes  [linSpreadNodes]int64
-	ways    [6]int64
-	buckets [6]linGateOut
+	ways    [7]int64
+	buckets [7]linGateOut
 	budgets [linSpreadSets]linGateOut
 }
 
