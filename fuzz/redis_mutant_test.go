@@ -27,6 +27,7 @@ import (
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/redis/rueidis"
 )
 
 // luaMutant is one planted bug: in script (a path from the module root),
@@ -39,6 +40,7 @@ type luaMutant struct {
 
 const (
 	admitLua   = "impl/redisgate/lua/admit.lua"
+	spreadLua  = "impl/redisgate/lua/spread.lua"
 	addLua     = "impl/throttle/redisstore/lua/add.lua"
 	banLua     = "impl/throttle/redisstore/lua/ban.lua"
 	purgeLua   = "impl/throttle/redisstore/lua/purge.lua"
@@ -60,33 +62,64 @@ const (
 // ways that are not full).
 var luaMutants = []luaMutant{
 	{"gate: shed only past maxif (< for <=, GATE-4)", admitLua,
-		"if not lt(nh, n - nh * B, mh, ml) then return {'shed'", "if lt(mh, ml, nh, n - nh * B) then return {'shed'"},
+		"if not (nh < m1 or (nh == m1 and n - nh * B < m2)) then return {'shed'", "if nh > m1 or (nh == m1 and n - nh * B > m2) then return {'shed'"},
 	{"gate: refill steps without the borrow of now_r < last_r (LIM-9)", admitLua,
-		"    if lt(now[3], now[4], last[3], last[4]) then sh, sl = sub(sh, sl, 0, 1) end\n", ""},
-	{"gate: an addition loses its carry", admitLua,
-		"if l >= B then return ah + bh + 1, l - B end", "if l >= B then return ah + bh, l - B end"},
+		"    if n3 < l3 or (n3 == l3 and n4 < l4) then\n      sl = sl - 1\n", "    if false then\n      sl = sl - 1\n"},
+	{"gate: the refill's tokens lose their carry", admitLua,
+		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
+	{"gate: the refill's last loses its carry", admitLua,
+		"if l2 >= B then l1, l2 = l1 + 1, l2 - B end", "if l2 >= B then l2 = l2 - B end"},
 	{"gate: a step back of now refills by negative steps (LIM-8)", admitLua,
-		"if not ltqr(now, last) then -- steps", "if true then -- steps"},
+		"if not (n1 < l1 or (n1 == l1 and (n2 < l2 or (n2 == l2 and (n3 < l3 or (n3 == l3 and n4 < l4)))))) then -- now >= last", "if true then"},
 	{"gate: eviction takes the emptiest way, not the fullest (GATE-16)", admitLua,
-		"ltqr(most, tks) or", "ltqr(tks, most) or"},
+		"if most_way == nil or mt1 < r1 or (mt1 == r1 and (mt2 < r2 or (mt2 == r2 and (mt3 < r3 or (mt3 == r3 and (mt4 < r4 or",
+		"if most_way == nil or mt1 > r1 or (mt1 == r1 and (mt2 > r2 or (mt2 == r2 and (mt3 > r3 or (mt3 == r3 and (mt4 > r4 or"},
 	{"gate: an expired lease still counts in flight (DIST-3)", admitLua,
-		"redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "redis.call('ZCARD', KEYS[1]) -- live leases"},
-	{"gate: a set is written without a TTL (DIST-6)", admitLua,
-		"if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl)) end", ""},
+		"n = redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "n = redis.call('ZCARD', KEYS[1]) -- live leases"},
+	{"gate: a new set is written without a TTL (DIST-6)", admitLua,
+		"  redis.call('PEXPIRE', KEYS[2], ttl)\n", ""},
+	{"gate: a new lease set is written without a TTL (DIST-6)", admitLua,
+		"    redis.call('PEXPIRE', KEYS[1], lset)\n", ""},
 	{"gate: a refused eviction does not store the budget's refill (GATE-19)", admitLua,
-		"if paid then redis.call('HSET', KEYS[2], 'budget'", "if paid and not deficit then redis.call('HSET', KEYS[2], 'budget'"},
+		"if paid then -- GATE-19: on both outcomes", "if paid and not d1 then"},
 	{"gate: an eviction charges the budget cap, not cap - tks' (GATE-19)", admitLua,
-		"local cost = subqr(cap, most)", "local cost = {cap[1], cap[2], cap[3], cap[4]}"},
+		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
 	{"gate: a budget full at now is refilled, not born again at now (GATE-19)", admitLua,
-		"if not full then btks, blast = tks, last end", "btks, blast = tks, last"},
+		"if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end", "p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8"},
 	{"gate: an absent budget is born empty (GATE-19)", admitLua,
-		"local btks, blast = {cap[1], cap[2], cap[3], cap[4]}, {now", "local btks, blast = {0, 0, 0, 0}, {now"},
+		"p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4", "p1, p2, p3, p4, p5, p6, p7, p8 = 0, 0, 0, 0, n1, n2, n3, n4"},
 	{"gate: a refused eviction writes the newcomer's way (GATE-19)", admitLua,
-		"if not deficit then -- GATE-19: a refused eviction writes no way", "if true then"},
+		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
 	{"gate: a refusal's retry counts the whole cost, not the deficit (GATE-19)", admitLua,
-		"deficit = subqr(cost, btks)", "deficit = cost"},
+		"d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)", "d1, d2, d3, d4 = k1, k2, k3, k4"},
+	{"gate: a take that borrows a quotient loses the borrow's carry", admitLua,
+		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
+	{"gate: a pass skips the set's PEXPIRE though its recorded expiry falls short (DIST-6)", admitLua,
+		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
 	{"gate: the set's TTL ignores the budget (DIST-6)", admitLua,
-		"if paid then n_steps = steps(paid) end\n", ""},
+		"  n_steps = (c1 - p1) * B + (c2 - p2) + 2\n", ""},
+	{"spread: a take that borrows a quotient loses the borrow's carry", spreadLua,
+		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
+	{"spread: the refill's tokens lose their carry", spreadLua,
+		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
+	{"spread: an eviction charges the budget cap, not cap - tks' (GATE-19)", spreadLua,
+		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
+	{"spread: a refused eviction writes the newcomer's way (GATE-19)", spreadLua,
+		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
+	{"spread: the sweep drops a set that still carries information (DIST-6)", spreadLua,
+		"if not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4)) then carries = true; break end", "if false then carries = true; break end"},
+	{"spread: the sweep drops what is full at now, not since now less the margin (DIST-6)", spreadLua,
+		"local s1, s2, s3, s4 = unpack('>i4I4i4I4', ARGV[6])", "local s1, s2, s3, s4 = n1, n2, n3, n4"},
+	{"spread: the slab's TTL shrinks (PEXPIRE without GT, DIST-6)", spreadLua,
+		"redis.call('PEXPIRE', KEYS[1], ttl, 'GT')", "redis.call('PEXPIRE', KEYS[1], ttl)"},
+	{"spread: a new slab is written without a TTL (DIST-6)", spreadLua,
+		"  redis.call('PEXPIRE', KEYS[1], ttl)\n", ""},
+	{"spread: the PEXPIRE is skipped though the recorded expiry falls short (DIST-6)", spreadLua,
+		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
+	{"spread: every set of a slab shares one budget field (the wrong slab field)", spreadLua,
+		"local bf = sf .. 'b'", "local bf = 'b'"},
+	{"spread: the set's ways are written under the key's field, not the set's (the wrong slab field)", spreadLua,
+		"fields[#fields + 1], fields[#fields + 2] = sf, v", "fields[#fields + 1], fields[#fields + 2] = key, v"},
 	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
 		"c >= threshold", "c > threshold"},
 	{"store: the trim keeps k-1 stamps (PROP-17)", addLua,
@@ -142,7 +175,10 @@ type mutantKill string
 // set outlives its spent budget (TestRedisGateSetTTLCoversItsBudget), and for the store
 // by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
 // purge, checked by porcupine) and by seeded reservation histories against
-// MemStore's (mutantReserveHistories). The original
+// MemStore's (mutantReserveHistories); a mutant of the Spread script
+// faces the gate vectors, the budget histories and the carries in the
+// Spread layout, and redisSpreadTTL and redisSpreadSweep
+// (mutantSpreadChecks). The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
@@ -155,7 +191,7 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 	for _, src := range orig {
 		same[src] = src
 	}
-	if kill := runMutant(t, srv, same, true, true); kill != "" {
+	if kill := runMutant(t, srv, same, mutantChecks{gate: true, spread: true, throttle: true}); kill != "" {
 		t.Fatalf("the original scripts through the swap fail a check: %s", kill)
 	}
 	for _, m := range luaMutants {
@@ -165,7 +201,8 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 			continue
 		}
 		mutated := map[string]string{src: strings.Replace(src, m.old, m.new, 1)}
-		kill := runMutant(t, srv, mutated, m.script == admitLua, m.script != admitLua)
+		kill := runMutant(t, srv, mutated, mutantChecks{gate: m.script == admitLua, spread: m.script == spreadLua,
+			throttle: m.script != admitLua && m.script != spreadLua})
 		if kill == "" {
 			t.Errorf("mutant %q of %s survives every check", m.name, m.script)
 			continue
@@ -177,7 +214,7 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 // runMutant runs the checks with scripts swapped on a fresh database of
 // srv, gate's or the throttle's, and returns what failed first ("" when
 // all passed). It fails t if a swapped script never ran.
-func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, gateChecks, throttleChecks bool) mutantKill {
+func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, checks mutantChecks) mutantKill {
 	t.Helper()
 	if _, err := srv.Command("FLUSHALL"); err != nil {
 		t.Fatal(err)
@@ -186,12 +223,16 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	defer sw.Close()
 	r := subject.NewRedis(sw.Addr())
 	defer r.Close()
+	gateChecks, throttleChecks := checks.gate, checks.throttle
 	kill := mutantVectors(t, r, gateChecks, throttleChecks)
 	if kill == "" && gateChecks {
 		kill = mutantLeaseCheck(t, r)
 	}
 	if kill == "" && gateChecks {
 		kill = mutantBudgetChecks(t, r)
+	}
+	if kill == "" && checks.spread {
+		kill = mutantSpreadChecks(t, sw.Addr())
 	}
 	if kill == "" && throttleChecks {
 		kill = mutantPurgeRace(t, r)
@@ -206,6 +247,43 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 		t.Fatalf("the swapped scripts ran %d times (%v): the checks did not run them", sw.Swaps(), sw.Err())
 	}
 	return kill
+}
+
+// mutantChecks are the checks a mutant faces: those of the Exact gate's
+// script, of the Spread gate's, of the throttle store's scripts.
+type mutantChecks struct{ gate, spread, throttle bool }
+
+// mutantSpreadChecks runs, with the gate in the Spread layout over addr,
+// the gate vectors, TestRedisGateBudgetHistoriesEqualModel's histories,
+// TestRedisGateCarriesBetweenHalves's admits, redisSpreadTTL and
+// redisSpreadSweep, and names the first that fails.
+func mutantSpreadChecks(t *testing.T, addr string) mutantKill {
+	t.Helper()
+	r := subject.NewRedis(addr).WithLayout(subject.LayoutSpread)
+	defer r.Close()
+	if kill := mutantVectors(t, r, true, false); kill != "" {
+		return "spread: " + kill
+	}
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []func(rueidis.Client, string) (string, error){
+		func(c rueidis.Client, name string) (string, error) {
+			return redisBudgetHistories(c, name, redisgate.Spread, redisBudgetRuns)
+		},
+		func(c rueidis.Client, name string) (string, error) { return redisCarries(c, name, redisgate.Spread) },
+		redisSpreadTTL, redisSpreadSweep,
+	} {
+		diff, err := check(c, r.Namespace())
+		if err != nil {
+			return mutantKill(fmt.Sprintf("spread checks: %v", err))
+		}
+		if diff != "" {
+			return mutantKill("spread checks: " + diff)
+		}
+	}
+	return ""
 }
 
 // mutantVectors runs the conformance vectors of the chosen components
@@ -306,16 +384,24 @@ func mutantLeaseCheck(t *testing.T, r *subject.Redis) mutantKill {
 }
 
 // mutantBudgetChecks runs TestRedisGateBudgetHistoriesEqualModel's
-// histories and TestRedisGateSetTTLCoversItsBudget's check on r.
+// histories, TestRedisGateSetTTLCoversItsBudget's check,
+// TestRedisGateCarriesBetweenHalves's admits and
+// TestRedisGateOneWaySetTTLCoversItsBucket's on r.
 func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := redisBudgetHistories(c, r.Namespace(), redisBudgetRuns)
+	diff, err := redisBudgetHistories(c, r.Namespace(), redisgate.Exact, redisBudgetRuns)
 	if err == nil && diff == "" {
 		diff, err = redisBudgetTTL(c, r.Namespace())
+	}
+	if err == nil && diff == "" {
+		diff, err = redisCarries(c, r.Namespace(), redisgate.Exact)
+	}
+	if err == nil && diff == "" {
+		diff, err = redisOneWayTTL(c, r.Namespace())
 	}
 	switch {
 	case err != nil:

@@ -26,6 +26,7 @@ var (
 	redisDir     string
 	redisErr     error
 	redisSubject *subject.Redis
+	redisSpread  *subject.Redis // over redisServer too, its gates in the Spread layout
 )
 
 // sharedRedis returns the package's redis-server and the subject over it;
@@ -38,6 +39,7 @@ func sharedRedis(t testing.TB) (*redistest.Server, *subject.Redis) {
 		}
 		if redisServer, redisErr = redistest.StartDir(redisDir); redisErr == nil {
 			redisSubject = subject.NewRedis(redisServer.Addr())
+			redisSpread = subject.NewRedis(redisServer.Addr()).WithLayout(subject.LayoutSpread)
 		}
 	})
 	if redisErr != nil {
@@ -46,9 +48,20 @@ func sharedRedis(t testing.TB) (*redistest.Server, *subject.Redis) {
 	return redisServer, redisSubject
 }
 
+// sharedRedisSpread is sharedRedis's server and a subject over it whose
+// gates are in the Spread layout.
+func sharedRedisSpread(t testing.TB) (*redistest.Server, *subject.Redis) {
+	t.Helper()
+	srv, _ := sharedRedis(t)
+	return srv, redisSpread
+}
+
 func stopRedis() {
 	if redisSubject != nil {
 		redisSubject.Close()
+	}
+	if redisSpread != nil {
+		redisSpread.Close()
 	}
 	if redisServer != nil {
 		redisServer.Kill()
@@ -74,12 +87,17 @@ func flagSet(name string) bool {
 	return set
 }
 
+// rapidChecksSet reports whether the command line set -rapid.checks: asked
+// once, before checkRedis sets the flag itself (flag.Visit then counts it
+// as set).
+var rapidChecksSet = sync.OnceValue(func() bool { return flagSet("rapid.checks") })
+
 // checkRedis is rapid.Check(t, prop) with redisChecks checks unless the
 // command line chose. The package's tests never run in parallel, so the
 // flag is set and restored around the check alone.
 func checkRedis(t *testing.T, prop func(*rapid.T)) {
 	t.Helper()
-	if !flagSet("rapid.checks") {
+	if !rapidChecksSet() {
 		old := flag.Lookup("rapid.checks").Value.String()
 		_ = flag.Set("rapid.checks", strconv.Itoa(redisChecks))
 		defer func() { _ = flag.Set("rapid.checks", old) }()
@@ -135,13 +153,29 @@ func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
 // throttle.MaxStampsPerKey), which it must skip.
 func TestVectorsPassRedis(t *testing.T) {
 	_, r := sharedRedis(t)
+	vectorsPassRedis(t, r, nil)
+}
+
+// TestVectorsPassRedisSpread runs every gate conformance vector against
+// the Redis subject in the Spread layout (in-flight counted in this
+// process, the sets spread over slabs): one process is the model's single
+// gate, so each must pass.
+func TestVectorsPassRedisSpread(t *testing.T) {
+	_, r := sharedRedisSpread(t)
+	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Gate })
+}
+
+// vectorsPassRedis runs the conformance vectors of the components keep
+// picks (nil: all) against r, as TestVectorsPassRedis says.
+func vectorsPassRedis(t *testing.T, r *subject.Redis, keep func(oracle.Component) bool) {
+	t.Helper()
 	cases, err := conformance.Load(conformance.Vectors)
 	if err != nil {
 		t.Fatalf("conformance.Load(Vectors) error: %v", err)
 	}
 	passed, skipped := 0, 0
 	for _, c := range cases {
-		if c.Trace().Component == oracle.Gate && !redisGateReady {
+		if c.Trace().Component == oracle.Gate && !redisGateReady || keep != nil && !keep(c.Trace().Component) {
 			continue
 		}
 		res := judge.Check(r, c)
@@ -167,5 +201,13 @@ func TestVectorsPassRedis(t *testing.T) {
 // refuses the same configs (DIST-2, DIST-8).
 func TestPropRedisGateEqualsModel(t *testing.T) {
 	_, r := sharedRedis(t)
+	checkRedis(t, machineOn(r, oracle.Gate))
+}
+
+// TestPropRedisGateSpreadEqualsModel is TestPropRedisGateEqualsModel in
+// the Spread layout: in-flight counted by the process, the sets spread
+// over slabs, and still the model's results for every sequential history.
+func TestPropRedisGateSpreadEqualsModel(t *testing.T) {
+	_, r := sharedRedisSpread(t)
 	checkRedis(t, machineOn(r, oracle.Gate))
 }

@@ -31,6 +31,7 @@ const RedisTTL = 10 * time.Minute
 type Redis struct {
 	target redisclient.Target
 	run    string // this subject's namespace prefix
+	layout Layout
 	seq    atomic.Uint64
 
 	once   sync.Once
@@ -46,7 +47,36 @@ func NewRedis(addr string) *Redis { return NewRedisFor(server(addr)) }
 func NewRedisFor(t redisclient.Target) *Redis {
 	id := make([]byte, 6)
 	_, _ = rand.Read(id)
-	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id)}
+	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id), layout: LayoutExact}
+}
+
+// Layout is how a Redis subject lays out its gates' keys: limcheck serve's
+// -redis-layout.
+type Layout string
+
+const (
+	// LayoutExact is impl/redisgate's Exact mode (the default): one hash
+	// tag per gate, in-flight as leases in Redis.
+	LayoutExact Layout = "exact"
+	// LayoutSpread is impl/redisgate's Spread mode: the sets spread over
+	// slabs, in-flight counted in this process.
+	LayoutSpread Layout = "spread"
+)
+
+// ParseLayout returns the layout named s ("exact" or "spread").
+func ParseLayout(s string) (Layout, error) {
+	switch l := Layout(s); l {
+	case LayoutExact, LayoutSpread:
+		return l, nil
+	}
+	return "", fmt.Errorf("subject: layout %q is neither %q nor %q", s, LayoutExact, LayoutSpread)
+}
+
+// WithLayout sets the layout of the gates r opens from now on and returns
+// r; call it before r's first Open. A Redis starts in LayoutExact.
+func (r *Redis) WithLayout(l Layout) *Redis {
+	r.layout = l
+	return r
 }
 
 // OpenRedis returns the Redis subject on target t once it answers a PING,
@@ -137,8 +167,12 @@ func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass,
 	if err != nil {
 		return nil, "", err
 	}
+	mode := redisgate.Exact
+	if r.layout == LayoutSpread {
+		mode = redisgate.Spread
+	}
 	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
-		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: RedisTTL, TTLMargin: RedisTTL, Seed: &seed})
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: RedisTTL, TTLMargin: RedisTTL, Seed: &seed, Mode: mode})
 	if errors.Is(err, redisgate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}
