@@ -18,8 +18,10 @@ import (
 	"github.com/limcheck/limcheck/impl/redisgate"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
 	mgate "github.com/limcheck/limcheck/model/gate"
 	mlim "github.com/limcheck/limcheck/model/lim"
+	"github.com/limcheck/limcheck/oracle"
 	"github.com/redis/rueidis"
 )
 
@@ -33,6 +35,7 @@ func TestRedisClusterSpread(t *testing.T) {
 	t.Run("FleetIsLinearizable", func(t *testing.T) { spreadFleetIsLinearizable(t, c) })
 	t.Run("CommandsSpreadOverPrimaries", func(t *testing.T) { spreadCommandsSpreadOverPrimaries(t, c) })
 	t.Run("SlotMigrationFailsNoAdmit", func(t *testing.T) { spreadSlotMigrationFailsNoAdmit(t, c) })
+	t.Run("VectorsAndMachinePass", func(t *testing.T) { spreadVectorsAndMachinePass(t, c) })
 	t.Run("PrimaryKillFailsOverTruly", func(t *testing.T) { spreadPrimaryKillFailsOverTruly(t, c) })
 }
 
@@ -134,7 +137,7 @@ func spreadSlabKey(ip string, slabs int64) string {
 // spreadAdmits is the load of the spread check: that many admits over a
 // third as many addresses, each admitted three times. BENCHMARKS.md's
 // figures are from -spread.admits=30000.
-var spreadAdmits = flag.Int("spread.admits", 12_000, "admits of the cluster spread check (over a third as many addresses)")
+var spreadAdmits = flag.Int("spread.admits", 6_000, "admits of the cluster spread check (over a third as many addresses)")
 
 // spreadCommandsSpreadOverPrimaries checks issue 25's spread goal: one
 // Spread gate in the production layout (a set per key, one way, the
@@ -286,6 +289,17 @@ func spreadSlotMigrationFailsNoAdmit(t *testing.T, c *redistest.Cluster) {
 	close(stop)
 	wg.Wait()
 	ct.check(t, g, nil)
+}
+
+// spreadVectorsAndMachinePass runs every gate conformance vector, and the
+// gate's rapid state machine (TestPropRedisGateEqualsModel's), against the
+// Redis subject in the Spread layout on the cluster: one process is the
+// model's single gate, and its slabs lie on every primary.
+func spreadVectorsAndMachinePass(t *testing.T, c *redistest.Cluster) {
+	r := subject.NewRedisFor(redisclient.Target{Mode: redisclient.Cluster, Addrs: c.Seeds()}).WithLayout(subject.LayoutSpread)
+	t.Cleanup(r.Close)
+	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Gate })
+	checkRedis(t, machineOn(r, oracle.Gate))
 }
 
 // spreadPrimaryKillFailsOverTruly is TestRedisClusterPrimaryKillFailsOverTruly
