@@ -239,6 +239,7 @@ func spreadSlotMigrationFailsNoAdmit(t *testing.T, c *redistest.Cluster) {
 		})
 	}
 	var moved []string
+	var moves int64
 	for _, slab := range []string{spreadSlabKey("k0", slabs), spreadSlabKey("k1", slabs)} {
 		if len(moved) > 0 && moved[0] == slab {
 			continue
@@ -279,15 +280,19 @@ func spreadSlotMigrationFailsNoAdmit(t *testing.T, c *redistest.Cluster) {
 		t.Logf("slab %s (slot %d, %d keys of the test) moved from %s to %s: ASKING %d, MOVED at the source %d, TRYAGAIN %d",
 			slab, slot, len(bySlab[slab]), from.Addr(), to.Addr(), asks, mov,
 			stat(t, from, "errorstats", "errorstat_TRYAGAIN", "count")+stat(t, to, "errorstats", "errorstat_TRYAGAIN", "count"))
-		if asks == 0 || mov == 0 {
-			t.Errorf("slab %s: ASKING %d at the target and MOVED %d at the source: the move was not met by ASK and MOVED", slab, asks, mov)
+		if asks == 0 {
+			t.Errorf("slab %s: no ASKING reached the target: no admit was redirected by ASK", slab)
 		}
+		moves += mov
 		if owner, err := c.Owner(slot); err != nil || owner != to {
 			t.Fatalf("slot %d is on %v (%v) after the migration, want %s", slot, owner, err, to.Addr())
 		}
 	}
 	close(stop)
 	wg.Wait()
+	if moves == 0 {
+		t.Errorf("no MOVED at the sources: no admit met a moved slab (a client refreshes its slot map on the first, so each move need not show one)")
+	}
 	ct.check(t, g, nil)
 }
 
