@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -238,62 +239,63 @@ func spreadSlotMigrationFailsNoAdmit(t *testing.T, c *redistest.Cluster) {
 			}
 		})
 	}
-	var moved []string
+	halt := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer halt() // a Fatal stops the workers too
 	var moves int64
-	for _, slab := range []string{spreadSlabKey("k0", slabs), spreadSlabKey("k1", slabs)} {
-		if len(moved) > 0 && moved[0] == slab {
-			continue
-		}
-		moved = append(moved, slab)
-		slot, err := c.Slot(slab)
-		if err != nil {
-			t.Fatal(err)
-		}
-		from, err := c.Owner(slot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, err := redistest.KeysInSlot(from, slot, 10); err != nil || len(n) == 0 {
-			t.Fatalf("slot %d of slab %s holds %v (%v) on its owner %s: not the slab's key", slot, slab, n, err, from.Addr())
-		}
-		to := c.Nodes[0]
-		if to == from {
-			to = c.Nodes[1]
-		}
-		asks := stat(t, to, "commandstats", "cmdstat_asking", "calls")
-		mov := stat(t, from, "errorstats", "errorstat_MOVED", "count")
-		// After each batch (the slab is one key: one batch), every key of
-		// the slab is on the target, the slot still the source's: the
-		// source answers ASK.
-		if err := c.MoveSlot(slot, to, 5, func() {
+	for _, slab := range slices.Compact([]string{spreadSlabKey("k0", slabs), spreadSlabKey("k1", slabs)}) {
+		moves += moveSpreadSlab(t, c, slab, func() {
 			for _, k := range bySlab[slab] {
 				ct.admit(g, k)
 			}
-		}); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range bySlab[slab] { // MOVED for a client that still maps the slot to the source
-			ct.admit(g, k)
-		}
-		asks = stat(t, to, "commandstats", "cmdstat_asking", "calls") - asks
-		mov = stat(t, from, "errorstats", "errorstat_MOVED", "count") - mov
-		t.Logf("slab %s (slot %d, %d keys of the test) moved from %s to %s: ASKING %d, MOVED at the source %d, TRYAGAIN %d",
-			slab, slot, len(bySlab[slab]), from.Addr(), to.Addr(), asks, mov,
-			stat(t, from, "errorstats", "errorstat_TRYAGAIN", "count")+stat(t, to, "errorstats", "errorstat_TRYAGAIN", "count"))
-		if asks == 0 {
-			t.Errorf("slab %s: no ASKING reached the target: no admit was redirected by ASK", slab)
-		}
-		moves += mov
-		if owner, err := c.Owner(slot); err != nil || owner != to {
-			t.Fatalf("slot %d is on %v (%v) after the migration, want %s", slot, owner, err, to.Addr())
-		}
+		})
 	}
-	close(stop)
-	wg.Wait()
+	halt()
 	if moves == 0 {
 		t.Errorf("no MOVED at the sources: no admit met a moved slab (a client refreshes its slot map on the first, so each move need not show one)")
 	}
 	ct.check(t, g, nil)
+}
+
+// moveSpreadSlab moves the slot of slab, which holds the slab alone, to
+// another primary (c.MoveSlot), calling admit after its MIGRATE, while
+// the slot is still the source's (the source answers ASK), and once the
+// move ends (MOVED, for a client that still maps the slot to the source).
+// It fails t unless some admit met ASK, and returns the MOVED replies the
+// source gave meanwhile.
+func moveSpreadSlab(t *testing.T, c *redistest.Cluster, slab string, admit func()) int64 {
+	t.Helper()
+	slot, err := c.Slot(slab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, err := c.Owner(slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := redistest.KeysInSlot(from, slot, 10); err != nil || len(n) != 1 || n[0] != slab {
+		t.Fatalf("slot %d holds %v (%v) on its owner %s, want the slab %s alone", slot, n, err, from.Addr(), slab)
+	}
+	to := c.Nodes[0]
+	if to == from {
+		to = c.Nodes[1]
+	}
+	asks := stat(t, to, "commandstats", "cmdstat_asking", "calls")
+	moved := stat(t, from, "errorstats", "errorstat_MOVED", "count")
+	if err := c.MoveSlot(slot, to, 5, admit); err != nil { // one key: one batch
+		t.Fatal(err)
+	}
+	admit()
+	asks = stat(t, to, "commandstats", "cmdstat_asking", "calls") - asks
+	moved = stat(t, from, "errorstats", "errorstat_MOVED", "count") - moved
+	t.Logf("slab %s (slot %d) moved from %s to %s: ASKING %d, MOVED at the source %d, TRYAGAIN %d", slab, slot, from.Addr(), to.Addr(), asks, moved,
+		stat(t, from, "errorstats", "errorstat_TRYAGAIN", "count")+stat(t, to, "errorstats", "errorstat_TRYAGAIN", "count"))
+	if asks == 0 {
+		t.Errorf("slab %s: no ASKING reached the target: no admit was redirected by ASK", slab)
+	}
+	if owner, err := c.Owner(slot); err != nil || owner != to {
+		t.Fatalf("slot %d is on %v (%v) after the migration, want %s", slot, owner, err, to.Addr())
+	}
+	return moved
 }
 
 // spreadVectorsAndMachinePass runs every gate conformance vector, and the
