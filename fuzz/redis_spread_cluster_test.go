@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/limcheck/limcheck/impl/gate"
 	ilim "github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/redisclient"
@@ -34,6 +35,7 @@ import (
 func TestRedisClusterSpread(t *testing.T) {
 	c := redistest.StartCluster(t, 1)
 	t.Run("FleetIsLinearizable", func(t *testing.T) { spreadFleetIsLinearizable(t, c) })
+	t.Run("CheckerCatchesADoubledTake", func(t *testing.T) { spreadCheckerCatchesADoubledTake(t, c) })
 	t.Run("CommandsSpreadOverPrimaries", func(t *testing.T) { spreadCommandsSpreadOverPrimaries(t, c) })
 	t.Run("SlotMigrationFailsNoAdmit", func(t *testing.T) { spreadSlotMigrationFailsNoAdmit(t, c) })
 	t.Run("VectorsAndMachinePass", func(t *testing.T) { spreadVectorsAndMachinePass(t, c) })
@@ -97,30 +99,74 @@ func (n redisSpreadNode) bucket(ip string, now int64) linGateOut {
 // each node's log for its sheds and in_flight reads. They must pass, shed,
 // limit and refuse an eviction.
 func spreadFleetIsLinearizable(t *testing.T, c *redistest.Cluster) {
-	var clients [linSpreadNodes]rueidis.Client
-	for i := range clients {
-		clients[i] = newClusterClient(t, c)
-	}
+	clients := newSpreadFleetClients(t, c)
 	seen := map[string]int{}
 	for round := range redisLinRounds() {
 		maxif := linSpreadMaxifs[round%len(linSpreadMaxifs)]
-		name := "lin" + strconv.Itoa(round)
-		nodes := make([]linSpreadNode, linSpreadNodes)
-		for i := range nodes {
-			seed := linSpreadSeed
-			g, err := redisgate.New(redisgate.Config{Client: clients[i], Name: name, Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif),
-				Sets: linSpreadSets, Ways: linGateWays, TickNanos: linGateTickNanos, Seed: &seed, TTLMargin: time.Hour,
-				Timeout: slowdown.Scale(10 * time.Second), Mode: redisgate.Spread, Slabs: linSpreadSlabs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodes[i] = redisSpreadNode{t, g}
-		}
+		nodes := newSpreadFleet(t, clients, "lin"+strconv.Itoa(round), maxif, false)
 		h := linSpreadRun(t.Name(), round, nodes)
 		linSpreadRequire(t, h, maxif, fmt.Sprintf("spread fleet history %d (maxif %d per node)", round, maxif))
 		linSpreadTally(seen, h)
 	}
 	linRequireSeen(t, seen, string(mgate.Pass), string(mgate.Shed), string(mgate.Limited), linGateRefused)
+}
+
+// newSpreadFleetClients is a cluster client per node of a fleet.
+func newSpreadFleetClients(t *testing.T, c *redistest.Cluster) []rueidis.Client {
+	clients := make([]rueidis.Client, linSpreadNodes)
+	for i := range clients {
+		clients[i] = newClusterClient(t, c)
+	}
+	return clients
+}
+
+// newSpreadFleet is a fleet (linSpread's table, maxif per node) of Spread
+// gates named name, one per client; with doubled, each node takes twice per
+// admit (a planted bug).
+func newSpreadFleet(t *testing.T, clients []rueidis.Client, name string, maxif int64, doubled bool) []linSpreadNode {
+	nodes := make([]linSpreadNode, len(clients))
+	for i, client := range clients {
+		seed := linSpreadSeed
+		g, err := redisgate.New(redisgate.Config{Client: client, Name: name, Lim: ilim.NewConfig(linGateCap, linGateRefil, linGateIvl, maxif),
+			Sets: linSpreadSets, Ways: linGateWays, TickNanos: linGateTickNanos, Seed: &seed, TTLMargin: time.Hour,
+			Timeout: slowdown.Scale(10 * time.Second), Mode: redisgate.Spread, Slabs: linSpreadSlabs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[i] = redisSpreadNode{t, g}
+		if doubled {
+			nodes[i] = redisDoubledNode{redisSpreadNode{t, g}}
+		}
+	}
+	return nodes
+}
+
+// redisDoubledNode is a Spread node with a planted bug: each admit is sent
+// twice (as a retry of an admit whose reply was lost would be), the first
+// decision's place given back, the second returned.
+type redisDoubledNode struct{ redisSpreadNode }
+
+func (n redisDoubledNode) admit(ip string, now int64) (linGateOut, func()) {
+	_, release := n.redisSpreadNode.admit(ip, now)
+	release()
+	return n.redisSpreadNode.admit(ip, now)
+}
+
+// spreadCheckerCatchesADoubledTake checks that the fleet check is not
+// vacuous on Redis either: the same clients and checker report a history
+// of Spread nodes that take twice per admit Illegal within
+// linNegativeRounds rounds.
+func spreadCheckerCatchesADoubledTake(t *testing.T, c *redistest.Cluster) {
+	clients := newSpreadFleetClients(t, c)
+	for r := range linNegativeRounds {
+		maxif := linSpreadMaxifs[r%len(linSpreadMaxifs)]
+		h := linSpreadRun(t.Name(), r, newSpreadFleet(t, clients, "doubled"+strconv.Itoa(r), maxif, true))
+		if res, err := linSpreadCheck(h, maxif); res == porcupine.Illegal {
+			t.Logf("history %d is Illegal (%v)", r, err)
+			return
+		}
+	}
+	t.Fatalf("linSpreadCheck = Ok for %d histories of Spread nodes that take twice, want Illegal for one: the check is vacuous", linNegativeRounds)
 }
 
 // spreadSlabKey is the Redis key of the slab that holds ip's set in the
