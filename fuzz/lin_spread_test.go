@@ -461,7 +461,7 @@ func (n linMemNode) bucket(ip string, now int64) linGateOut {
 // they pass, shed, limit by a bucket and refuse an eviction by a budget.
 func TestLinSpreadFleetIsLinearizableInMemory(t *testing.T) {
 	seen := map[string]int{}
-	for round := range min(*linRounds, 10) {
+	for round := range max(*linRounds/3, 1) { // a third of -lin.rounds: ten by default, about a second
 		maxif := linSpreadMaxifs[round%len(linSpreadMaxifs)]
 		h := linSpreadRun(t.Name(), round, newLinMemFleet(t, maxif).nodes())
 		linSpreadRequire(t, h, maxif, fmt.Sprintf("in-memory fleet history %d (maxif %d)", round, maxif))
