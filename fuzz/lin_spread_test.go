@@ -34,6 +34,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -291,9 +292,19 @@ func linSpreadCheck(h []porcupine.Operation, maxif int64) (porcupine.CheckResult
 func linSpreadRequire(t *testing.T, h []porcupine.Operation, maxif int64, what string) {
 	t.Helper()
 	if err := linSpreadLocal(h, maxif); err != nil {
-		t.Fatalf("%s: node-local check: %v\n%s", what, err, linReport(linSpreadModel(maxif), h))
+		t.Fatalf("%s: node-local check: %v\n%s", what, err, linSpreadListing(h))
 	}
 	linRequire(t, linSpreadModel(maxif), linSpreadShared(h), what)
+}
+
+// linSpreadListing is h, one operation a line by call stamp.
+func linSpreadListing(h []porcupine.Operation) string {
+	var b strings.Builder
+	b.WriteString("history (client [call, return] operation -> result):\n")
+	for _, op := range linByCall(h) {
+		fmt.Fprintf(&b, "  c%d [%d, %d] %s\n", op.ClientId, op.Call, op.Return, linDescribe(op.Input, op.Output))
+	}
+	return b.String()
 }
 
 // linSpreadNode is one node of a fleet as its clients drive it: admit
@@ -495,36 +506,59 @@ func TestLinSpreadCheckerRejectsPlantedBugs(t *testing.T) {
 
 // TestLinSpreadCheckerRejectsHandBuiltHistories checks the checker on
 // sequential histories of two nodes of maxif 1 that each break one rule
-// of the composition: the rejection names the rule.
+// of the composition, every admit at tick 0: porcupine or the node-local
+// check, as the rule is shared or local, rejects each; a history that keeps
+// every rule passes.
 func TestLinSpreadCheckerRejectsHandBuiltHistories(t *testing.T) {
-	table := newLinSpreadTable()
-	take := func(ip string, now int64) linGateOut {
-		d := table.Admit(ip, now)
-		return linGateOut{Verdict: string(d.Verdict), Set: d.Set, Way: d.Way, Retry: d.Retry, RetryAfter: d.RetryAfter, Response: d.Response}
+	// takes returns the outputs of admits of ips, in order, on a fresh table.
+	takes := func(ips ...string) []linGateOut {
+		table := newLinSpreadTable()
+		var outs []linGateOut
+		for _, ip := range ips {
+			d := table.Admit(ip, 0)
+			outs = append(outs, linGateOut{Verdict: string(d.Verdict), Set: d.Set, Way: d.Way, Retry: d.Retry, RetryAfter: d.RetryAfter, Response: d.Response})
+		}
+		return outs
 	}
-	pass := take("a", 0)     // a: 1 token left
-	again := take("a", 0)    // a: 0 left, what a doubled take leaves
-	limited := take("a", 0)  // a's third admit at 0
-	other := take("c", 0)    // another key's pass
-	released := linGateOut{} // a release's output
-	op := func(i int, node int, kind oracle.Kind, ip string, of int64, out linGateOut) porcupine.Operation {
-		return porcupine.Operation{ClientId: node, Input: linSpreadIn{kind: kind, node: node, ip: ip, of: of}, Call: int64(2 * i), Output: out, Return: int64(2*i + 1)}
+	aaa := takes("a", "a", "a") // pass, pass (a's last token), limited
+	ade := takes("a", "d", "e") // three passes
+	type step struct {
+		node  int
+		kind  oracle.Kind
+		ip    string
+		of    int  // a release's admit, by step
+		again bool // a release that must be a no-op
+		out   linGateOut
+	}
+	history := func(steps ...step) []porcupine.Operation {
+		var h []porcupine.Operation
+		for i, s := range steps {
+			in := linSpreadIn{kind: s.kind, node: s.node, ip: s.ip, of: int64(2 * s.of), again: s.again}
+			h = append(h, porcupine.Operation{ClientId: s.node, Input: in, Call: int64(2 * i), Output: s.out, Return: int64(2*i + 1)})
+		}
+		return h
+	}
+	admit := func(node int, ip string, out linGateOut) step {
+		return step{node: node, kind: oracle.Admit, ip: ip, out: out}
+	}
+	release := func(node, of int, again bool) step {
+		return step{node: node, kind: oracle.Release, of: of, again: again}
 	}
 	for _, tc := range []struct {
 		name, reason string
 		h            []porcupine.Operation
-		local        bool // caught by the node-local check, not porcupine
+		local        bool // the node-local check rejects it, not porcupine
 	}{
-		{"doubled take", "a's second admit is limited: its first took two tokens", []porcupine.Operation{
-			op(0, 0, oracle.Admit, "a", 0, pass), op(1, 0, oracle.Release, "", 0, released), op(2, 1, oracle.Admit, "a", 0, limited)}, false},
-		{"over maxif", "node 0 passes a second request while its first holds its only place", []porcupine.Operation{
-			op(0, 0, oracle.Admit, "a", 0, pass), op(1, 0, oracle.Admit, "c", 0, other)}, false},
-		{"double release", "a second release of one pass gives back no place", []porcupine.Operation{
-			op(0, 0, oracle.Admit, "a", 0, pass), op(1, 0, oracle.Release, "", 0, released), op(2, 0, oracle.Release, "", 0, released)}, true},
-		{"unjustified shed", "node 1 sheds while only node 0 holds a place", []porcupine.Operation{
-			op(0, 0, oracle.Admit, "a", 0, pass), op(1, 1, oracle.Admit, "c", 0, linSpreadShed(table, "c"))}, true},
-		{"wrong in_flight", "node 0 counts none while its pass is held", []porcupine.Operation{
-			op(0, 0, oracle.Admit, "a", 0, pass), op(1, 0, oracle.InFlight, "", 0, linGateOut{N: 0})}, true},
+		{"doubled take", "a's second admit is limited: its first took two tokens",
+			history(admit(0, "a", aaa[0]), release(0, 0, false), admit(1, "a", aaa[2])), false},
+		{"over maxif", "node 0 passes a second request while its first holds its only place",
+			history(admit(0, "a", ade[0]), admit(0, "d", ade[1])), false},
+		{"double release", "a second release of a pass gave back another pass's place: node 0 then holds two",
+			history(admit(0, "a", ade[0]), release(0, 0, false), release(0, 0, true), admit(0, "d", ade[1]), admit(0, "e", ade[2])), false},
+		{"unjustified shed", "node 1 sheds while only node 0 holds a place",
+			history(admit(0, "a", ade[0]), admit(1, "d", linSpreadShed(newLinSpreadTable(), "d"))), true},
+		{"wrong in_flight", "node 0 counts none while its pass is held",
+			history(admit(0, "a", ade[0]), step{node: 0, kind: oracle.InFlight}), true},
 	} {
 		if tc.reason == "" {
 			t.Fatalf("case %s has no reason", tc.name)
@@ -534,9 +568,9 @@ func TestLinSpreadCheckerRejectsHandBuiltHistories(t *testing.T) {
 			t.Errorf("%s (%s): linSpreadCheck = %s, %v; want Illegal, by the node-local check %v", tc.name, tc.reason, res, err, tc.local)
 		}
 	}
-	ok := []porcupine.Operation{op(0, 0, oracle.Admit, "a", 0, pass), op(1, 1, oracle.Admit, "a", 0, again), op(2, 0, oracle.InFlight, "", 0, linGateOut{N: 1}),
-		op(3, 0, oracle.Release, "", 0, released), op(4, 0, oracle.Admit, "c", 0, other)}
+	ok := history(admit(0, "a", aaa[0]), admit(1, "a", aaa[1]), step{node: 0, kind: oracle.InFlight, out: linGateOut{N: 1}},
+		admit(0, "a", linSpreadShed(newLinSpreadTable(), "a")), release(0, 0, false), release(0, 0, true), admit(0, "a", aaa[2]), release(0, 6, true))
 	if res, err := linSpreadCheck(ok, 1); res != porcupine.Ok {
-		t.Errorf("linSpreadCheck(two nodes, each one pass) = %s, %v; want Ok", res, err)
+		t.Errorf("linSpreadCheck(two nodes, a pass each, a shed, a limited take, releases) = %s, %v; want Ok", res, err)
 	}
 }
