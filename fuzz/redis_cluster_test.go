@@ -37,13 +37,23 @@ const (
 	clusterPartition = "thr:lim:" + clusterName + ":{0}"
 )
 
-// newClusterGate is the cluster tests' gate over c; its calls time out after
-// timeout.
+// newClusterGate is the cluster tests' gate over c in the Exact layout; its
+// calls time out after timeout.
 func newClusterGate(t *testing.T, c rueidis.Client, timeout time.Duration) *redisgate.Gate {
 	t.Helper()
-	seed := [16]byte{1, 2, 3}
+	return newClusterGateIn(t, c, timeout, redisgate.Exact, 0)
+}
+
+// clusterSeed is the seed of the cluster tests' gate.
+var clusterSeed = [16]byte{1, 2, 3}
+
+// newClusterGateIn is the cluster tests' gate over c in layout mode with
+// slabs slabs (0 in the Exact layout, or for the default).
+func newClusterGateIn(t *testing.T, c rueidis.Client, timeout time.Duration, mode redisgate.Mode, slabs int64) *redisgate.Gate {
+	t.Helper()
+	seed := clusterSeed
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: clusterName, Lim: ilim.NewConfig(clusterCap, 1, 1<<40, 1<<30),
-		Sets: math.MaxInt64, Ways: 1, TickNanos: 1, Seed: &seed, LeaseTTL: time.Hour, Timeout: timeout})
+		Sets: math.MaxInt64, Ways: 1, TickNanos: 1, Seed: &seed, LeaseTTL: time.Hour, Timeout: timeout, Mode: mode, Slabs: slabs})
 	if err != nil {
 		t.Fatal(err)
 	}
