@@ -25,7 +25,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 		"redis-cluster":  fs.String("redis-cluster", "", "as -redis, over the Redis Cluster whose seed nodes are `SEEDS` (host:port,host:port,...; refused unless they are cluster nodes)"),
 		"redis-sentinel": fs.String("redis-sentinel", "", "as -redis, over the primary that the Sentinels at ADDRS monitor as MASTER: `MASTER@ADDRS` (name@host:port,host:port,...); the client follows their failovers"),
 	}
-	fs.Func("redis-layout", "the Redis gate's `LAYOUT`: exact (the default: one global in-flight count, the gate in one slot) or spread (in-flight per process, the sets spread over 1024 slabs: every slot of a cluster)", func(s string) (err error) { sf.layout, err = subject.ParseLayout(s); return err })
+	fs.Func("redis-layout", "the Redis `LAYOUT`: exact (the default: one global in-flight count, the gate in one slot, the throttle store in one partition) or spread (in-flight per process, the sets spread over 1024 slabs, the store over 64 partitions: every slot of a cluster)", func(s string) (err error) { sf.layout, err = subject.ParseLayout(s); return err })
 }
 
 // serveCmd serves the bundled implementation (or the model) as a port on

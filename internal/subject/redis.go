@@ -76,10 +76,20 @@ func ParseLayout(s string) (Layout, error) {
 	return "", fmt.Errorf("subject: layout %q is neither %q nor %q", s, LayoutExact, LayoutSpread)
 }
 
-// WithLayout sets the layout of the gates r opens from now on and returns
-// r; call it before r's first Open. A Redis starts in LayoutExact.
+// SpreadPartitions is the throttle stores' partition count in
+// LayoutSpread (spec DIST-11), where Partitions is 0.
+const SpreadPartitions = 64
+
+// WithLayout sets the layout of the gates and throttle stores r opens from
+// now on and returns r; call it before r's first Open. A Redis starts in
+// LayoutExact: each gate on one slot, each store in one partition.
+// LayoutSpread spreads both: the gate's sets over slabs (spec DIST-10), and
+// the store over SpreadPartitions partitions unless Partitions is set.
 func (r *Redis) WithLayout(l Layout) *Redis {
 	r.layout = l
+	if l == LayoutSpread && r.Partitions == 0 {
+		r.Partitions = SpreadPartitions
+	}
 	return r
 }
 
