@@ -465,7 +465,7 @@ func (n linMemNode) bucket(ip string, now int64) linGateOut {
 	return linBucketOut(ok, b.Tks, b.Last)
 }
 
-// TestLinSpreadFleetIsLinearizableInMemory checks the composition model
+// TestLinSpreadFleetIsLinearizableInMemory checks DIST-10's composition model
 // against the composition itself, in memory: histories of three nodes of
 // two clients, each node with its own exact count of maxif, over one
 // impl/gate table, pass both parts of the check (linSpreadCheck), and

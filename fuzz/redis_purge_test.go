@@ -138,7 +138,7 @@ func linStoreParts(ns string, parts int) porcupine.Model {
 	})
 }
 
-// TestLinRedisPartitionedPurgeIsLinearizablePerPartition checks what the
+// TestLinRedisPartitionedPurgeIsLinearizablePerPartition checks DIST-11: what the
 // store promises of a purge over several partitions: concurrent histories
 // of four throttles, one per node, over 2 partitions (linThrKeys[0] in
 // partition 0, the other keys in partition 1), with purge_expired, are

@@ -38,7 +38,8 @@ func spreadGate(c rueidis.Client, name string, l ilim.Config, tick int64, margin
 // slab0 is the key of slab 0 of the Spread gate named name.
 func slab0(name string) string { return "{lim:" + name + ":0}" }
 
-// TestRedisGateSpreadInFlightIsPerNode checks Spread's in-flight count:
+// TestRedisGateSpreadInFlightIsPerNode checks Spread's in-flight count
+// (spec DIST-10):
 // two gates of one name on one server (two nodes) each shed at their own
 // maxif (2), with no Redis trip (the first node's connects are refused
 // then); Release is in memory, and releasing a pass twice, a decision that

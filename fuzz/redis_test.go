@@ -172,7 +172,7 @@ func TestVectorsPassRedis(t *testing.T) {
 // TestVectorsPassRedisSpread runs every gate conformance vector against
 // the Redis subject in the Spread layout (in-flight counted in this
 // process, the sets spread over slabs): one process is the model's single
-// gate, so each must pass.
+// gate in either layout (spec DIST-9), so each must pass.
 func TestVectorsPassRedisSpread(t *testing.T) {
 	_, r := sharedRedisSpread(t)
 	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Gate })

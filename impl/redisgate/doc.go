@@ -1,6 +1,7 @@
 // Package redisgate is the gate on Redis (>= 7.0), through rueidis: spec
 // 3's set-associative table of per-key buckets, with an eviction budget per
-// set, and an in-flight count, in one of two layouts ([Config.Mode]):
+// set, and an in-flight count, in one of two layouts (spec DIST-9,
+// [Config.Mode]):
 //
 //   - [Exact] (the zero value): one in-flight count shared by every node
 //     that talks to one Redis primary, the in-flight places held as leases
@@ -41,7 +42,7 @@
 //
 // # Spread
 //
-// A node reserves its in-flight place in memory before any Redis trip (a
+// A node (spec DIST-10) reserves its in-flight place in memory before any Redis trip (a
 // CAS on its count against maxif: GATE-4 with the node's own count) and
 // sheds with no Redis trip at maxif. Then one EVALSHA of lua/spread.lua on
 // the set's slab: its field's ways, the refill, the take or the eviction

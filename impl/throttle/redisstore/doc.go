@@ -15,6 +15,8 @@
 //
 // # Layout
 //
+// The keys are grouped into partitions (spec DIST-11).
+//
 // For namespace NS, Config.Partitions = N (1 unless set), and throttle key
 // K (any bytes):
 //
