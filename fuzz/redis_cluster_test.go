@@ -24,11 +24,15 @@ import (
 // The cluster tests' gate: cap 3 and no refill within a test (ivl 2^40
 // ticks, every admit at tick 0), so a key admitted n times passes exactly
 // min(n, 3) times in any order; the production layout (a set per key), so
-// keys never share a bucket; no shedding (maxif 2^30).
+// keys never share a bucket; no shedding (maxif 2^30). The name is one
+// whose tag {lim:NAME} has the slot of {0} (13907), the tag of the cluster
+// store's one partition (thr:lim:NAME:{0}): the store's keys live in the
+// gate's slot, and move with it.
 const (
-	clusterCap  = 3
-	clusterName = "mig"
-	clusterTag  = "{lim:" + clusterName + "}"
+	clusterCap       = 3
+	clusterName      = "mig40111"
+	clusterTag       = "{lim:" + clusterName + "}"
+	clusterPartition = "thr:lim:" + clusterName + ":{0}"
 )
 
 // newClusterGate is the cluster tests' gate over c; its calls time out after
@@ -44,8 +48,8 @@ func newClusterGate(t *testing.T, c rueidis.Client, timeout time.Duration) *redi
 	return g
 }
 
-// newClusterStore is a throttle store whose namespace is the gate's hash
-// tag: its keys live in the gate's slot, and move with it.
+// newClusterStore is a throttle store of one partition, clusterPartition:
+// its keys live in the gate's slot, and move with it.
 func newClusterStore(t *testing.T, c rueidis.Client, timeout time.Duration) *redisstore.Store {
 	t.Helper()
 	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: "lim:" + clusterName, StampsPerKey: 64, TTL: time.Hour, Timeout: timeout})
@@ -171,6 +175,9 @@ func TestRedisClusterSlotMigrationFailsNoCall(t *testing.T) {
 	slot, err := c.Slot(clusterTag + ":if")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ps, err := c.Slot(clusterPartition); err != nil || ps != slot {
+		t.Fatalf("the store's partition %s is in slot %d (%v), want the gate's, %d", clusterPartition, ps, err, slot)
 	}
 	from, err := c.Owner(slot)
 	if err != nil {

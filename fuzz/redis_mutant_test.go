@@ -45,14 +45,16 @@ const (
 	banLua     = "impl/throttle/redisstore/lua/ban.lua"
 	purgeLua   = "impl/throttle/redisstore/lua/purge.lua"
 	clearFsLua = "impl/throttle/redisstore/lua/clearfailures.lua"
+	checkLua   = "impl/throttle/redisstore/lua/check.lua"
 	reserveLua = "impl/throttle/redisstore/lua/reserve.lua"
 )
 
-// The u64lt of the throttle scripts through Lua numbers (doubles): the
-// ecosystem's commonest bug, exact only below 2^53.
+// The lt of the throttle scripts (two big-endian uint64s compared by their
+// 32-bit halves) through Lua numbers (doubles): the ecosystem's commonest
+// bug, exact only below 2^53.
 const (
-	u64ltHead   = "local function u64lt(a, b)\n"
-	u64ltDouble = u64ltHead + "  do return tonumber(a, 16) < tonumber(b, 16) end\n"
+	ltHead   = "local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]\n"
+	ltDouble = ltHead + "  do local ah, al = struct.unpack('>I4I4', a, i); local bh, bl = struct.unpack('>I4I4', b, j); return ah * 4294967296 + al < bh * 4294967296 + bl end\n"
 )
 
 // luaMutants are the planted bugs. Equivalent ones are left out: now >
@@ -123,32 +125,50 @@ var luaMutants = []luaMutant{
 	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
 		"c >= threshold", "c > threshold"},
 	{"store: the trim keeps k-1 stamps (PROP-17)", addLua,
-		"ZREMRANGEBYRANK', KEYS[1], 0, -k - 1)", "ZREMRANGEBYRANK', KEYS[1], 0, -k)"},
+		"string.sub(v, i, 8 * k)", "string.sub(v, i, 8 * k - 8)"},
+	{"store: a new stamp goes first, not in order (stamps stay largest first)", addLua,
+		"while i < #v and not lt(v, i, now, 1) do i = i + 8 end\n", ""},
 	{"store: the fused ban overwrites a later ban-until (no max, STORE-5)", addLua,
-		" and u64lt(ban, ARGV[6])", ""},
-	{"store: the fused path compares ban-untils as doubles", addLua, u64ltHead, u64ltDouble},
-	{"store: the stamps are written without a TTL (DIST-6)", addLua,
-		"redis.call('PEXPIRE', KEYS[1], ttl)\n", ""},
+		" and lt(v, 1, ARGV[6], 1)", ""},
+	{"store: the fused path compares uint64s as doubles", addLua, ltHead, ltDouble},
+	{"store: a new partition is written without a TTL (DIST-6)", addLua,
+		"redis.call('PEXPIRE', KEYS[1], ARGV[7], 'NX')", "redis.call('TYPE', KEYS[1])"},
+	{"store: a write shortens the partition's TTL (no GT, DIST-6)", addLua,
+		"redis.call('PEXPIRE', KEYS[1], ARGV[7], 'GT') == 0", "redis.call('PEXPIRE', KEYS[1], ARGV[7]) == 0"},
+	{"store: a settled reservation stays (FailReserved)", addLua,
+		"if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[8]) end", ""},
+	{"store: check counts stamps out of the window (THR-4)", checkLua,
+		"if ARGV[2] == '' then return", "if true then return"},
+	{"store: check compares uint64s as doubles", checkLua, ltHead, ltDouble},
 	{"store: ban overwrites a later ban-until (no max, STORE-5)", banLua,
-		"if u64lt(ban, ARGV[1]) then", "if ban ~= ARGV[1] then"},
+		"if lt(v, 1, ARGV[2], 1) then", "if string.sub(v, 1, 8) ~= ARGV[2] then"},
+	{"store: ban compares uint64s as doubles", banLua, ltHead, ltDouble},
+	{"store: a partition a ban creates has no TTL (DIST-6)", banLua,
+		"redis.call('PEXPIRE', KEYS[1], ARGV[3], 'NX')", "redis.call('TYPE', KEYS[1])"},
 	{"store: purge keeps a ban that ends at now (ban end off by one, STORE-9)", purgeLua,
-		"if ban and not u64lt(ARGV[1], ban) then", "if ban and u64lt(ban, ARGV[1]) then"},
-	{"store: purge compares ban-untils as doubles", purgeLua, u64ltHead, u64ltDouble},
-	{"store: purge ignores keys tracked between its scan and its script", purgeLua,
-		"if ARGV[3] == '1' and redis.call('SCARD', KEYS[1]) > listed then return -1 end\n", ""},
-	{"store: reserve lets a banned key reserve (no ban test)", reserveLua,
-		"if u64lt(ARGV[2], ban) then return {c, ban, r, ''} end -- banned: now < ban-until\n", ""},
-	{"store: reserve ignores the caller's held entries", reserveLua,
-		"local p = r + tonumber(ARGV[4])", "local p = r"},
-	{"store: reserve admits the threshold'th attempt in flight (> for >=)", reserveLua,
-		"c + p >= tonumber(ARGV[3])", "c + p > tonumber(ARGV[3])"},
-	{"store: reservations out of the window keep counting", reserveLua,
-		"  redis.call('ZREMRANGEBYLEX', KEYS[3], '-', '(' .. string.sub(ARGV[1], 2))\n", ""},
-	{"store: reserve compares ban-untils as doubles", reserveLua, u64ltHead, u64ltDouble},
-	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
-		"redis.call('PEXPIRE', KEYS[3], ARGV[6])", "redis.call('TYPE', KEYS[3])"},
+		"if not lt(ARGV[1], 1, w, 1) then", "if lt(w, 1, ARGV[1], 1) then"},
+	{"store: purge compares uint64s as doubles", purgeLua, ltHead, ltDouble},
+	{"store: purge keeps the first stamp out of the window (STORE-9)", purgeLua,
+		"w = string.sub(w, 1, j - 1)", "w = string.sub(w, 1, j + 7)"},
+	{"store: purge counts a key it only trimmed (STORE-9)", purgeLua,
+		"      redis.call('HSET', KEYS[1], f, w)\n", "      redis.call('HSET', KEYS[1], f, w)\n      n = n + 1\n"},
+	{"store: purge ignores its cursor (one batch per partition)", purgeLua,
+		"next, flat = r[1], r[2]", "flat = r[2]"},
 	{"store: clear_failures untracks a banned key (STORE-6)", clearFsLua,
-		"if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SREM', KEYS[3], ARGV[1]) end", "redis.call('SREM', KEYS[3], ARGV[1])"},
+		"if string.sub(v, 1, 8) == string.rep('\\0', 8) then", "if true then"},
+	{"store: clear_failures keeps the stamps (STORE-6)", clearFsLua,
+		"  redis.call('HSET', KEYS[1], ARGV[1], string.sub(v, 1, 8))\n", ""},
+	{"store: reserve lets a banned key reserve (no ban test)", reserveLua,
+		"if lt(ARGV[4], 1, ban, 1) then return {c, ban, r, ''} end -- banned: now < ban-until\n", ""},
+	{"store: reserve ignores the caller's held entries", reserveLua,
+		"local p = r + tonumber(ARGV[6])", "local p = r"},
+	{"store: reserve admits the threshold'th attempt in flight (> for >=)", reserveLua,
+		"c + p >= tonumber(ARGV[5])", "c + p > tonumber(ARGV[5])"},
+	{"store: reservations out of the window keep counting", reserveLua,
+		"  redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. string.sub(ARGV[3], 2))\n", ""},
+	{"store: reserve compares uint64s as doubles", reserveLua, ltHead, ltDouble},
+	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
+		"redis.call('PEXPIRE', KEYS[2], ARGV[8])", "redis.call('TYPE', KEYS[2])"},
 }
 
 // readScript reads a script of the module (the tests run in fuzz/).
@@ -235,10 +255,17 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, c
 		kill = mutantSpreadChecks(t, sw.Addr())
 	}
 	if kill == "" && throttleChecks {
-		kill = mutantPurgeRace(t, r)
+		kill = mutantPurgeRace(t, srv, r)
 	}
 	if kill == "" && throttleChecks {
 		kill = mutantReserves(t, r)
+	}
+	if kill == "" && throttleChecks {
+		if diff := redisStoreTTLs(srv.Command, mustClient(t, r), r.Namespace); diff != "" {
+			kill = mutantKill("store TTLs: " + diff)
+		} else if diff := redisExactHistories(mustClient(t, r), r.Namespace); diff != "" {
+			kill = mutantKill("exact histories: " + diff)
+		}
 	}
 	if kill == "" { // last: it audits the keys of every check
 		kill = mutantTTLAudit(t, srv)
@@ -337,18 +364,27 @@ func mutantTTLAudit(t *testing.T, srv *redistest.Server) mutantKill {
 	return ""
 }
 
-// mutantPurgeRace is TestLinRedisPurgeSeesKeysTrackedSinceItsScan: a
-// purge with a key tracked between its scan and its script must be
-// linearizable.
-func mutantPurgeRace(t *testing.T, r *subject.Redis) mutantKill {
+// mutantPurgeRace is TestLinRedisPurgeIsOneStepPerPartition's split
+// history, TestLinRedisPurgeOfOnePartitionIsOneStep's whole one (each must
+// be linearizable, with its count) and
+// TestRedisPurgeCountsEveryKeyOfLargePartitions's check.
+func mutantPurgeRace(t *testing.T, srv *redistest.Server, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, h := linPurgeRace(t, c, r.Namespace())
-	if res, _ := linCheck(linThrModelWhole(), h); res != porcupine.Ok {
-		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) = count %d (failed %v): history %s", out.Count, out.Failed, res))
+	ns := r.Namespace()
+	out, _, split := linPurgeRace(t, c, ns, 2)
+	if res, _ := linCheck(linStoreParts(ns, 2), split); res != porcupine.Ok || out.Count != 2 {
+		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) over 2 partitions = count %d (failed %v): split history %s", out.Count, out.Failed, res))
+	}
+	out, whole, _ := linPurgeRace(t, c, r.Namespace(), 1)
+	if res, _ := linCheck(linThrModelWhole(), whole); res != porcupine.Ok || out.Count != 1 {
+		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) over 1 partition = count %d (failed %v): history %s", out.Count, out.Failed, res))
+	}
+	if diff := redisPurgeLarge(srv.Command, c, r.Namespace(), 1); diff != "" {
+		return mutantKill("large partitions: " + diff)
 	}
 	return ""
 }
@@ -410,6 +446,16 @@ func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 		return mutantKill("budget checks: " + diff)
 	}
 	return ""
+}
+
+// mustClient is r's client, or fails t.
+func mustClient(t *testing.T, r *subject.Redis) rueidis.Client {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // mutantReserves runs mutantReserveHistories, the reservations against

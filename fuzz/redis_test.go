@@ -165,6 +165,19 @@ func TestVectorsPassRedisSpread(t *testing.T) {
 	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Gate })
 }
 
+// TestVectorsPassRedisPartitioned runs every throttle and throttle_faults
+// conformance vector against the Redis subject with its store over 5
+// partitions (a key's partition is its FNV-1a hash mod 5, so a vector's
+// keys spread over several): each must pass but for those past impl's
+// limits, as over one partition.
+func TestVectorsPassRedisPartitioned(t *testing.T) {
+	srv, _ := sharedRedis(t)
+	r := subject.NewRedis(srv.Addr())
+	defer r.Close()
+	r.Partitions = 5
+	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Throttle || c == oracle.ThrottleFaults })
+}
+
 // vectorsPassRedis runs the conformance vectors of the components keep
 // picks (nil: all) against r, as TestVectorsPassRedis says.
 func vectorsPassRedis(t *testing.T, r *subject.Redis, keep func(oracle.Component) bool) {
@@ -190,7 +203,7 @@ func vectorsPassRedis(t *testing.T, r *subject.Redis, keep func(oracle.Component
 			passed++
 		}
 	}
-	t.Logf("redis passes %d of %d conformance vectors and skips %d past its limits", passed, len(cases), skipped)
+	t.Logf("redis (%d partitions) passes %d of %d conformance vectors and skips %d past its limits", max(r.Partitions, 1), passed, len(cases), skipped)
 }
 
 // TestPropRedisGateEqualsModel checks the property that the Redis gate (one

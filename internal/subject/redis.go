@@ -29,6 +29,10 @@ const RedisTTL = 10 * time.Minute
 // a primary under Sentinel). Build it with [NewRedis] or [NewRedisFor]; it
 // is safe for concurrent use.
 type Redis struct {
+	// Partitions is the redisstore.Config.Partitions of every throttle
+	// store it opens (0: 1). Set it before the first Open.
+	Partitions int
+
 	target redisclient.Target
 	run    string // this subject's namespace prefix
 	layout Layout
@@ -143,7 +147,7 @@ func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, or
 			return nil, "", err
 		}
 		return openThrottleOver(cfg, c == oracle.ThrottleFaults, func(k uint64) (throttle.Store, error) {
-			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), StampsPerKey: k, TTL: RedisTTL})
+			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), Partitions: r.Partitions, StampsPerKey: k, TTL: RedisTTL})
 		})
 	case oracle.Gate:
 		return r.openGate(cfg)
