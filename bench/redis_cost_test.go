@@ -20,20 +20,41 @@ import (
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
+	"github.com/limcheck/limcheck/impl/lim"
+	"github.com/limcheck/limcheck/impl/redisgate"
+	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/internal/redistest"
 	goredis "github.com/redis/go-redis/v9"
 )
 
-// scriptCalls is the server's calls and µs of EVAL, EVALSHA and EVALSHA_RO
-// since the last CONFIG RESETSTAT.
-func scriptCalls(b *testing.B, c *goredis.Client) (calls, usec int64) {
-	s, err := c.Info(context.Background(), "commandstats").Result()
+// srvStats is what INFO tells of the server's work since the last CONFIG
+// RESETSTAT: the calls and µs of EVAL, EVALSHA and EVALSHA_RO
+// (commandstats), and the CPU seconds of its main thread (user and
+// system), the thread that runs every command and does its I/O.
+type srvStats struct {
+	calls, usec int64
+	cpu         float64
+}
+
+// serverStats reads srvStats from c's server (one INFO).
+func serverStats(b *testing.B, c *goredis.Client) srvStats {
+	s, err := c.Info(context.Background(), "commandstats", "cpu").Result()
 	if err != nil {
 		b.Fatal(err)
 	}
+	var st srvStats
 	for _, line := range strings.Split(s, "\r\n") {
 		name, stats, ok := strings.Cut(line, ":")
-		if !ok || (name != "cmdstat_eval" && name != "cmdstat_evalsha" && name != "cmdstat_evalsha_ro") {
+		if !ok {
+			continue
+		}
+		switch name {
+		case "used_cpu_sys_main_thread", "used_cpu_user_main_thread":
+			f, _ := strconv.ParseFloat(stats, 64)
+			st.cpu += f
+			continue
+		case "cmdstat_eval", "cmdstat_evalsha", "cmdstat_evalsha_ro":
+		default:
 			continue
 		}
 		for _, kv := range strings.Split(stats, ",") {
@@ -41,67 +62,169 @@ func scriptCalls(b *testing.B, c *goredis.Client) (calls, usec int64) {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			switch k {
 			case "calls":
-				calls += n
+				st.calls += n
 			case "usec":
-				usec += n
+				st.usec += n
 			}
 		}
 	}
-	return calls, usec
+	return st
 }
 
 // serverCost runs op as parallel does and reports srvµs/call, the server
-// µs per script call (commandstats), and calls/op.
-func serverCost(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) {
+// µs per script call (commandstats: the script's run, its redis.calls
+// included), cpuµs/call, the CPU of the server's main thread per script
+// call (the run, reading the call and writing its reply, the append-only
+// file's writes: every command of the run counted), ops/s, the decisions
+// per second of wall time, and calls/op. It returns srvµs/call.
+func serverCost(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) float64 {
 	if err := info.ConfigResetStat(context.Background()).Err(); err != nil {
 		b.Fatal(err)
 	}
+	before := serverStats(b, info)
 	parallel(b, info, op)
-	calls, usec := scriptCalls(b, info)
-	if calls == 0 {
+	st := serverStats(b, info)
+	if st.calls == 0 {
 		b.Fatal("no script ran")
 	}
-	b.ReportMetric(float64(usec)/float64(calls), "srvµs/call")
-	b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
+	perCall := float64(st.usec) / float64(st.calls)
+	b.ReportMetric(perCall, "srvµs/call")
+	b.ReportMetric((st.cpu-before.cpu)*1e6/float64(st.calls), "cpuµs/call")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	b.ReportMetric(float64(st.calls)/float64(b.N), "calls/op")
+	return perCall
 }
+
+// costOf runs op as serverCost does and reports its ratio to redis_rate's
+// srvµs/call in the latest run of each redis_rate workload of this
+// process (in a -count 1 run: on the same server, in the same run):
+// x-redis_rate to Allow's, x-redis_rate-pipelined to AllowPipelined's.
+// It returns srvµs/call.
+func costOf(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) float64 {
+	perCall := serverCost(b, info, op)
+	if rrCost > 0 {
+		b.ReportMetric(perCall/rrCost, "x-redis_rate")
+	}
+	if rrPipelinedCost > 0 {
+		b.ReportMetric(perCall/rrPipelinedCost, "x-redis_rate-pipelined")
+	}
+	return perCall
+}
+
+// rrCost and rrPipelinedCost are the srvµs/call of the latest runs of
+// redis_rate's Allow and AllowPipelined.
+var rrCost, rrPipelinedCost float64
+
+// The server-cost workloads, each on the server that redisAddr names: one
+// decision per op for a random client of 10,000. redis_rate runs on
+// go-redis twice: through its connection pool (Allow, as its README
+// shows; the anchor of x-redis_rate) and through go-redis's
+// AutoPipeliner (AllowPipelined), which batches concurrent calls in one
+// write as rueidis, limcheck's client, does: the server's CPU per call for
+// reading calls and writing replies, and how many calls share an fsync,
+// depend on the batching, the script's own µs do not.
+var (
+	costRedisRate = func(b *testing.B) {
+		c := newGoRedis(b)
+		l := redis_rate.NewLimiter(c)
+		limit := redis_rate.Limit{Rate: 1000, Burst: 1000, Period: time.Second}
+		ns := fmt.Sprint("rr", benchNS.Add(1), ":")
+		rrCost, rrPipelinedCost = 0, 0
+		rrCost = serverCost(b, c, func(rng *rand.Rand) error {
+			_, err := l.Allow(context.Background(), ns+benchIPs[rng.IntN(benchKeys)], limit)
+			return err
+		})
+	}
+	costRedisRatePipelined = func(b *testing.B) {
+		c := newGoRedis(b)
+		ap, err := c.AutoPipeline()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = ap.Close() })
+		l := redis_rate.NewLimiter(ap)
+		limit := redis_rate.Limit{Rate: 1000, Burst: 1000, Period: time.Second}
+		ns := fmt.Sprint("rr", benchNS.Add(1), ":")
+		rrPipelinedCost = 0 // no ratio to itself
+		rrPipelinedCost = costOf(b, c, func(rng *rand.Rand) error {
+			_, err := l.Allow(context.Background(), ns+benchIPs[rng.IntN(benchKeys)], limit)
+			return err
+		})
+	}
+	costAdmit = func(layout gateLayout) func(b *testing.B) {
+		return func(b *testing.B) {
+			g := newRedisGateWith(b, layout, benchLim, time.Millisecond)
+			costOf(b, newGoRedis(b), func(rng *rand.Rand) error {
+				_, err := g.Admit(benchIPs[rng.IntN(benchKeys)], g.Now())
+				return err
+			})
+		}
+	}
+	costRecordFailure = func(b *testing.B) {
+		t := newRedisThrottle(b)
+		costOf(b, newGoRedis(b), func(rng *rand.Rand) error {
+			_, err := t.RecordFailure(benchIPs[rng.IntN(benchKeys)], uint64(time.Now().Unix()))
+			return err
+		})
+	}
+	costCheck = func(b *testing.B) {
+		t := newRedisThrottle(b)
+		costOf(b, newGoRedis(b), func(rng *rand.Rand) error {
+			if d := t.Check(benchIPs[rng.IntN(benchKeys)], uint64(time.Now().Unix())); d.Verdict == throttle.Unavailable {
+				return fmt.Errorf("unavailable")
+			}
+			return nil
+		})
+	}
+)
+
+// costSlabs is the Spread gate's Slabs in the server-cost benchmarks: a
+// hundredth of their benchKeys clients, as redisgate's doc recommends, so
+// that a slab holds as many sets as in production (the package default,
+// 1024, gives 10 a slab: a shorter listpack to read and write).
+const costSlabs = benchKeys / 100
 
 // BenchmarkRedisServerCost is Redis's CPU per decision (issue 25's goals:
 // an admit at most 1.3x redis_rate's Allow, a throttle record_failure at
 // most 1.5x), on the workloads of BenchmarkRedisAdmit and
 // BenchmarkRedisThrottle: 10,000 clients, most admits passing, the
-// throttle's keys filling up to their ban.
+// throttle's keys filling up to their ban. redis_rate runs first, so that
+// every other row reports its x-redis_rate in the same run. The gate runs
+// in both modes, each in the production layout (Sets 2^32-5, Ways 1; in
+// Spread mode costSlabs slabs, and the default); the throttle on
+// benchPartitions partitions.
 func BenchmarkRedisServerCost(b *testing.B) {
-	b.Run("redis_rate=Allow", func(b *testing.B) {
-		c := newGoRedis(b)
-		l := redis_rate.NewLimiter(c)
-		limit := redis_rate.Limit{Rate: 1000, Burst: 1000, Period: time.Second}
-		ns := fmt.Sprint("rr", benchNS.Add(1), ":")
-		serverCost(b, c, func(rng *rand.Rand) error {
-			_, err := l.Allow(context.Background(), ns+benchIPs[rng.IntN(benchKeys)], limit)
-			return err
+	b.Run("redis_rate=Allow", costRedisRate)
+	b.Run("redis_rate=AllowPipelined", costRedisRatePipelined)
+	b.Run("limcheck=AdmitExact", costAdmit(exactLayout))
+	b.Run("limcheck=AdmitSpread/slabs=100", costAdmit(gateLayout{mode: redisgate.Spread, slabs: costSlabs}))
+	b.Run("limcheck=AdmitSpread/slabs=1024", costAdmit(gateLayout{mode: redisgate.Spread}))
+	b.Run("limcheck=RecordFailure", costRecordFailure)
+	b.Run("limcheck=Check", costCheck)
+}
+
+// BenchmarkRedisFsync is the server-cost workloads (but Check) on two
+// fresh servers, one with appendfsync everysec (Redis's default for the
+// append-only file: an fsync a second, off the main thread) and one with
+// appendfsync always (an fsync on the main thread before each round of
+// replies, spec DIST-7's exactness across a restart): ops/s is the
+// decisions a second one server gave the benchmark's 64 callers, and
+// cpuµs/call its main thread's CPU per call. The package's other
+// benchmarks run on appendfsync always; srvµs/call does not count the
+// fsync, which runs between commands.
+func BenchmarkRedisFsync(b *testing.B) {
+	for _, fsync := range []string{"everysec", "always"} {
+		b.Run("fsync="+fsync, func(b *testing.B) {
+			srv := redistest.StartWith(b, "--appendfsync", fsync)
+			redisAddrOverride = srv.Addr()
+			defer func() { redisAddrOverride = "" }()
+			b.Run("redis_rate=Allow", costRedisRate)
+			b.Run("redis_rate=AllowPipelined", costRedisRatePipelined)
+			b.Run("limcheck=AdmitExact", costAdmit(exactLayout))
+			b.Run("limcheck=AdmitSpread", costAdmit(gateLayout{mode: redisgate.Spread, slabs: costSlabs}))
+			b.Run("limcheck=RecordFailure", costRecordFailure)
 		})
-	})
-	b.Run("limcheck=Admit", func(b *testing.B) {
-		g := newRedisGate(b)
-		serverCost(b, newGoRedis(b), func(rng *rand.Rand) error {
-			_, err := g.Admit(benchIPs[rng.IntN(benchKeys)], g.Now())
-			return err
-		})
-	})
-	b.Run("limcheck=RecordFailure", func(b *testing.B) {
-		t := newRedisThrottle(b)
-		serverCost(b, newGoRedis(b), func(rng *rand.Rand) error {
-			_, err := t.RecordFailure(benchIPs[rng.IntN(benchKeys)], uint64(time.Now().Unix()))
-			return err
-		})
-	})
-	b.Run("limcheck=Check", func(b *testing.B) {
-		t := newRedisThrottle(b)
-		serverCost(b, newGoRedis(b), func(rng *rand.Rand) error {
-			t.Check(benchIPs[rng.IntN(benchKeys)], uint64(time.Now().Unix()))
-			return nil
-		})
-	})
+	}
 }
 
 // memAddrs is how many addresses or keys the memory benchmarks track.
@@ -128,11 +251,14 @@ func usedMemory(b *testing.B, c *goredis.Client) int64 {
 }
 
 // memoryPer runs fill on a fresh redis-server at its default settings (but
-// those of internal/redistest: no RDB, the append-only file, noeviction)
-// and reports the growth of used_memory per address as B/addr. It runs
+// those of internal/redistest: no RDB, the append-only file, noeviction;
+// and serverArgs) and reports the growth of used_memory per address as B/addr (over
+// memAddrs), and the keys the fill left: keys/addr, the share of the hashes
+// that Redis holds as a hash table rather than a listpack
+// (hashtable-keys), and the most fields in one hash (max-fields). It runs
 // once whatever b.N is (the figure is a count, not a rate).
-func memoryPer(b *testing.B, fill func(c *goredis.Client, addr string)) {
-	srv := redistest.Start(b)
+func memoryPer(b *testing.B, fill func(c *goredis.Client, addr string), serverArgs ...string) {
+	srv := redistest.StartWith(b, serverArgs...)
 	c := goredis.NewClient(&goredis.Options{Addr: srv.Addr(), MaxRetries: -1})
 	defer c.Close()
 	before := usedMemory(b, c)
@@ -140,6 +266,62 @@ func memoryPer(b *testing.B, fill func(c *goredis.Client, addr string)) {
 	fill(c, srv.Addr())
 	b.StopTimer()
 	b.ReportMetric(float64(usedMemory(b, c)-before)/memAddrs, "B/addr")
+	e := encodings(b, c)
+	b.ReportMetric(float64(e.keys)/memAddrs, "keys/addr")
+	if e.hashes > 0 {
+		b.ReportMetric(float64(e.tables)/float64(e.hashes), "hashtable-keys")
+		b.ReportMetric(float64(e.maxFields), "max-fields")
+	}
+}
+
+// keyCensus is what encodings finds on a server: its keys, its hashes,
+// those encoded as a hash table, and the most fields in one hash.
+type keyCensus struct{ keys, hashes, tables, maxFields int }
+
+// encodings takes c's server's keyCensus with SCAN, TYPE, OBJECT ENCODING
+// and HLEN.
+func encodings(b *testing.B, c *goredis.Client) keyCensus {
+	ctx := context.Background()
+	var e keyCensus
+	var cursor uint64
+	for {
+		batch, next, err := c.Scan(ctx, cursor, "*", 1000).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := c.Pipeline()
+		types := make([]*goredis.StatusCmd, len(batch))
+		encs := make([]*goredis.StringCmd, len(batch))
+		for i, k := range batch {
+			types[i] = p.Type(ctx, k)
+			encs[i] = p.ObjectEncoding(ctx, k)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+		lens := map[int]*goredis.IntCmd{}
+		for i, k := range batch {
+			e.keys++
+			if types[i].Val() == "hash" {
+				e.hashes++
+				if encs[i].Val() == "hashtable" {
+					e.tables++
+				}
+				lens[i] = p.HLen(ctx, k)
+			}
+		}
+		if len(lens) > 0 {
+			if _, err := p.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+			for _, n := range lens {
+				e.maxFields = max(e.maxFields, int(n.Val()))
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return e
+		}
+	}
 }
 
 // memIP is the i'th of memAddrs distinct addresses.
@@ -169,10 +351,38 @@ func fillParallel(b *testing.B, f func(i int) error) {
 	}
 }
 
+// memLim is the memory benchmarks' limit: burst 1000 refilling one token
+// an hour (1 s ticks), so that no bucket is full again, and so dropped,
+// while the fill runs: every address stays tracked.
+var memLim = lim.NewConfig(1000, 1, 3600, 1<<40)
+
+// memSlabs are the Slabs the memory benchmark tries in Spread mode at
+// memAddrs addresses: the package's default, 1024, is about a hundredth of
+// them, as its doc recommends.
+var memSlabs = []int64{512, 1024, 2048, 4096}
+
+// memPartitions are the Partitions the memory benchmark tries for the
+// throttle store at memAddrs keys: one, limcheck serve's 64, and about a
+// hundredth of the keys as for the gate's slabs.
+var memPartitions = []int{1, benchPartitions, 1024}
+
+// listpackConfs are the server settings the layouts of many fields per
+// hash are measured under: redis-server's own default (no config file:
+// hash-max-listpack-entries 512 in redis 7.0) and the redis.conf that
+// ships with Redis (128).
+var listpackConfs = []struct {
+	name string
+	args []string
+}{{"default", nil}, {"128", []string{"--hash-max-listpack-entries", "128"}}}
+
 // BenchmarkRedisMemory is used_memory per tracked address (issue 25's
 // goals: at most 128 B for the gate's production layout, 160 B per
 // throttle key at threshold 5), over 100,000 addresses, against
-// redis_rate's key per address.
+// redis_rate's key per address: the gate in Exact mode, in Spread mode
+// over several Slabs with every address live (AdmitSpread) and with
+// addresses coming and going (AdmitSpreadChurn, see churn), and the
+// throttle store over several Partitions; the layouts of many fields per
+// hash under each of listpackConfs.
 func BenchmarkRedisMemory(b *testing.B) {
 	b.Run("redis_rate=Allow", func(b *testing.B) {
 		memoryPer(b, func(c *goredis.Client, _ string) {
@@ -184,35 +394,98 @@ func BenchmarkRedisMemory(b *testing.B) {
 			})
 		})
 	})
-	b.Run("limcheck=Admit", func(b *testing.B) {
-		memoryPer(b, func(_ *goredis.Client, addr string) {
-			redisAddrOverride = addr
-			defer func() { redisAddrOverride = "" }()
-			g := newRedisGate(b)
-			now := g.Now()
-			fillParallel(b, func(i int) error {
-				d, err := g.Admit(memIP(i), now)
-				if err == nil {
-					err = g.Release(d) // only the buckets: a live lease is not a tracked address
-				}
-				return err
-			})
-		})
-	})
-	b.Run("limcheck=RecordFailure", func(b *testing.B) {
-		memoryPer(b, func(_ *goredis.Client, addr string) {
-			redisAddrOverride = addr
-			defer func() { redisAddrOverride = "" }()
-			t := newRedisThrottle(b)
-			now := uint64(time.Now().Unix())
-			fillParallel(b, func(i int) error {
-				for range benchThrottle.Threshold { // at the threshold: 5 stamps and a ban
-					if _, err := t.RecordFailure(memIP(i), now); err != nil {
-						return err
+	admits := func(layout gateLayout, args []string) func(b *testing.B) {
+		return func(b *testing.B) {
+			memoryPer(b, func(_ *goredis.Client, addr string) {
+				redisAddrOverride = addr
+				defer func() { redisAddrOverride = "" }()
+				g := newRedisGateWith(b, layout, memLim, time.Second)
+				now := g.Now()
+				fillParallel(b, func(i int) error {
+					d, err := g.Admit(memIP(i), now)
+					if err == nil {
+						err = g.Release(d) // only the buckets: a live lease is not a tracked address
 					}
-				}
-				return nil
+					return err
+				})
+			}, args...)
+		}
+	}
+	b.Run("limcheck=AdmitExact", admits(exactLayout, nil))
+	for _, conf := range listpackConfs {
+		for _, slabs := range memSlabs {
+			b.Run(fmt.Sprintf("limcheck=AdmitSpread/slabs=%d/listpack=%s", slabs, conf.name), admits(gateLayout{mode: redisgate.Spread, slabs: slabs}, conf.args))
+		}
+		for _, slabs := range memSlabs[1:] {
+			b.Run(fmt.Sprintf("limcheck=AdmitSpreadChurn/slabs=%d/listpack=%s", slabs, conf.name), func(b *testing.B) {
+				memoryPer(b, func(_ *goredis.Client, addr string) {
+					redisAddrOverride = addr
+					defer func() { redisAddrOverride = "" }()
+					churn(b, slabs)
+				}, conf.args...)
 			})
-		})
-	})
+		}
+		for _, parts := range memPartitions {
+			b.Run(fmt.Sprintf("limcheck=RecordFailure/partitions=%d/listpack=%s", parts, conf.name), func(b *testing.B) {
+				memoryPer(b, func(_ *goredis.Client, addr string) {
+					redisAddrOverride = addr
+					defer func() { redisAddrOverride = "" }()
+					t := newRedisThrottleWith(b, parts)
+					now := uint64(time.Now().Unix())
+					fillParallel(b, func(i int) error {
+						for range benchThrottle.Threshold { // at the threshold: 5 stamps and a ban
+							if _, err := t.RecordFailure(memIP(i), now); err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+				}, conf.args...)
+			})
+		}
+	}
+}
+
+// churnRounds is how many times over the churn benchmark replaces its
+// live addresses.
+const churnRounds = 4
+
+// churn is addresses coming and going on a Spread gate of slabs slabs:
+// (churnRounds+1) x memAddrs distinct addresses, one admit each, the i'th
+// at now = start + i ticks, on a limit (burst 1000, one token back every
+// memAddrs ticks) under which each address's bucket is full again, and so
+// droppable by a sweep, memAddrs ticks after its admit: about memAddrs
+// addresses are tracked at any time, the rest are sets the slabs' sweeps
+// may drop. The ticks (1 ms) run ahead of the wall clock, so that no slab
+// expires during the fill and only the sweeps drop sets; the margin is one
+// tick.
+func churn(b *testing.B, slabs int64) {
+	g, err := redisgate.New(redisgate.Config{Client: newRueidis(b), Name: fmt.Sprint("g", benchNS.Add(1)),
+		Lim: lim.NewConfig(1000, 1, memAddrs, 1<<40), Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(time.Millisecond),
+		TTLMargin: time.Millisecond, Mode: redisgate.Spread, Slabs: slabs, Seed: new([16]byte)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := g.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < (churnRounds+1)*memAddrs; i = next.Add(1) - 1 {
+				ip := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+				if _, err := g.Admit(ip, start+i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
 }
