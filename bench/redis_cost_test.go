@@ -76,8 +76,9 @@ func serverStats(b *testing.B, c *goredis.Client) srvStats {
 // included), cpuµs/call, the CPU of the server's main thread per script
 // call (the run, reading the call and writing its reply, the append-only
 // file's writes: every command of the run counted), ops/s, the decisions
-// per second of wall time, and calls/op. It returns srvµs/call.
-func serverCost(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) float64 {
+// per second of wall time, and calls/op. It returns srvµs/call and
+// cpuµs/call.
+func serverCost(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) (float64, float64) {
 	if err := info.ConfigResetStat(context.Background()).Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -89,64 +90,64 @@ func serverCost(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) erro
 	}
 	perCall := float64(st.usec) / float64(st.calls)
 	b.ReportMetric(perCall, "srvµs/call")
-	b.ReportMetric((st.cpu-before.cpu)*1e6/float64(st.calls), "cpuµs/call")
+	cpu := (st.cpu - before.cpu) * 1e6 / float64(st.calls)
+	b.ReportMetric(cpu, "cpuµs/call")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	b.ReportMetric(float64(st.calls)/float64(b.N), "calls/op")
-	return perCall
+	return perCall, cpu
 }
 
-// costOf runs op as serverCost does and reports its ratio to redis_rate's
-// srvµs/call in the latest run of each redis_rate workload of this
-// process (in a -count 1 run: on the same server, in the same run):
-// x-redis_rate to Allow's, x-redis_rate-pipelined to AllowPipelined's.
-// It returns srvµs/call.
-func costOf(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) float64 {
-	perCall := serverCost(b, info, op)
+// costOf runs op as serverCost does and reports its ratios to redis_rate's
+// in the latest run of each redis_rate workload of this process (in a
+// -count 1 run: on the same server, in the same run): x-redis_rate, of its
+// srvµs/call to Allow's; x-redis_rate-rueidis, of its srvµs/call to
+// AllowRueidis's; cpux-redis_rate-rueidis, of its cpuµs/call to
+// AllowRueidis's (the main thread's CPU, which a busy machine's preemption
+// does not inflate as it does a command's wall time). It returns its
+// srvµs/call and cpuµs/call.
+func costOf(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) (float64, float64) {
+	perCall, cpu := serverCost(b, info, op)
 	if rrCost > 0 {
 		b.ReportMetric(perCall/rrCost, "x-redis_rate")
 	}
-	if rrPipelinedCost > 0 {
-		b.ReportMetric(perCall/rrPipelinedCost, "x-redis_rate-pipelined")
+	if rrRueidisCost > 0 {
+		b.ReportMetric(perCall/rrRueidisCost, "x-redis_rate-rueidis")
+		b.ReportMetric(cpu/rrRueidisCPU, "cpux-redis_rate-rueidis")
 	}
-	return perCall
+	return perCall, cpu
 }
 
-// rrCost and rrPipelinedCost are the srvµs/call of the latest runs of
-// redis_rate's Allow and AllowPipelined.
-var rrCost, rrPipelinedCost float64
+// rrCost is the srvµs/call of the latest run of redis_rate's Allow;
+// rrRueidisCost and rrRueidisCPU the srvµs/call and cpuµs/call of
+// AllowRueidis's.
+var rrCost, rrRueidisCost, rrRueidisCPU float64
 
 // The server-cost workloads, each on the server that redisAddr names: one
-// decision per op for a random client of 10,000. redis_rate runs on
-// go-redis twice: through its connection pool (Allow, as its README
-// shows; the anchor of x-redis_rate) and through go-redis's
-// AutoPipeliner (AllowPipelined), which batches concurrent calls in one
-// write as rueidis, limcheck's client, does: the server's CPU per call for
-// reading calls and writing replies, and how many calls share an fsync,
-// depend on the batching, the script's own µs do not.
+// decision per op for a random client of 10,000. redis_rate runs twice:
+// on go-redis through its connection pool (Allow, as its README shows;
+// the anchor of x-redis_rate), and on rueidis, limcheck's client, with
+// its auto-pipelining (AllowRueidis, through rueidisScripter): what the
+// server spends per call reading calls and writing replies depends on the
+// client's batching, so only AllowRueidis's cpuµs/call compares with
+// limcheck's.
 var (
 	costRedisRate = func(b *testing.B) {
 		c := newGoRedis(b)
 		l := redis_rate.NewLimiter(c)
 		limit := redis_rate.Limit{Rate: 1000, Burst: 1000, Period: time.Second}
 		ns := fmt.Sprint("rr", benchNS.Add(1), ":")
-		rrCost, rrPipelinedCost = 0, 0
-		rrCost = serverCost(b, c, func(rng *rand.Rand) error {
+		rrCost, rrRueidisCost, rrRueidisCPU = 0, 0, 0
+		rrCost, _ = serverCost(b, c, func(rng *rand.Rand) error {
 			_, err := l.Allow(context.Background(), ns+benchIPs[rng.IntN(benchKeys)], limit)
 			return err
 		})
 	}
-	costRedisRatePipelined = func(b *testing.B) {
-		c := newGoRedis(b)
-		ap, err := c.AutoPipeline()
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = ap.Close() })
-		l := redis_rate.NewLimiter(ap)
+	costRedisRateRueidis = func(b *testing.B) {
+		l := redis_rate.NewLimiter(rueidisScripter{newRueidis(b)})
 		limit := redis_rate.Limit{Rate: 1000, Burst: 1000, Period: time.Second}
 		ns := fmt.Sprint("rr", benchNS.Add(1), ":")
-		rrPipelinedCost = 0 // no ratio to itself
-		rrPipelinedCost = costOf(b, c, func(rng *rand.Rand) error {
+		rrRueidisCost, rrRueidisCPU = 0, 0 // no ratio to itself
+		rrRueidisCost, rrRueidisCPU = costOf(b, newGoRedis(b), func(rng *rand.Rand) error {
 			_, err := l.Allow(context.Background(), ns+benchIPs[rng.IntN(benchKeys)], limit)
 			return err
 		})
@@ -195,7 +196,7 @@ const costSlabs = benchKeys / 100
 // benchPartitions partitions.
 func BenchmarkRedisServerCost(b *testing.B) {
 	b.Run("redis_rate=Allow", costRedisRate)
-	b.Run("redis_rate=AllowPipelined", costRedisRatePipelined)
+	b.Run("redis_rate=AllowRueidis", costRedisRateRueidis)
 	b.Run("limcheck=AdmitExact", costAdmit(exactLayout))
 	b.Run("limcheck=AdmitSpread/slabs=100", costAdmit(gateLayout{mode: redisgate.Spread, slabs: costSlabs}))
 	b.Run("limcheck=AdmitSpread/slabs=1024", costAdmit(gateLayout{mode: redisgate.Spread}))
@@ -219,7 +220,7 @@ func BenchmarkRedisFsync(b *testing.B) {
 			redisAddrOverride = srv.Addr()
 			defer func() { redisAddrOverride = "" }()
 			b.Run("redis_rate=Allow", costRedisRate)
-			b.Run("redis_rate=AllowPipelined", costRedisRatePipelined)
+			b.Run("redis_rate=AllowRueidis", costRedisRateRueidis)
 			b.Run("limcheck=AdmitExact", costAdmit(exactLayout))
 			b.Run("limcheck=AdmitSpread", costAdmit(gateLayout{mode: redisgate.Spread, slabs: costSlabs}))
 			b.Run("limcheck=RecordFailure", costRecordFailure)
