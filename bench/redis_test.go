@@ -139,12 +139,17 @@ func commands(b *testing.B, c *goredis.Client) int64 {
 	return 0
 }
 
-// parallel runs op from 64 goroutines (2 CPUs x 32), each with its own
-// random source, and reports cmds/op (the INFO call itself excluded).
+// callersPerCPU is the goroutines per GOMAXPROCS that parallel runs op
+// from: 32, so 64 on 2 CPUs, but where a benchmark sets more.
+var callersPerCPU = 32
+
+// parallel runs op from callersPerCPU goroutines per CPU (64 on 2 CPUs),
+// each with its own random source, and reports cmds/op (the INFO call
+// itself excluded).
 func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) {
 	var fails atomic.Int64
 	var seed atomic.Uint64
-	b.SetParallelism(32)
+	b.SetParallelism(callersPerCPU)
 	before := commands(b, info)
 	t0 := trips.Load()
 	b.ResetTimer()
