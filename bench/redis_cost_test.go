@@ -363,8 +363,10 @@ var memLim = lim.NewConfig(1000, 1, 3600, 1<<40)
 
 // memSlabs are the Slabs the memory benchmark tries in Spread mode at
 // memAddrs addresses: the package's default, 1024, is about a hundredth of
-// them, as its doc recommends.
-var memSlabs = []int64{512, 1024, 2048, 4096}
+// them, as its doc recommends; 100 puts a thousand sets in each slab, past
+// the default listpack limit; churnSlabs are those it churns addresses
+// through.
+var memSlabs, churnSlabs = []int64{100, 512, 1024, 2048, 4096}, []int64{1024, 2048, 4096}
 
 // memPartitions are the Partitions the memory benchmark tries for the
 // throttle store at memAddrs keys: one, limcheck serve's 64, and about a
@@ -421,7 +423,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 		for _, slabs := range memSlabs {
 			b.Run(fmt.Sprintf("limcheck=AdmitSpread/slabs=%d/listpack=%s", slabs, conf.name), admits(gateLayout{mode: redisgate.Spread, slabs: slabs}, conf.args))
 		}
-		for _, slabs := range memSlabs[1:] {
+		for _, slabs := range churnSlabs {
 			b.Run(fmt.Sprintf("limcheck=AdmitSpreadChurn/slabs=%d/listpack=%s", slabs, conf.name), func(b *testing.B) {
 				memoryPer(b, func(_ *goredis.Client, addr string) {
 					redisAddrOverride = addr
