@@ -496,3 +496,96 @@ func churn(b *testing.B, slabs int64) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkRedisServerCostPaired is BenchmarkRedisServerCost's ratios with
+// the load of a shared machine taken out: each row starts two
+// redis-servers alike (internal/redistest's settings) and, from the same
+// goroutines, sends each op at random to one of them, redis_rate's Allow
+// (over rueidis, as AllowRueidis) to the first, limcheck's operation to the
+// second, so that both scripts run through the same seconds of the
+// machine's load, rather than one after the other. It reports each
+// server's srvµs/call (rr-srvµs/call for redis_rate's) and cpuµs/call, and
+// their ratios, x-redis_rate-rueidis and cpux-redis_rate-rueidis.
+func BenchmarkRedisServerCostPaired(b *testing.B) {
+	admit := func(layout gateLayout) func(b *testing.B) func(*rand.Rand) error {
+		return func(b *testing.B) func(*rand.Rand) error {
+			g := newRedisGateWith(b, layout, benchLim, time.Millisecond)
+			return func(rng *rand.Rand) error {
+				_, err := g.Admit(benchIPs[rng.IntN(benchKeys)], g.Now())
+				return err
+			}
+		}
+	}
+	for _, row := range []struct {
+		name string
+		op   func(b *testing.B) func(*rand.Rand) error
+	}{
+		{"limcheck=AdmitExact", admit(exactLayout)},
+		{"limcheck=AdmitSpread/slabs=100", admit(gateLayout{mode: redisgate.Spread, slabs: costSlabs})},
+		{"limcheck=AdmitSpread/slabs=1024", admit(gateLayout{mode: redisgate.Spread})},
+		{"limcheck=RecordFailure", func(b *testing.B) func(*rand.Rand) error {
+			t := newRedisThrottle(b)
+			return func(rng *rand.Rand) error {
+				_, err := t.RecordFailure(benchIPs[rng.IntN(benchKeys)], uint64(time.Now().Unix()))
+				return err
+			}
+		}},
+		{"limcheck=Check", func(b *testing.B) func(*rand.Rand) error {
+			t := newRedisThrottle(b)
+			return func(rng *rand.Rand) error {
+				if d := t.Check(benchIPs[rng.IntN(benchKeys)], uint64(time.Now().Unix())); d.Verdict == throttle.Unavailable {
+					return fmt.Errorf("unavailable")
+				}
+				return nil
+			}
+		}},
+	} {
+		b.Run(row.name, func(b *testing.B) { paired(b, row.op) })
+	}
+}
+
+// paired runs BenchmarkRedisServerCostPaired's row of op.
+func paired(b *testing.B, op func(b *testing.B) func(*rand.Rand) error) {
+	defer func() { redisAddrOverride = "" }()
+	srvRR, srvLC := redistest.Start(b), redistest.Start(b)
+	redisAddrOverride = srvRR.Addr()
+	infoRR := newGoRedis(b)
+	l := redis_rate.NewLimiter(rueidisScripter{newRueidis(b)})
+	limit := redis_rate.Limit{Rate: 1000, Burst: 1000, Period: time.Second}
+	redisAddrOverride = srvLC.Addr()
+	infoLC := newGoRedis(b)
+	lc := op(b)
+	ctx := context.Background()
+	warm := rand.New(rand.NewPCG(1, 2))
+	if _, err := l.Allow(ctx, benchIPs[0], limit); err != nil { // both scripts loaded before the count
+		b.Fatal(err)
+	}
+	if err := lc(warm); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []*goredis.Client{infoRR, infoLC} {
+		if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rr0, lc0 := serverStats(b, infoRR), serverStats(b, infoLC)
+	parallel(b, infoLC, func(rng *rand.Rand) error {
+		if rng.IntN(2) == 0 {
+			_, err := l.Allow(ctx, benchIPs[rng.IntN(benchKeys)], limit)
+			return err
+		}
+		return lc(rng)
+	})
+	rr, lcs := serverStats(b, infoRR), serverStats(b, infoLC)
+	if rr.calls == 0 || lcs.calls == 0 { // b.N 1: one op, one server
+		return
+	}
+	rrUsec, lcUsec := float64(rr.usec)/float64(rr.calls), float64(lcs.usec)/float64(lcs.calls)
+	rrCPU, lcCPU := (rr.cpu-rr0.cpu)*1e6/float64(rr.calls), (lcs.cpu-lc0.cpu)*1e6/float64(lcs.calls)
+	b.ReportMetric(rrUsec, "rr-srvµs/call")
+	b.ReportMetric(lcUsec, "srvµs/call")
+	b.ReportMetric(rrCPU, "rr-cpuµs/call")
+	b.ReportMetric(lcCPU, "cpuµs/call")
+	b.ReportMetric(lcUsec/rrUsec, "x-redis_rate-rueidis")
+	b.ReportMetric(lcCPU/rrCPU, "cpux-redis_rate-rueidis")
+}

@@ -148,6 +148,7 @@ var callersPerCPU = 32
 // itself excluded).
 func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) {
 	var fails atomic.Int64
+	var first atomic.Pointer[error]
 	var seed atomic.Uint64
 	b.SetParallelism(callersPerCPU)
 	before := commands(b, info)
@@ -158,6 +159,7 @@ func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error)
 		for pb.Next() {
 			if err := op(rng); err != nil {
 				fails.Add(1)
+				first.CompareAndSwap(nil, &err)
 			}
 		}
 	})
@@ -165,7 +167,7 @@ func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error)
 	b.ReportMetric(float64(trips.Load()-t0)/float64(b.N), "trips/op")
 	b.ReportMetric(float64(commands(b, info)-before-1)/float64(b.N), "srvcmds/op")
 	if n := fails.Load(); n > 0 {
-		b.Fatalf("%d of %d operations failed", n, b.N)
+		b.Fatalf("%d of %d operations failed, the first with %v", n, b.N, *first.Load())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
@@ -13,7 +14,7 @@ import (
 // methods of go-redis's client that redis_rate.NewLimiter needs, each one
 // rueidis command, its reply handed back in a go-redis Cmd as go-redis
 // would have read it (integers as int64, bulk strings as string, arrays as
-// []any; a nil reply as goredis.Nil). So redis_rate and limcheck's gate
+// []any; a nil reply as goredis.Nil, NOSCRIPT as goredis.ErrNoScript). So redis_rate and limcheck's gate
 // reach the server through the same client, with the same
 // auto-pipelining: what the server spends reading calls and writing
 // replies is then alike for both, and only the scripts differ.
@@ -46,6 +47,8 @@ func (r rueidisScripter) do(ctx context.Context, cmd, script string, keys []stri
 	if err := res.Error(); err != nil {
 		if rueidis.IsRedisNil(err) {
 			err = goredis.Nil
+		} else if strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			err = goredis.ErrNoScript // go-redis's Script.Run falls back to EVAL on it
 		}
 		c.SetErr(err)
 		return c
