@@ -292,3 +292,42 @@ func TestRedisGateSpreadSlabStaysBounded(t *testing.T) {
 		t.Errorf("the slab's HLEN never passed %d: the check would not see a sweep", most)
 	}
 }
+
+// TestRedisGateSpreadHTTPGateReleasesOnce checks HTTPGate over a Spread
+// gate (maxif 1): a pass holds the node's place (the next admit sheds),
+// its Release gives it back, and a second Release of the same decision,
+// or of a shed, is a no-op (DIST-4).
+func TestRedisGateSpreadHTTPGateReleasesOnce(t *testing.T) {
+	_, r := sharedRedis(t)
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := spreadGate(c, r.Namespace(), ilim.NewConfig(10, 1, 1, 1), 1, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &redisgate.HTTPGate{G: g}
+	d := h.AdmitBytes([]byte("a"), 0)
+	if d.Verdict != gate.Pass {
+		t.Fatalf("AdmitBytes(a, 0) = %+v, want pass", d)
+	}
+	shed := h.AdmitBytes([]byte("b"), 0)
+	if shed.Verdict != gate.Shed {
+		t.Fatalf("AdmitBytes(b, 0) with a pass held = %+v, want shed (maxif 1)", shed)
+	}
+	h.Release(shed)
+	if n, _ := g.InFlight(); n != 1 {
+		t.Fatalf("InFlight after releasing a shed = %d, want 1", n)
+	}
+	h.Release(d)
+	h.Release(d)
+	if n, _ := g.InFlight(); n != 0 {
+		t.Fatalf("InFlight after releasing the pass twice = %d, want 0", n)
+	}
+	d2 := h.AdmitBytes([]byte("b"), 0)
+	h.Release(d)
+	if n, _ := g.InFlight(); d2.Verdict != gate.Pass || n != 1 {
+		t.Fatalf("AdmitBytes(b, 0) after the release = %v, then InFlight after the old pass's third Release = %d; want pass, 1", d2.Verdict, n)
+	}
+}

@@ -61,7 +61,8 @@ type Config struct {
 	LeaseTTL time.Duration
 	// TTLMargin is added to every bucket's TTL (0: 1 minute): it must cover
 	// the skew between the nodes' clocks and Redis's, and any step back of
-	// now, for a key never to expire before it is full.
+	// now, for a key never to expire before it is full. In Spread a sweep
+	// drops a set only once it is full since now less TTLMargin.
 	TTLMargin time.Duration
 	// Timeout bounds each call, retries included (0: 2s).
 	Timeout time.Duration
@@ -74,7 +75,8 @@ type Config struct {
 	// offerings refuse in scripts. The nodes' clocks must then agree to
 	// well within LeaseTTL: a node ahead by d counts the others' leases
 	// expired d early (in-flight may pass maxif by those requests), and
-	// one behind counts them d late.
+	// one behind counts them d late. Spread never calls TIME: NodeClock
+	// changes nothing there.
 	NodeClock bool
 	// OnEvictingPolicy decides what New does when a node of Client has a
 	// maxmemory-policy other than noeviction, under which Redis may evict

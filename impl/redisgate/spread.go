@@ -140,7 +140,7 @@ func (g *Gate) admitSpread(k, now int64) (Decision, error) {
 		g.inflight.Add(-1)
 		return d, err
 	}
-	d.place = &place{n: &g.inflight}
+	d.place, d.seq = &place{n: &g.inflight}, g.seq.Add(1)
 	return d, nil
 }
 

@@ -22,6 +22,9 @@
 //     instances never share keys; every key has a TTL ([RedisTTL], 10
 //     minutes), so nothing outlives a run for long. [NewClient] is the
 //     client it uses, for tests that reach the server themselves.
+//     [Redis.WithLayout] puts its gates in impl/redisgate's Spread mode
+//     ([LayoutSpread]; [ParseLayout] reads limcheck serve's
+//     -redis-layout); it starts in [LayoutExact].
 //
 // Imports: the standard library, oracle, impl/... and
 // github.com/redis/rueidis.
