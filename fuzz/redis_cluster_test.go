@@ -18,6 +18,8 @@ import (
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
+	"github.com/limcheck/limcheck/oracle"
 	"github.com/redis/rueidis"
 )
 
@@ -264,4 +266,33 @@ func TestRedisClusterSlotMigrationFailsNoCall(t *testing.T) {
 		t.Errorf("no ASKING reached the target: no call was redirected by ASK")
 	}
 	ct.check(t, g, s)
+}
+
+// TestRedisClusterPartitionedStorePassesVectors runs every throttle and
+// throttle_faults vector through the Redis subject on a cluster of three
+// primaries, its store over 8 partitions: each operation stays in one
+// slot (a key's partition and its reservations share a hash tag), so every
+// vector passes as on one server, and the partitions spread over more than
+// one primary.
+func TestRedisClusterPartitionedStorePassesVectors(t *testing.T) {
+	c := redistest.StartCluster(t, 0)
+	r := subject.NewRedisFor(redisclient.Target{Mode: redisclient.Cluster, Addrs: c.Seeds()})
+	defer r.Close()
+	r.Partitions = 8
+	redisVectorsPass(t, r, func(comp oracle.Component) bool { return comp == oracle.Throttle || comp == oracle.ThrottleFaults })
+	owners := map[string]bool{}
+	for p := range 8 {
+		slot, err := c.Slot(fmt.Sprintf("thr:ns:{%d}", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner, err := c.Owner(slot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owners[owner.Addr()] = true
+	}
+	if len(owners) < 2 {
+		t.Errorf("8 partitions' slots are on %d primaries of 3, want them spread", len(owners))
+	}
 }

@@ -193,9 +193,11 @@ type mutantKill string
 // against the model on small tables that evict and spend their budgets
 // (TestRedisGateBudgetHistoriesEqualModel) and by the DIST-6 check that a
 // set outlives its spent budget (TestRedisGateSetTTLCoversItsBudget), and for the store
-// by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
-// purge, checked by porcupine) and by seeded reservation histories against
-// MemStore's (mutantReserveHistories); a mutant of the Spread script
+// by the purge checks of mutantPurgeRace (an interleaving inside a purge
+// over 1 and 2 partitions, checked by porcupine; large partitions), by
+// seeded reservation histories against MemStore's (mutantReserveHistories),
+// by TestRedisStorePartitionTTLIsSetAndOnlyGrows's checks and by
+// TestRedisStoreIsExactPast2To53's histories; a mutant of the Spread script
 // faces the gate vectors, the budget histories and the carries in the
 // Spread layout, and redisSpreadTTL and redisSpreadSweep
 // (mutantSpreadChecks). The original

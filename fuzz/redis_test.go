@@ -147,6 +147,19 @@ func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
 	checkRedis(t, machineOn(r, oracle.ThrottleFaults))
 }
 
+// TestPropRedisPartitionedThrottleEqualsModel is
+// TestPropRedisThrottleEqualsModel and TestPropRedisThrottleFaultsEqualsModel
+// over a store of 3 partitions: the property holds whatever partitions a
+// history's keys land in.
+func TestPropRedisPartitionedThrottleEqualsModel(t *testing.T) {
+	srv, _ := sharedRedis(t)
+	r := subject.NewRedis(srv.Addr())
+	defer r.Close()
+	r.Partitions = 3
+	t.Run("fused", func(t *testing.T) { checkRedis(t, machineOn(r, oracle.Throttle)) })
+	t.Run("seven-op", func(t *testing.T) { checkRedis(t, machineOn(r, oracle.ThrottleFaults)) })
+}
+
 // TestVectorsPassRedis runs every throttle, throttle_faults and lim
 // conformance vector against the Redis subject: each must pass but for
 // those past impl's documented limits (threshold above
