@@ -279,7 +279,7 @@ func TestRedisClusterPartitionedStorePassesVectors(t *testing.T) {
 	r := subject.NewRedisFor(redisclient.Target{Mode: redisclient.Cluster, Addrs: c.Seeds()})
 	defer r.Close()
 	r.Partitions = 8
-	redisVectorsPass(t, r, func(comp oracle.Component) bool { return comp == oracle.Throttle || comp == oracle.ThrottleFaults })
+	vectorsPassRedis(t, r, func(comp oracle.Component) bool { return comp == oracle.Throttle || comp == oracle.ThrottleFaults })
 	owners := map[string]bool{}
 	for p := range 8 {
 		slot, err := c.Slot(fmt.Sprintf("thr:ns:{%d}", p))
