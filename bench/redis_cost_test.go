@@ -210,17 +210,28 @@ func BenchmarkRedisServerCost(b *testing.B) {
 // appendfsync always (an fsync on the main thread before each round of
 // replies, spec DIST-7's exactness across a restart), the latter from 64
 // and from 512 callers (callers=N: the calls in flight, which one fsync
-// can share): ops/s is the decisions a second one server gave the
-// benchmark's callers, cpuµs/call its main thread's CPU per call. The
+// can share), and the everysec one again with a replica attached
+// (replica=1: the primary then also propagates every write): ops/s is the
+// decisions a second one server gave the benchmark's callers, cpuµs/call
+// its main thread's CPU per call. The
 // package's other benchmarks run on appendfsync always; srvµs/call does
 // not count the fsync, which runs between commands.
 func BenchmarkRedisFsync(b *testing.B) {
 	for _, run := range []struct {
 		name, fsync string
 		perCPU      int
-	}{{"fsync=everysec/callers=64", "everysec", 32}, {"fsync=always/callers=64", "always", 32}, {"fsync=always/callers=512", "always", 256}} {
+		replica     bool
+	}{
+		{"fsync=everysec/callers=64", "everysec", 32, false},
+		{"fsync=everysec/callers=64/replica=1", "everysec", 32, true},
+		{"fsync=always/callers=64", "always", 32, false},
+		{"fsync=always/callers=512", "always", 256, false},
+	} {
 		b.Run(run.name, func(b *testing.B) {
 			srv := redistest.StartWith(b, "--appendfsync", run.fsync)
+			if run.replica {
+				redistest.StartReplica(b, srv.Addr())
+			}
 			redisAddrOverride, callersPerCPU = srv.Addr(), run.perCPU
 			defer func() { redisAddrOverride, callersPerCPU = "", 32 }()
 			b.Run("redis_rate=Allow", costRedisRate)
