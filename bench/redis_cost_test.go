@@ -213,9 +213,9 @@ func BenchmarkRedisServerCost(b *testing.B) {
 // can share), and the everysec one again with a replica attached
 // (replica=1: the primary then also propagates every write): ops/s is the
 // decisions a second one server gave the benchmark's callers, cpuµs/call
-// its main thread's CPU per call. The
-// package's other benchmarks run on appendfsync always; srvµs/call does
-// not count the fsync, which runs between commands.
+// its main thread's CPU per call. The package's other benchmarks run on
+// appendfsync always; srvµs/call does not count the fsync, which runs
+// between commands.
 func BenchmarkRedisFsync(b *testing.B) {
 	for _, run := range []struct {
 		name, fsync string
