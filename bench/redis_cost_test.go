@@ -10,6 +10,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -393,15 +394,26 @@ var listpackConfs = []struct {
 	args []string
 }{{"default", nil}, {"128", []string{"--hash-max-listpack-entries", "128"}}}
 
+// memSweep runs BenchmarkRedisMemory over every Slabs, Partitions and
+// listpack setting it knows (about 12 minutes on 2 cores) rather than the
+// production layout's alone.
+var memSweep = flag.Bool("redis.memsweep", false, "BenchmarkRedisMemory: every Slabs, Partitions and listpack setting, not only the production layout's")
+
 // BenchmarkRedisMemory is used_memory per tracked address (issue 25's
 // goals: at most 128 B for the gate's production layout, 160 B per
 // throttle key at threshold 5), over 100,000 addresses, against
 // redis_rate's key per address: the gate in Exact mode, in Spread mode
-// over several Slabs with every address live (AdmitSpread) and with
-// addresses coming and going (AdmitSpreadChurn, see churn), and the
-// throttle store over several Partitions; the layouts of many fields per
-// hash under each of listpackConfs.
+// with every address live (AdmitSpread) and with addresses coming and
+// going (AdmitSpreadChurn, see churn), and the throttle store; at the
+// production layout (Spread's default 1024 slabs, the throttle on
+// benchPartitions partitions, the server's default listpack setting), or
+// with -redis.memsweep over every one of memSlabs, churnSlabs,
+// memPartitions and listpackConfs.
 func BenchmarkRedisMemory(b *testing.B) {
+	filled, churned, partitioned, confs := memSlabs, churnSlabs, memPartitions, listpackConfs
+	if !*memSweep {
+		filled, churned, partitioned, confs = []int64{redisgate.DefaultSlabs}, []int64{redisgate.DefaultSlabs}, []int{benchPartitions}, listpackConfs[:1]
+	}
 	b.Run("redis_rate=Allow", func(b *testing.B) {
 		memoryPer(b, func(c *goredis.Client, _ string) {
 			l := redis_rate.NewLimiter(c)
@@ -430,11 +442,11 @@ func BenchmarkRedisMemory(b *testing.B) {
 		}
 	}
 	b.Run("limcheck=AdmitExact", admits(exactLayout, nil))
-	for _, conf := range listpackConfs {
-		for _, slabs := range memSlabs {
+	for _, conf := range confs {
+		for _, slabs := range filled {
 			b.Run(fmt.Sprintf("limcheck=AdmitSpread/slabs=%d/listpack=%s", slabs, conf.name), admits(gateLayout{mode: redisgate.Spread, slabs: slabs}, conf.args))
 		}
-		for _, slabs := range churnSlabs {
+		for _, slabs := range churned {
 			b.Run(fmt.Sprintf("limcheck=AdmitSpreadChurn/slabs=%d/listpack=%s", slabs, conf.name), func(b *testing.B) {
 				memoryPer(b, func(_ *goredis.Client, addr string) {
 					redisAddrOverride = addr
@@ -443,7 +455,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 				}, conf.args...)
 			})
 		}
-		for _, parts := range memPartitions {
+		for _, parts := range partitioned {
 			b.Run(fmt.Sprintf("limcheck=RecordFailure/partitions=%d/listpack=%s", parts, conf.name), func(b *testing.B) {
 				memoryPer(b, func(_ *goredis.Client, addr string) {
 					redisAddrOverride = addr
