@@ -11,7 +11,10 @@ package fuzz
 // This file holds the machinery. The checks: lin_gate_test.go (impl/gate),
 // lin_throttle_test.go (impl/throttle over its MemStore),
 // lin_store_test.go (the store operations over impl's FaultStore),
-// lin_sequential_test.go (one client: the machinery itself); the subjects
+// lin_sequential_test.go (one client: the machinery itself),
+// lin_spread_test.go (a fleet of nodes over one table: the composition of
+// redisgate's Spread layout, run on a Redis Cluster by
+// redis_spread_cluster_test.go); the subjects
 // the checks must catch are in lin_broken_test.go, and lin_yield_test.go
 // holds stores that yield between a throttle call's store operations.
 

@@ -17,12 +17,13 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// loginNode is one app node's LoginGuard over redisstore in namespace ns,
+// loginNode is one app node's LoginGuard over redisstore in namespace ns
+// (parts partitions),
 // through its own client c: threshold 5, window and ban 900 s, the clock
 // now. wrap, when not nil, wraps the store (a FaultStore: no reservations).
-func loginNode(t *testing.T, c rueidis.Client, ns string, timeout time.Duration, now *atomic.Uint64, lc httplimit.LoginConfig, wrap func(throttle.Store) throttle.Store) *httplimit.LoginGuard {
+func loginNode(t *testing.T, c rueidis.Client, ns string, parts int, timeout time.Duration, now *atomic.Uint64, lc httplimit.LoginConfig, wrap func(throttle.Store) throttle.Store) *httplimit.LoginGuard {
 	t.Helper()
-	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: 5, TTL: time.Hour, Timeout: timeout})
+	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, Partitions: parts, StampsPerKey: 5, TTL: time.Hour, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func guessBurst(t *testing.T, nodes []*httplimit.LoginGuard, ip string, n int) i
 // FaultStore (no reservations) keeps the old per-node bound, 20 for 4
 // nodes: the documented limit of such a store.
 func TestLoginGuessesAcrossNodes(t *testing.T) {
-	for _, backend := range []string{"mem", "redis"} {
+	for _, backend := range []string{"mem", "redis", "redis-partitions-2"} {
 		t.Run(backend, func(t *testing.T) {
 			for _, tt := range []struct {
 				nodes   int
@@ -113,10 +114,13 @@ func TestLoginGuessesAcrossNodes(t *testing.T) {
 					lc := httplimit.LoginConfig{OnAlarm: func(a httplimit.Alarm) { t.Errorf("alarm %+v on a healthy store", a) }}
 					var nodes []*httplimit.LoginGuard
 					var leftover func() string
-					if backend == "mem" {
+					switch backend {
+					case "mem":
 						nodes, leftover = memLoginNodes(t, tt.nodes, &now, lc, wrap)
-					} else {
-						nodes, leftover = redisLoginNodes(t, tt.nodes, &now, lc, wrap)
+					case "redis":
+						nodes, leftover = redisLoginNodes(t, tt.nodes, 1, &now, lc, wrap)
+					default:
+						nodes, leftover = redisLoginNodes(t, tt.nodes, 2, &now, lc, wrap)
 					}
 					for cycle := range 2 {
 						if got := guessBurst(t, nodes, "192.0.2.7", 100); got != tt.want {
@@ -161,10 +165,10 @@ func memLoginNodes(t *testing.T, n int, now *atomic.Uint64, lc httplimit.LoginCo
 	}
 }
 
-// redisLoginNodes returns n login nodes over one namespace of the shared
+// redisLoginNodes returns n login nodes (parts partitions) over one namespace of the shared
 // redis-server, each through a client of its own, and a function that
 // describes the reservations left in Redis, or returns "".
-func redisLoginNodes(t *testing.T, n int, now *atomic.Uint64, lc httplimit.LoginConfig, wrap func(throttle.Store) throttle.Store) ([]*httplimit.LoginGuard, func() string) {
+func redisLoginNodes(t *testing.T, n, parts int, now *atomic.Uint64, lc httplimit.LoginConfig, wrap func(throttle.Store) throttle.Store) ([]*httplimit.LoginGuard, func() string) {
 	srv, r := sharedRedis(t)
 	ns := r.Namespace()
 	var nodes []*httplimit.LoginGuard
@@ -174,12 +178,12 @@ func redisLoginNodes(t *testing.T, n int, now *atomic.Uint64, lc httplimit.Login
 			t.Fatal(err)
 		}
 		t.Cleanup(c.Close)
-		nodes = append(nodes, loginNode(t, c, ns, 0, now, lc, wrap))
+		nodes = append(nodes, loginNode(t, c, ns, parts, 0, now, lc, wrap))
 	}
 	return nodes, func() string {
 		var out []string
 		for _, key := range []string{"ip:192.0.2.7", "acct:alice"} {
-			if n, err := srv.Command("ZCARD", "{"+ns+"}:r:"+key); err != nil || n != ":0" {
+			if n, err := srv.Command("ZCARD", reservationsKey(ns, parts, key)); err != nil || n != ":0" {
 				out = append(out, fmt.Sprintf("ZCARD of %s's reservations = %q, %v; want :0", key, n, err))
 			}
 		}

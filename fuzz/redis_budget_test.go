@@ -30,8 +30,9 @@ var redisBudgetIPs = []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "::1", "2001:d
 // and seed: admits from more addresses than the table holds at times that
 // mostly step forward and sometimes back. It returns the first difference in a
 // decision (set, way, retry and Retry-After included) or in the admitted
-// key's bucket, "" when there is none.
-func redisBudgetHistory(c rueidis.Client, name string, rng *rand.Rand) (string, error) {
+// key's bucket, "" when there is none. The Redis gate is in mode (in
+// Spread, on 1 slab or one per set).
+func redisBudgetHistory(c rueidis.Client, name string, mode redisgate.Mode, rng *rand.Rand) (string, error) {
 	cap, refil, ivl := 1+rng.Int64N(5), 1+rng.Int64N(3), 1+rng.Int64N(5)
 	sets, ways := 1+rng.Int64N(2), 1+rng.Int64N(3)
 	var seed [16]byte
@@ -42,12 +43,16 @@ func redisBudgetHistory(c rueidis.Client, name string, rng *rand.Rand) (string, 
 	if err != nil {
 		return "", err
 	}
+	var slabs int64
+	if mode == redisgate.Spread {
+		slabs = 1 + rng.Int64N(sets)
+	}
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: name, Lim: ilim.NewConfig(cap, refil, ivl, 1<<40),
-		Sets: sets, Ways: ways, TickNanos: 1e6, LeaseTTL: time.Hour, TTLMargin: time.Hour, Seed: &seed})
+		Sets: sets, Ways: ways, TickNanos: 1e6, LeaseTTL: time.Hour, TTLMargin: time.Hour, Seed: &seed, Mode: mode, Slabs: slabs})
 	if err != nil {
 		return "", err
 	}
-	cfg := fmt.Sprintf("cap %d refil %d ivl %d sets %d ways %d seed %x", cap, refil, ivl, sets, ways, seed)
+	cfg := fmt.Sprintf("%v cap %d refil %d ivl %d sets %d ways %d slabs %d seed %x", mode, cap, refil, ivl, sets, ways, slabs, seed)
 	now := rng.Int64N(10)
 	for i := range 60 {
 		if rng.IntN(6) == 0 {
@@ -79,10 +84,10 @@ func redisBudgetHistory(c rueidis.Client, name string, rng *rand.Rand) (string, 
 
 // redisBudgetHistories runs n histories of redisBudgetHistory, the i'th
 // from the PCG seeded (i, 24), each on a gate named prefix:i; it returns
-// the first difference.
-func redisBudgetHistories(c rueidis.Client, prefix string, n int) (string, error) {
+// the first difference. The Redis gates are in mode.
+func redisBudgetHistories(c rueidis.Client, prefix string, mode redisgate.Mode, n int) (string, error) {
 	for i := range n {
-		diff, err := redisBudgetHistory(c, fmt.Sprint(prefix, ":", i), rand.New(rand.NewPCG(uint64(i), 24)))
+		diff, err := redisBudgetHistory(c, fmt.Sprint(prefix, ":", i), mode, rand.New(rand.NewPCG(uint64(i), 24)))
 		if diff != "" || err != nil {
 			return diff, err
 		}
@@ -98,19 +103,21 @@ const redisBudgetRuns = 15
 // on Redis: redisBudgetRuns seeded histories over small tables that evict, spend,
 // refuse and refill their budgets, with steps back of now, give the
 // model's decisions and buckets (DIST-2: the Redis gate is the 3.0 gate
-// of its config).
+// of its config), in both layouts.
 func TestRedisGateBudgetHistoriesEqualModel(t *testing.T) {
 	_, r := sharedRedis(t)
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := redisBudgetHistories(c, r.Namespace(), redisBudgetRuns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff != "" {
-		t.Fatal(diff)
+	for _, mode := range []redisgate.Mode{redisgate.Exact, redisgate.Spread} {
+		diff, err := redisBudgetHistories(c, r.Namespace(), mode, redisBudgetRuns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff != "" {
+			t.Fatal(diff)
+		}
 	}
 }
 
@@ -139,7 +146,7 @@ func redisBudgetTTL(c rueidis.Client, name string) (string, error) {
 	if d, err = g.Admit("b", 0); err != nil || d.Verdict != gate.Pass || d.Way != 0 {
 		return fmt.Sprintf("Admit(b, 0) after a spent its 10 tokens = %+v, %v; want a pass evicting way 0", d, err), nil
 	}
-	set := "{lim:" + name + "}:s:0000000000000000"
+	set := "{lim:" + name + "}:s:\x00\x00\x00\x00\x00\x00\x00\x00" // set 0, 8 big-endian bytes
 	ctx := context.Background()
 	if err := c.Do(ctx, c.B().Pexpire().Key(set).Milliseconds(1000).Build()).Error(); err != nil {
 		return "", err

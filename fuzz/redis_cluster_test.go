@@ -18,34 +18,50 @@ import (
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
+	"github.com/limcheck/limcheck/internal/subject"
+	"github.com/limcheck/limcheck/oracle"
 	"github.com/redis/rueidis"
 )
 
 // The cluster tests' gate: cap 3 and no refill within a test (ivl 2^40
 // ticks, every admit at tick 0), so a key admitted n times passes exactly
 // min(n, 3) times in any order; the production layout (a set per key), so
-// keys never share a bucket; no shedding (maxif 2^30).
+// keys never share a bucket; no shedding (maxif 2^30). The name is one
+// whose tag {lim:NAME} has the slot of {0} (13907), the tag of the cluster
+// store's one partition (thr:lim:NAME:{0}): the store's keys live in the
+// gate's slot, and move with it.
 const (
-	clusterCap  = 3
-	clusterName = "mig"
-	clusterTag  = "{lim:" + clusterName + "}"
+	clusterCap       = 3
+	clusterName      = "mig40111"
+	clusterTag       = "{lim:" + clusterName + "}"
+	clusterPartition = "thr:lim:" + clusterName + ":{0}"
 )
 
-// newClusterGate is the cluster tests' gate over c; its calls time out after
-// timeout.
+// newClusterGate is the cluster tests' gate over c in the Exact layout; its
+// calls time out after timeout.
 func newClusterGate(t *testing.T, c rueidis.Client, timeout time.Duration) *redisgate.Gate {
 	t.Helper()
-	seed := [16]byte{1, 2, 3}
+	return newClusterGateIn(t, c, timeout, redisgate.Exact, 0)
+}
+
+// clusterSeed is the seed of the cluster tests' gate.
+var clusterSeed = [16]byte{1, 2, 3}
+
+// newClusterGateIn is the cluster tests' gate over c in layout mode with
+// slabs slabs (0 in the Exact layout, or for the default).
+func newClusterGateIn(t *testing.T, c rueidis.Client, timeout time.Duration, mode redisgate.Mode, slabs int64) *redisgate.Gate {
+	t.Helper()
+	seed := clusterSeed
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: clusterName, Lim: ilim.NewConfig(clusterCap, 1, 1<<40, 1<<30),
-		Sets: math.MaxInt64, Ways: 1, TickNanos: 1, Seed: &seed, LeaseTTL: time.Hour, Timeout: timeout})
+		Sets: math.MaxInt64, Ways: 1, TickNanos: 1, Seed: &seed, LeaseTTL: time.Hour, Timeout: timeout, Mode: mode, Slabs: slabs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
 }
 
-// newClusterStore is a throttle store whose namespace is the gate's hash
-// tag: its keys live in the gate's slot, and move with it.
+// newClusterStore is a throttle store of one partition, clusterPartition:
+// its keys live in the gate's slot, and move with it.
 func newClusterStore(t *testing.T, c rueidis.Client, timeout time.Duration) *redisstore.Store {
 	t.Helper()
 	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: "lim:" + clusterName, StampsPerKey: 64, TTL: time.Hour, Timeout: timeout})
@@ -172,6 +188,9 @@ func TestRedisClusterSlotMigrationFailsNoCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ps, err := c.Slot(clusterPartition); err != nil || ps != slot {
+		t.Fatalf("the store's partition %s is in slot %d (%v), want the gate's, %d", clusterPartition, ps, err, slot)
+	}
 	from, err := c.Owner(slot)
 	if err != nil {
 		t.Fatal(err)
@@ -257,4 +276,33 @@ func TestRedisClusterSlotMigrationFailsNoCall(t *testing.T) {
 		t.Errorf("no ASKING reached the target: no call was redirected by ASK")
 	}
 	ct.check(t, g, s)
+}
+
+// TestRedisClusterPartitionedStorePassesVectors runs every throttle and
+// throttle_faults vector through the Redis subject on a cluster of three
+// primaries, its store over 8 partitions: each operation stays in one
+// slot (a key's partition and its reservations share a hash tag), so every
+// vector passes as on one server, and the partitions spread over more than
+// one primary.
+func TestRedisClusterPartitionedStorePassesVectors(t *testing.T) {
+	c := redistest.StartCluster(t, 0)
+	r := subject.NewRedisFor(redisclient.Target{Mode: redisclient.Cluster, Addrs: c.Seeds()})
+	defer r.Close()
+	r.Partitions = 8
+	vectorsPassRedis(t, r, func(comp oracle.Component) bool { return comp == oracle.Throttle || comp == oracle.ThrottleFaults })
+	owners := map[string]bool{}
+	for p := range 8 {
+		slot, err := c.Slot(fmt.Sprintf("thr:ns:{%d}", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner, err := c.Owner(slot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owners[owner.Addr()] = true
+	}
+	if len(owners) < 2 {
+		t.Errorf("8 partitions' slots are on %d primaries of 3, want them spread", len(owners))
+	}
 }

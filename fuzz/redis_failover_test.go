@@ -16,12 +16,11 @@ import (
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
-	"github.com/redis/rueidis"
 )
 
-// failover drives the cluster tests' gate and store over client through a
-// kill -9 of their primary (kill), after which a replica takes over
-// (promoted reports it). Before the kill, key x is admitted until limited
+// failover drives the cluster tests' gate g and store s (their calls time
+// out after 2s) through a kill -9 of a primary that serves them (kill),
+// after which a replica takes over (promoted reports it). Before the kill, key x is admitted until limited
 // and key fx gets three failures, and the replica has caught up (synced).
 // Then workers admit fresh keys (each once) and add failures to fresh
 // keys, without pause, through the outage and after, until an admit
@@ -33,9 +32,8 @@ import (
 //     every AddFailure that succeeded counted 1: no decision is wrong;
 //   - after the failover the client recovered by itself: x is still
 //     limited and fx has its three failures (what the replica had).
-func failover(t *testing.T, client rueidis.Client, synced func(), kill func(), promoted func() bool) {
+func failover(t *testing.T, g *redisgate.Gate, s *redisstore.Store, synced func(), kill func(), promoted func() bool) {
 	t.Helper()
-	g, s := newClusterGate(t, client, 2*time.Second), newClusterStore(t, client, 2*time.Second)
 	for i := range clusterCap + 1 {
 		d, err := g.Admit("x", 0)
 		if err != nil || (i < clusterCap) != (d.Verdict == gate.Pass) {
@@ -184,7 +182,8 @@ func TestRedisClusterPrimaryKillFailsOverTruly(t *testing.T) {
 	if err != nil || replica == nil {
 		t.Fatalf("no replica of %s: %v", owner.Addr(), err)
 	}
-	failover(t, client, func() { waitSynced(t, owner, replica) }, owner.Kill, func() bool {
+	g, s := newClusterGate(t, client, 2*time.Second), newClusterStore(t, client, 2*time.Second)
+	failover(t, g, s, func() { waitSynced(t, owner, replica) }, owner.Kill, func() bool {
 		o, err := c.Owner(slot)
 		return err == nil && o == replica
 	})
@@ -201,7 +200,8 @@ func TestRedisSentinelFailoverFailsOverTruly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	failover(t, client, func() { waitSynced(t, s.Primary, s.Replica) }, s.Primary.Kill, func() bool {
+	g, st := newClusterGate(t, client, 2*time.Second), newClusterStore(t, client, 2*time.Second)
+	failover(t, g, st, func() { waitSynced(t, s.Primary, s.Replica) }, s.Primary.Kill, func() bool {
 		a, err := s.PrimaryAddr()
 		return err == nil && a == s.Replica.Addr()
 	})

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
 	"pgregory.net/rapid"
 )
@@ -44,20 +46,20 @@ func addCorpus(f *testing.F, target string) {
 	}
 }
 
-// fuzzRedisTrace is fuzzTrace over the Redis subject, redisFuzzOps ops at
-// most.
-func fuzzRedisTrace(c oracle.Component) func(*testing.T, []byte) {
+// fuzzRedisTrace is fuzzTrace over the Redis subject shared returns,
+// redisFuzzOps ops at most.
+func fuzzRedisTrace(shared func(testing.TB) (*redistest.Server, *subject.Redis), c oracle.Component) func(*testing.T, []byte) {
 	return func(t *testing.T, data []byte) {
-		_, r := sharedRedis(t)
+		_, r := shared(t)
 		fuzzTraceOn(t, r, c, data, redisFuzzOps)
 	}
 }
 
-// fuzzRedisMachine is fuzzMachine over the Redis subject, on the first
-// redisMachineBytes of the input.
-func fuzzRedisMachine(c oracle.Component) func(*testing.T, []byte) {
+// fuzzRedisMachine is fuzzMachine over the Redis subject shared returns,
+// on the first redisMachineBytes of the input.
+func fuzzRedisMachine(shared func(testing.TB) (*redistest.Server, *subject.Redis), c oracle.Component) func(*testing.T, []byte) {
 	return func(t *testing.T, data []byte) {
-		_, r := sharedRedis(t)
+		_, r := shared(t)
 		data = data[:min(len(data), redisMachineBytes)]
 		rapid.MakeFuzz(machineOn(r, c))(t, append(bytes.Clone(data), make([]byte, machinePad)...))
 	}
@@ -68,14 +70,21 @@ func fuzzRedisMachine(c oracle.Component) func(*testing.T, []byte) {
 // configs.
 func FuzzRedisGate(f *testing.F) {
 	addCorpus(f, "FuzzGate")
-	f.Fuzz(fuzzRedisTrace(oracle.Gate))
+	f.Fuzz(fuzzRedisTrace(sharedRedis, oracle.Gate))
+}
+
+// FuzzRedisGateSpread is FuzzRedisGate with the Redis gate in the Spread
+// layout.
+func FuzzRedisGateSpread(f *testing.F) {
+	addCorpus(f, "FuzzGate")
+	f.Fuzz(fuzzRedisTrace(sharedRedisSpread, oracle.Gate))
 }
 
 // FuzzRedisThrottle checks that the throttle over the Redis store (its
 // fused scripts) equals the model's on FuzzThrottle's decoded histories.
 func FuzzRedisThrottle(f *testing.F) {
 	addCorpus(f, "FuzzThrottle")
-	f.Fuzz(fuzzRedisTrace(oracle.Throttle))
+	f.Fuzz(fuzzRedisTrace(sharedRedis, oracle.Throttle))
 }
 
 // FuzzRedisThrottleFaults checks that the throttle over FaultStore(Redis
@@ -83,19 +92,26 @@ func FuzzRedisThrottle(f *testing.F) {
 // FuzzThrottleFaults's decoded histories with fault rules.
 func FuzzRedisThrottleFaults(f *testing.F) {
 	addCorpus(f, "FuzzThrottleFaults")
-	f.Fuzz(fuzzRedisTrace(oracle.ThrottleFaults))
+	f.Fuzz(fuzzRedisTrace(sharedRedis, oracle.ThrottleFaults))
 }
 
 // FuzzMachineRedisGate is TestPropRedisGateEqualsModel's state machine
 // driven by the fuzzer's coverage guidance.
 func FuzzMachineRedisGate(f *testing.F) {
 	addCorpus(f, "FuzzMachineGate")
-	f.Fuzz(fuzzRedisMachine(oracle.Gate))
+	f.Fuzz(fuzzRedisMachine(sharedRedis, oracle.Gate))
+}
+
+// FuzzMachineRedisGateSpread is FuzzMachineRedisGate with the Redis gate
+// in the Spread layout.
+func FuzzMachineRedisGateSpread(f *testing.F) {
+	addCorpus(f, "FuzzMachineGate")
+	f.Fuzz(fuzzRedisMachine(sharedRedisSpread, oracle.Gate))
 }
 
 // FuzzMachineRedisThrottle is TestPropRedisThrottleEqualsModel's state
 // machine driven by the fuzzer's coverage guidance.
 func FuzzMachineRedisThrottle(f *testing.F) {
 	addCorpus(f, "FuzzMachineThrottle")
-	f.Fuzz(fuzzRedisMachine(oracle.Throttle))
+	f.Fuzz(fuzzRedisMachine(sharedRedis, oracle.Throttle))
 }

@@ -71,8 +71,9 @@ func redisDrawSeed(t *rapid.T) mgate.Seed {
 }
 
 // openRedisGateRig opens both gates on a drawn lim config, tick and seed,
-// with sets and ways given.
-func openRedisGateRig(t *rapid.T, c rueidis.Client, sets, ways int64, ips []string) *redisGateRig {
+// with sets and ways given, the Redis gate in mode (in Spread, on a drawn
+// number of slabs).
+func openRedisGateRig(t *rapid.T, c rueidis.Client, mode redisgate.Mode, sets, ways int64, ips []string) *redisGateRig {
 	cap, refil, ivl := redisEdgePositive().Draw(t, "cap"), redisEdgePositive().Draw(t, "refil"), redisEdgePositive().Draw(t, "ivl")
 	maxif := rapid.SampledFrom([]int64{1, 2, 3, math.MaxInt64}).Draw(t, "maxif")
 	tick := redisEdgePositive().Draw(t, "tick_nanos")
@@ -84,8 +85,12 @@ func openRedisGateRig(t *rapid.T, c rueidis.Client, sets, ways int64, ips []stri
 	}
 	redisGateSeq++
 	rs := [16]byte(seed)
+	var slabs int64
+	if mode == redisgate.Spread {
+		slabs = rapid.SampledFrom([]int64{0, 1, 2, 3, redisgate.DefaultSlabs}).Filter(func(n int64) bool { return n <= sets }).Draw(t, "slabs")
+	}
 	g, err := redisgate.New(redisgate.Config{Client: c, Name: fmt.Sprint("pk", redisGateSeq), Lim: ilim.NewConfig(cap, refil, ivl, maxif),
-		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: time.Hour, TTLMargin: time.Hour, Seed: &rs})
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: time.Hour, TTLMargin: time.Hour, Seed: &rs, Mode: mode, Slabs: slabs})
 	if err != nil {
 		t.Fatalf("redisgate.New: %v", err)
 	}
@@ -164,7 +169,17 @@ func (g *redisGateRig) check(t *rapid.T, now int64) {
 // lim configs, ticks and seeds drawn with edge values.
 func TestPropRedisGatePerKeyEqualsModel(t *testing.T) {
 	redisGateMachine(t, func(t *rapid.T, r rueidis.Client) *redisGateRig {
-		return openRedisGateRig(t, r, math.MaxInt64, 1, redisGateIPs)
+		return openRedisGateRig(t, r, redisgate.Exact, math.MaxInt64, 1, redisGateIPs)
+	})
+}
+
+// TestPropRedisGatePerKeySpreadEqualsModel is
+// TestPropRedisGatePerKeyEqualsModel in the Spread layout, over 1, 2, 3
+// or the default number of slabs: in-flight counted by the gate's process,
+// and still the model's decisions, counts and buckets.
+func TestPropRedisGatePerKeySpreadEqualsModel(t *testing.T) {
+	redisGateMachine(t, func(t *rapid.T, r rueidis.Client) *redisGateRig {
+		return openRedisGateRig(t, r, redisgate.Spread, math.MaxInt64, 1, redisGateIPs)
 	})
 }
 
@@ -176,7 +191,18 @@ func TestPropRedisGatePerKeyEqualsModel(t *testing.T) {
 func TestPropRedisGateSmallTableEqualsModel(t *testing.T) {
 	redisGateMachine(t, func(t *rapid.T, r rueidis.Client) *redisGateRig {
 		sets, ways := rapid.Int64Range(1, 3).Draw(t, "sets"), rapid.Int64Range(1, 3).Draw(t, "ways")
-		return openRedisGateRig(t, r, sets, ways, redisGateCrowd)
+		return openRedisGateRig(t, r, redisgate.Exact, sets, ways, redisGateCrowd)
+	})
+}
+
+// TestPropRedisGateSmallTableSpreadEqualsModel is
+// TestPropRedisGateSmallTableEqualsModel in the Spread layout: several sets
+// share a slab's hash (one field each, with its budget beside it), and
+// evictions, budgets and refusals must still be the model's.
+func TestPropRedisGateSmallTableSpreadEqualsModel(t *testing.T) {
+	redisGateMachine(t, func(t *rapid.T, r rueidis.Client) *redisGateRig {
+		sets, ways := rapid.Int64Range(1, 3).Draw(t, "sets"), rapid.Int64Range(1, 3).Draw(t, "ways")
+		return openRedisGateRig(t, r, redisgate.Spread, sets, ways, redisGateCrowd)
 	})
 }
 

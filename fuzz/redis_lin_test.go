@@ -3,13 +3,11 @@
 package fuzz
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
-	"github.com/anishathalye/porcupine"
 	ithrottle "github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/subject"
@@ -39,14 +37,15 @@ func linRedisClients(t *testing.T, addr string) []rueidis.Client {
 // redis-server and sharing one namespace (the fused one-script Check and
 // RecordFailure), are linearizable with respect to model/throttle over its
 // exact store, key by key (THR-17), as TestLinThrottleKeyOpsAreLinearizable
-// checks for MemStore. The histories must allow and ban.
+// checks for MemStore; odd rounds over 2 partitions (linThrKeys[0] in one,
+// the others in the other). The histories must allow and ban.
 func TestLinRedisThrottleKeyOpsAreLinearizable(t *testing.T) {
 	srv, r := sharedRedis(t)
 	clients := linRedisClients(t, srv.Addr())
 	seen := map[string]int{}
 	for round := range redisLinRounds() {
 		ns := r.Namespace()
-		thrs := redisLinThrottles(t, clients, ns)
+		thrs := redisLinThrottles(t, clients, ns, 1+round%2)
 		clock := new(linClock)
 		h := linRun(linClients, linSeed(t.Name(), round), func(c *linClient, rng *rand.Rand) {
 			linThrClient(thrs[c.id], clock, linThrMix{}, linOpsPerClient)(c, rng)
@@ -58,12 +57,12 @@ func TestLinRedisThrottleKeyOpsAreLinearizable(t *testing.T) {
 }
 
 // redisLinThrottles returns a throttle for each client, each over its own
-// redisstore in namespace ns: one node each.
-func redisLinThrottles(t *testing.T, clients []rueidis.Client, ns string) []*ithrottle.Throttle {
+// redisstore in namespace ns over parts partitions: one node each.
+func redisLinThrottles(t *testing.T, clients []rueidis.Client, ns string, parts int) []*ithrottle.Throttle {
 	t.Helper()
 	thrs := make([]*ithrottle.Throttle, len(clients))
 	for i, c := range clients {
-		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
+		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, Partitions: parts, StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,16 +76,18 @@ func redisLinThrottles(t *testing.T, clients []rueidis.Client, ns string) []*ith
 // connection to one redis-server and sharing one namespace, are
 // linearizable as a whole with respect to model/throttle over its exact
 // store, as TestLinThrottlePurgeOverOneShardIsLinearizable checks for a
-// one-shard MemStore: with fewer tracked keys than a purge batch, a purge
-// is one atomic script over every tracked key. The histories must purge
-// some key.
+// one-shard MemStore: with fewer keys in a partition than a purge batch, a
+// partition's purge is one atomic script over its keys, and with one
+// partition, or 3 (every key of linThrKeys is in partition 2 of 3: the
+// others stay empty), that is every tracked key. Odd rounds take 3. The
+// histories must purge some key.
 func TestLinRedisThrottlePurgeIsLinearizable(t *testing.T) {
 	srv, r := sharedRedis(t)
 	clients := linRedisClients(t, srv.Addr())
 	purged := 0
 	for round := range redisLinRounds() {
 		ns := r.Namespace()
-		thrs := redisLinThrottles(t, clients, ns)
+		thrs := redisLinThrottles(t, clients, ns, 1+2*(round%2))
 		clock := new(linClock)
 		h := linRun(linClients, linSeed(t.Name(), round), func(c *linClient, rng *rand.Rand) {
 			linThrClient(thrs[c.id], clock, linThrMix{purge: true}, linOpsPerClient)(c, rng)
@@ -132,7 +133,7 @@ func TestLinRedisTwoStepRecordIsNotLinearizable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: r.Namespace(), StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
+	rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: r.Namespace(), Partitions: 2, StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,72 +155,4 @@ func TestLinRedisTwoStepRecordIsNotLinearizable(t *testing.T) {
 		t.Fatalf("Check(%q, 1) after the lost reset = %v, want banned", a, after)
 	}
 	linRequireIllegal(t, linThrModelWhole(), append(c0.ops, c1.ops...), "a two-step record_failure with a reset between")
-}
-
-// linScanHookClient is a rueidis client that runs hook once, right after
-// the next SSCAN has its reply: a deterministic interleaving inside a
-// purge, between its scan and its script.
-type linScanHookClient struct {
-	rueidis.Client
-	hook func()
-}
-
-func (c *linScanHookClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	scan := cmd.Commands()[0] == "SSCAN"
-	r := c.Client.Do(ctx, cmd)
-	if h := c.hook; h != nil && scan {
-		c.hook = nil
-		h()
-	}
-	return r
-}
-
-// TestLinRedisPurgeSeesKeysTrackedSinceItsScan pins what makes the Redis
-// purge one atomic step: a is tracked (a failure at 0); purge_expired(20)
-// scans the tracked set, and before its script runs another node records
-// a failure of b at 0 and of a at 25. The script would purge nothing of
-// its scan (a has a stamp in the window) and miss b, and no order of the
-// three operations gives purge 0; the script sees b tracked since the
-// scan, writes nothing, and the store scans again, purging b: the history
-// is linearizable.
-func TestLinRedisPurgeSeesKeysTrackedSinceItsScan(t *testing.T) {
-	_, r := sharedRedis(t)
-	c, err := r.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, h := linPurgeRace(t, c, r.Namespace())
-	if got.Failed || got.Count != 1 {
-		t.Errorf("PurgeExpired(20) with b tracked between its scan and its script = count %d (failed %v), want count 1 (b)", got.Count, got.Failed)
-	}
-	linRequire(t, linThrModelWhole(), h, "a purge with a key tracked inside it")
-}
-
-// linPurgeRace runs TestLinRedisPurgeSeesKeysTrackedSinceItsScan's
-// interleaving on namespace ns over c, and returns the purge's output and
-// the history.
-func linPurgeRace(t *testing.T, c rueidis.Client, ns string) (linThrOut, []porcupine.Operation) {
-	t.Helper()
-	hooked := &linScanHookClient{Client: c}
-	store := func(c rueidis.Client) *ithrottle.Throttle {
-		s, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: linThrThreshold, TTL: subject.RedisTTL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return newLinImplThrottle(t, s)
-	}
-	thr0, thr1 := store(hooked), store(c)
-	a, b := linThrKeys[0], linThrKeys[1]
-	var stamp atomic.Int64
-	c0, c1 := &linClient{id: 0, stamp: &stamp}, &linClient{id: 1, stamp: &stamp}
-	do := func(c *linClient, thr *ithrottle.Throttle, in linThrIn) linThrOut {
-		return linDo(c, in, func() linThrOut { return linThrCall(thr, in) })
-	}
-	do(c1, thr1, linThrIn{kind: oracle.RecordFailure, key: a, now: 0})
-	hooked.hook = func() {
-		do(c1, thr1, linThrIn{kind: oracle.RecordFailure, key: b, now: 0})
-		do(c1, thr1, linThrIn{kind: oracle.RecordFailure, key: a, now: 25})
-	}
-	got := do(c0, thr0, linThrIn{kind: oracle.PurgeExpired, now: 20})
-	return got, append(c0.ops, c1.ops...)
 }

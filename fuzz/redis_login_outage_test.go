@@ -89,7 +89,7 @@ func TestLoginOutageOverRedisDoesNotLockLoginForGood(t *testing.T) {
 	t.Cleanup(c.Close)
 	var now atomic.Uint64
 	now.Store(1000)
-	guard := loginNode(t, c, r.Namespace(), 100*time.Millisecond, &now, httplimit.LoginConfig{MaxPending: 60}, nil)
+	guard := loginNode(t, c, r.Namespace(), 1, 100*time.Millisecond, &now, httplimit.LoginConfig{MaxPending: 60}, nil)
 	login := loginServer(t, guard)
 
 	if err := p.SetMode(redistest.Refuse); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/redis/rueidis"
 )
 
 // luaMutant is one planted bug: in script (a path from the module root),
@@ -39,18 +40,21 @@ type luaMutant struct {
 
 const (
 	admitLua   = "impl/redisgate/lua/admit.lua"
+	spreadLua  = "impl/redisgate/lua/spread.lua"
 	addLua     = "impl/throttle/redisstore/lua/add.lua"
 	banLua     = "impl/throttle/redisstore/lua/ban.lua"
 	purgeLua   = "impl/throttle/redisstore/lua/purge.lua"
 	clearFsLua = "impl/throttle/redisstore/lua/clearfailures.lua"
+	checkLua   = "impl/throttle/redisstore/lua/check.lua"
 	reserveLua = "impl/throttle/redisstore/lua/reserve.lua"
 )
 
-// The u64lt of the throttle scripts through Lua numbers (doubles): the
-// ecosystem's commonest bug, exact only below 2^53.
+// The lt of the throttle scripts (two big-endian uint64s compared by their
+// 32-bit halves) through Lua numbers (doubles): the ecosystem's commonest
+// bug, exact only below 2^53.
 const (
-	u64ltHead   = "local function u64lt(a, b)\n"
-	u64ltDouble = u64ltHead + "  do return tonumber(a, 16) < tonumber(b, 16) end\n"
+	ltHead   = "local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]\n"
+	ltDouble = ltHead + "  do local ah, al = struct.unpack('>I4I4', a, i); local bh, bl = struct.unpack('>I4I4', b, j); return ah * 4294967296 + al < bh * 4294967296 + bl end\n"
 )
 
 // luaMutants are the planted bugs. Equivalent ones are left out: now >
@@ -60,62 +64,111 @@ const (
 // ways that are not full).
 var luaMutants = []luaMutant{
 	{"gate: shed only past maxif (< for <=, GATE-4)", admitLua,
-		"if not lt(nh, n - nh * B, mh, ml) then return {'shed'", "if lt(mh, ml, nh, n - nh * B) then return {'shed'"},
+		"if not (nh < m1 or (nh == m1 and n - nh * B < m2)) then return {'shed'", "if nh > m1 or (nh == m1 and n - nh * B > m2) then return {'shed'"},
 	{"gate: refill steps without the borrow of now_r < last_r (LIM-9)", admitLua,
-		"    if lt(now[3], now[4], last[3], last[4]) then sh, sl = sub(sh, sl, 0, 1) end\n", ""},
-	{"gate: an addition loses its carry", admitLua,
-		"if l >= B then return ah + bh + 1, l - B end", "if l >= B then return ah + bh, l - B end"},
+		"    if n3 < l3 or (n3 == l3 and n4 < l4) then\n      sl = sl - 1\n", "    if false then\n      sl = sl - 1\n"},
+	{"gate: the refill's tokens lose their carry", admitLua,
+		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
+	{"gate: the refill's last loses its carry", admitLua,
+		"if l2 >= B then l1, l2 = l1 + 1, l2 - B end", "if l2 >= B then l2 = l2 - B end"},
 	{"gate: a step back of now refills by negative steps (LIM-8)", admitLua,
-		"if not ltqr(now, last) then -- steps", "if true then -- steps"},
+		"if not (n1 < l1 or (n1 == l1 and (n2 < l2 or (n2 == l2 and (n3 < l3 or (n3 == l3 and n4 < l4)))))) then -- now >= last", "if true then"},
 	{"gate: eviction takes the emptiest way, not the fullest (GATE-16)", admitLua,
-		"ltqr(most, tks) or", "ltqr(tks, most) or"},
+		"if most_way == nil or mt1 < r1 or (mt1 == r1 and (mt2 < r2 or (mt2 == r2 and (mt3 < r3 or (mt3 == r3 and (mt4 < r4 or",
+		"if most_way == nil or mt1 > r1 or (mt1 == r1 and (mt2 > r2 or (mt2 == r2 and (mt3 > r3 or (mt3 == r3 and (mt4 > r4 or"},
 	{"gate: an expired lease still counts in flight (DIST-3)", admitLua,
-		"redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "redis.call('ZCARD', KEYS[1]) -- live leases"},
-	{"gate: a set is written without a TTL (DIST-6)", admitLua,
-		"if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl)) end", ""},
+		"n = redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases", "n = redis.call('ZCARD', KEYS[1]) -- live leases"},
+	{"gate: a new set is written without a TTL (DIST-6)", admitLua,
+		"  redis.call('PEXPIRE', KEYS[2], ttl)\n", ""},
+	{"gate: a new lease set is written without a TTL (DIST-6)", admitLua,
+		"    redis.call('PEXPIRE', KEYS[1], lset)\n", ""},
 	{"gate: a refused eviction does not store the budget's refill (GATE-19)", admitLua,
-		"if paid then redis.call('HSET', KEYS[2], 'budget'", "if paid and not deficit then redis.call('HSET', KEYS[2], 'budget'"},
+		"if paid then -- GATE-19: on both outcomes", "if paid and not d1 then"},
 	{"gate: an eviction charges the budget cap, not cap - tks' (GATE-19)", admitLua,
-		"local cost = subqr(cap, most)", "local cost = {cap[1], cap[2], cap[3], cap[4]}"},
+		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
 	{"gate: a budget full at now is refilled, not born again at now (GATE-19)", admitLua,
-		"if not full then btks, blast = tks, last end", "btks, blast = tks, last"},
+		"if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end", "p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8"},
 	{"gate: an absent budget is born empty (GATE-19)", admitLua,
-		"local btks, blast = {cap[1], cap[2], cap[3], cap[4]}, {now", "local btks, blast = {0, 0, 0, 0}, {now"},
+		"p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4", "p1, p2, p3, p4, p5, p6, p7, p8 = 0, 0, 0, 0, n1, n2, n3, n4"},
 	{"gate: a refused eviction writes the newcomer's way (GATE-19)", admitLua,
-		"if not deficit then -- GATE-19: a refused eviction writes no way", "if true then"},
+		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
 	{"gate: a refusal's retry counts the whole cost, not the deficit (GATE-19)", admitLua,
-		"deficit = subqr(cost, btks)", "deficit = cost"},
+		"d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)", "d1, d2, d3, d4 = k1, k2, k3, k4"},
+	{"gate: a take that borrows a quotient loses the borrow's carry", admitLua,
+		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
+	{"gate: a pass skips the set's PEXPIRE though its recorded expiry falls short (DIST-6)", admitLua,
+		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
 	{"gate: the set's TTL ignores the budget (DIST-6)", admitLua,
-		"if paid then n_steps = steps(paid) end\n", ""},
+		"  n_steps = (c1 - p1) * B + (c2 - p2) + 2\n", ""},
+	{"spread: a take that borrows a quotient loses the borrow's carry", spreadLua,
+		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
+	{"spread: the refill's tokens lose their carry", spreadLua,
+		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
+	{"spread: an eviction charges the budget cap, not cap - tks' (GATE-19)", spreadLua,
+		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
+	{"spread: a refused eviction writes the newcomer's way (GATE-19)", spreadLua,
+		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
+	{"spread: the sweep drops a set that still carries information (DIST-6)", spreadLua,
+		"if not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4)) then carries = true; break end", "if false then carries = true; break end"},
+	{"spread: the sweep drops what is full at now, not since now less the margin (DIST-6)", spreadLua,
+		"local s1, s2, s3, s4 = unpack('>i4I4i4I4', ARGV[6])", "local s1, s2, s3, s4 = n1, n2, n3, n4"},
+	{"spread: the slab's TTL shrinks (PEXPIRE without GT, DIST-6)", spreadLua,
+		"redis.call('PEXPIRE', KEYS[1], ttl, 'GT')", "redis.call('PEXPIRE', KEYS[1], ttl)"},
+	{"spread: a new slab is written without a TTL (DIST-6)", spreadLua,
+		"  redis.call('PEXPIRE', KEYS[1], ttl)\n", ""},
+	{"spread: the PEXPIRE is skipped though the recorded expiry falls short (DIST-6)", spreadLua,
+		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
+	{"spread: every set of a slab shares one budget field (the wrong slab field)", spreadLua,
+		"local bf = sf .. 'b'", "local bf = 'b'"},
+	{"spread: the set's ways are written under the key's field, not the set's (the wrong slab field)", spreadLua,
+		"fields[#fields + 1], fields[#fields + 2] = sf, v", "fields[#fields + 1], fields[#fields + 2] = key, v"},
 	{"store: the fused ban needs a count past the threshold (> for >=, STORE-5)", addLua,
 		"c >= threshold", "c > threshold"},
 	{"store: the trim keeps k-1 stamps (PROP-17)", addLua,
-		"ZREMRANGEBYRANK', KEYS[1], 0, -k - 1)", "ZREMRANGEBYRANK', KEYS[1], 0, -k)"},
+		"string.sub(v, i, 8 * k)", "string.sub(v, i, 8 * k - 8)"},
+	{"store: a new stamp goes first, not in order (stamps stay largest first)", addLua,
+		"while i < #v and not lt(v, i, now, 1) do i = i + 8 end\n", ""},
 	{"store: the fused ban overwrites a later ban-until (no max, STORE-5)", addLua,
-		" and u64lt(ban, ARGV[6])", ""},
-	{"store: the fused path compares ban-untils as doubles", addLua, u64ltHead, u64ltDouble},
-	{"store: the stamps are written without a TTL (DIST-6)", addLua,
-		"redis.call('PEXPIRE', KEYS[1], ttl)\n", ""},
+		" and lt(v, 1, ARGV[6], 1)", ""},
+	{"store: the fused path compares uint64s as doubles", addLua, ltHead, ltDouble},
+	{"store: a new partition is written without a TTL (DIST-6)", addLua,
+		"redis.call('PEXPIRE', KEYS[1], ARGV[7], 'NX')", "redis.call('TYPE', KEYS[1])"},
+	{"store: a write shortens the partition's TTL (no GT, DIST-6)", addLua,
+		"redis.call('PEXPIRE', KEYS[1], ARGV[7], 'GT') == 0", "redis.call('PEXPIRE', KEYS[1], ARGV[7]) == 0"},
+	{"store: a settled reservation stays (FailReserved)", addLua,
+		"if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[8]) end", ""},
+	{"store: check counts stamps out of the window (THR-4)", checkLua,
+		"if ARGV[2] == '' then return", "if true then return"},
+	{"store: check compares uint64s as doubles", checkLua, ltHead, ltDouble},
 	{"store: ban overwrites a later ban-until (no max, STORE-5)", banLua,
-		"if u64lt(ban, ARGV[1]) then", "if ban ~= ARGV[1] then"},
+		"if lt(v, 1, ARGV[2], 1) then", "if string.sub(v, 1, 8) ~= ARGV[2] then"},
+	{"store: ban compares uint64s as doubles", banLua, ltHead, ltDouble},
+	{"store: a partition a ban creates has no TTL (DIST-6)", banLua,
+		"redis.call('PEXPIRE', KEYS[1], ARGV[3], 'NX')", "redis.call('TYPE', KEYS[1])"},
 	{"store: purge keeps a ban that ends at now (ban end off by one, STORE-9)", purgeLua,
-		"if ban and not u64lt(ARGV[1], ban) then", "if ban and u64lt(ban, ARGV[1]) then"},
-	{"store: purge compares ban-untils as doubles", purgeLua, u64ltHead, u64ltDouble},
-	{"store: purge ignores keys tracked between its scan and its script", purgeLua,
-		"if ARGV[3] == '1' and redis.call('SCARD', KEYS[1]) > listed then return -1 end\n", ""},
-	{"store: reserve lets a banned key reserve (no ban test)", reserveLua,
-		"if u64lt(ARGV[2], ban) then return {c, ban, r, ''} end -- banned: now < ban-until\n", ""},
-	{"store: reserve ignores the caller's held entries", reserveLua,
-		"local p = r + tonumber(ARGV[4])", "local p = r"},
-	{"store: reserve admits the threshold'th attempt in flight (> for >=)", reserveLua,
-		"c + p >= tonumber(ARGV[3])", "c + p > tonumber(ARGV[3])"},
-	{"store: reservations out of the window keep counting", reserveLua,
-		"  redis.call('ZREMRANGEBYLEX', KEYS[3], '-', '(' .. string.sub(ARGV[1], 2))\n", ""},
-	{"store: reserve compares ban-untils as doubles", reserveLua, u64ltHead, u64ltDouble},
-	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
-		"redis.call('PEXPIRE', KEYS[3], ARGV[6])", "redis.call('TYPE', KEYS[3])"},
+		"if not lt(ARGV[1], 1, w, 1) then", "if lt(w, 1, ARGV[1], 1) then"},
+	{"store: purge compares uint64s as doubles", purgeLua, ltHead, ltDouble},
+	{"store: purge keeps the first stamp out of the window (STORE-9)", purgeLua,
+		"w = string.sub(w, 1, j - 1)", "w = string.sub(w, 1, j + 7)"},
+	{"store: purge counts a key it only trimmed (STORE-9)", purgeLua,
+		"      redis.call('HSET', KEYS[1], f, w)\n", "      redis.call('HSET', KEYS[1], f, w)\n      n = n + 1\n"},
+	{"store: purge ignores its cursor (one batch per partition)", purgeLua,
+		"next, flat = r[1], r[2]", "flat = r[2]"},
 	{"store: clear_failures untracks a banned key (STORE-6)", clearFsLua,
-		"if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('SREM', KEYS[3], ARGV[1]) end", "redis.call('SREM', KEYS[3], ARGV[1])"},
+		"if string.sub(v, 1, 8) == string.rep('\\0', 8) then", "if true then"},
+	{"store: clear_failures keeps the stamps (STORE-6)", clearFsLua,
+		"  redis.call('HSET', KEYS[1], ARGV[1], string.sub(v, 1, 8))\n", ""},
+	{"store: reserve lets a banned key reserve (no ban test)", reserveLua,
+		"if lt(ARGV[4], 1, ban, 1) then return {c, ban, r, ''} end -- banned: now < ban-until\n", ""},
+	{"store: reserve ignores the caller's held entries", reserveLua,
+		"local p = r + tonumber(ARGV[6])", "local p = r"},
+	{"store: reserve admits the threshold'th attempt in flight (> for >=)", reserveLua,
+		"c + p >= tonumber(ARGV[5])", "c + p > tonumber(ARGV[5])"},
+	{"store: reservations out of the window keep counting", reserveLua,
+		"  redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. string.sub(ARGV[3], 2))\n", ""},
+	{"store: reserve compares uint64s as doubles", reserveLua, ltHead, ltDouble},
+	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
+		"redis.call('PEXPIRE', KEYS[2], ARGV[8])", "redis.call('TYPE', KEYS[2])"},
 }
 
 // readScript reads a script of the module (the tests run in fuzz/).
@@ -140,9 +193,14 @@ type mutantKill string
 // against the model on small tables that evict and spend their budgets
 // (TestRedisGateBudgetHistoriesEqualModel) and by the DIST-6 check that a
 // set outlives its spent budget (TestRedisGateSetTTLCoversItsBudget), and for the store
-// by TestLinRedisPurgeSeesKeysTrackedSinceItsScan's interleaving (one
-// purge, checked by porcupine) and by seeded reservation histories against
-// MemStore's (mutantReserveHistories). The original
+// by the purge checks of mutantPurgeRace (an interleaving inside a purge
+// over 1 and 2 partitions, checked by porcupine; large partitions), by
+// seeded reservation histories against MemStore's (mutantReserveHistories),
+// by TestRedisStorePartitionTTLIsSetAndOnlyGrows's checks and by
+// TestRedisStoreIsExactPast2To53's histories; a mutant of the Spread script
+// faces the gate vectors, the budget histories and the carries in the
+// Spread layout, and redisSpreadTTL and redisSpreadSweep
+// (mutantSpreadChecks). The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
@@ -155,7 +213,7 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 	for _, src := range orig {
 		same[src] = src
 	}
-	if kill := runMutant(t, srv, same, true, true); kill != "" {
+	if kill := runMutant(t, srv, same, mutantChecks{gate: true, spread: true, throttle: true}); kill != "" {
 		t.Fatalf("the original scripts through the swap fail a check: %s", kill)
 	}
 	for _, m := range luaMutants {
@@ -165,7 +223,8 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 			continue
 		}
 		mutated := map[string]string{src: strings.Replace(src, m.old, m.new, 1)}
-		kill := runMutant(t, srv, mutated, m.script == admitLua, m.script != admitLua)
+		kill := runMutant(t, srv, mutated, mutantChecks{gate: m.script == admitLua, spread: m.script == spreadLua,
+			throttle: m.script != admitLua && m.script != spreadLua})
 		if kill == "" {
 			t.Errorf("mutant %q of %s survives every check", m.name, m.script)
 			continue
@@ -177,7 +236,7 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 // runMutant runs the checks with scripts swapped on a fresh database of
 // srv, gate's or the throttle's, and returns what failed first ("" when
 // all passed). It fails t if a swapped script never ran.
-func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, gateChecks, throttleChecks bool) mutantKill {
+func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, checks mutantChecks) mutantKill {
 	t.Helper()
 	if _, err := srv.Command("FLUSHALL"); err != nil {
 		t.Fatal(err)
@@ -186,6 +245,7 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	defer sw.Close()
 	r := subject.NewRedis(sw.Addr())
 	defer r.Close()
+	gateChecks, throttleChecks := checks.gate, checks.throttle
 	kill := mutantVectors(t, r, gateChecks, throttleChecks)
 	if kill == "" && gateChecks {
 		kill = mutantLeaseCheck(t, r)
@@ -193,11 +253,21 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 	if kill == "" && gateChecks {
 		kill = mutantBudgetChecks(t, r)
 	}
+	if kill == "" && checks.spread {
+		kill = mutantSpreadChecks(t, sw.Addr())
+	}
 	if kill == "" && throttleChecks {
-		kill = mutantPurgeRace(t, r)
+		kill = mutantPurgeRace(t, srv, r)
 	}
 	if kill == "" && throttleChecks {
 		kill = mutantReserves(t, r)
+	}
+	if kill == "" && throttleChecks {
+		if diff := redisStoreTTLs(srv.Command, mustClient(t, r), r.Namespace); diff != "" {
+			kill = mutantKill("store TTLs: " + diff)
+		} else if diff := redisExactHistories(mustClient(t, r), r.Namespace); diff != "" {
+			kill = mutantKill("exact histories: " + diff)
+		}
 	}
 	if kill == "" { // last: it audits the keys of every check
 		kill = mutantTTLAudit(t, srv)
@@ -206,6 +276,43 @@ func runMutant(t *testing.T, srv *redistest.Server, scripts map[string]string, g
 		t.Fatalf("the swapped scripts ran %d times (%v): the checks did not run them", sw.Swaps(), sw.Err())
 	}
 	return kill
+}
+
+// mutantChecks are the checks a mutant faces: those of the Exact gate's
+// script, of the Spread gate's, of the throttle store's scripts.
+type mutantChecks struct{ gate, spread, throttle bool }
+
+// mutantSpreadChecks runs, with the gate in the Spread layout over addr,
+// the gate vectors, TestRedisGateBudgetHistoriesEqualModel's histories,
+// TestRedisGateCarriesBetweenHalves's admits, redisSpreadTTL and
+// redisSpreadSweep, and names the first that fails.
+func mutantSpreadChecks(t *testing.T, addr string) mutantKill {
+	t.Helper()
+	r := subject.NewRedis(addr).WithLayout(subject.LayoutSpread)
+	defer r.Close()
+	if kill := mutantVectors(t, r, true, false); kill != "" {
+		return "spread: " + kill
+	}
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []func(rueidis.Client, string) (string, error){
+		func(c rueidis.Client, name string) (string, error) {
+			return redisBudgetHistories(c, name, redisgate.Spread, redisBudgetRuns)
+		},
+		func(c rueidis.Client, name string) (string, error) { return redisCarries(c, name, redisgate.Spread) },
+		redisSpreadTTL, redisSpreadSweep,
+	} {
+		diff, err := check(c, r.Namespace())
+		if err != nil {
+			return mutantKill(fmt.Sprintf("spread checks: %v", err))
+		}
+		if diff != "" {
+			return mutantKill("spread checks: " + diff)
+		}
+	}
+	return ""
 }
 
 // mutantVectors runs the conformance vectors of the chosen components
@@ -259,18 +366,27 @@ func mutantTTLAudit(t *testing.T, srv *redistest.Server) mutantKill {
 	return ""
 }
 
-// mutantPurgeRace is TestLinRedisPurgeSeesKeysTrackedSinceItsScan: a
-// purge with a key tracked between its scan and its script must be
-// linearizable.
-func mutantPurgeRace(t *testing.T, r *subject.Redis) mutantKill {
+// mutantPurgeRace is TestLinRedisPurgeIsOneStepPerPartition's split
+// history, TestLinRedisPurgeOfOnePartitionIsOneStep's whole one (each must
+// be linearizable, with its count) and
+// TestRedisPurgeCountsEveryKeyOfLargePartitions's check.
+func mutantPurgeRace(t *testing.T, srv *redistest.Server, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, h := linPurgeRace(t, c, r.Namespace())
-	if res, _ := linCheck(linThrModelWhole(), h); res != porcupine.Ok {
-		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) = count %d (failed %v): history %s", out.Count, out.Failed, res))
+	ns := r.Namespace()
+	out, _, split := linPurgeRace(t, c, ns, 2)
+	if res, _ := linCheck(linStoreParts(ns, 2), split); res != porcupine.Ok || out.Count != 2 {
+		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) over 2 partitions = count %d (failed %v): split history %s", out.Count, out.Failed, res))
+	}
+	out, whole, _ := linPurgeRace(t, c, r.Namespace(), 1)
+	if res, _ := linCheck(linThrModelWhole(), whole); res != porcupine.Ok || out.Count != 1 {
+		return mutantKill(fmt.Sprintf("purge race: purge_expired(20) over 1 partition = count %d (failed %v): history %s", out.Count, out.Failed, res))
+	}
+	if diff := redisPurgeLarge(srv.Command, c, r.Namespace(), 1); diff != "" {
+		return mutantKill("large partitions: " + diff)
 	}
 	return ""
 }
@@ -306,16 +422,24 @@ func mutantLeaseCheck(t *testing.T, r *subject.Redis) mutantKill {
 }
 
 // mutantBudgetChecks runs TestRedisGateBudgetHistoriesEqualModel's
-// histories and TestRedisGateSetTTLCoversItsBudget's check on r.
+// histories, TestRedisGateSetTTLCoversItsBudget's check,
+// TestRedisGateCarriesBetweenHalves's admits and
+// TestRedisGateOneWaySetTTLCoversItsBucket's on r.
 func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	t.Helper()
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := redisBudgetHistories(c, r.Namespace(), redisBudgetRuns)
+	diff, err := redisBudgetHistories(c, r.Namespace(), redisgate.Exact, redisBudgetRuns)
 	if err == nil && diff == "" {
 		diff, err = redisBudgetTTL(c, r.Namespace())
+	}
+	if err == nil && diff == "" {
+		diff, err = redisCarries(c, r.Namespace(), redisgate.Exact)
+	}
+	if err == nil && diff == "" {
+		diff, err = redisOneWayTTL(c, r.Namespace())
 	}
 	switch {
 	case err != nil:
@@ -324,6 +448,16 @@ func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 		return mutantKill("budget checks: " + diff)
 	}
 	return ""
+}
+
+// mustClient is r's client, or fails t.
+func mustClient(t *testing.T, r *subject.Redis) rueidis.Client {
+	t.Helper()
+	c, err := r.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // mutantReserves runs mutantReserveHistories, the reservations against

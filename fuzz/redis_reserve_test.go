@@ -62,8 +62,8 @@ func TestPropRedisReserveEqualsMemStore(t *testing.T) {
 	}
 	cfg := throttle.Config{Threshold: 3, WindowSecs: 10, BanSecs: 5}
 	checkRedis(t, func(t *rapid.T) {
-		ns := sr.Namespace()
-		rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, StampsPerKey: 3, TTL: time.Hour})
+		ns, parts := sr.Namespace(), rapid.SampledFrom([]int{1, 2}).Draw(t, "partitions")
+		rs, err := redisstore.New(redisstore.Config{Client: c, Namespace: ns, Partitions: parts, StampsPerKey: 3, TTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestPropRedisReserveEqualsMemStore(t *testing.T) {
 				held := 0
 				for _, key := range reserveKeys {
 					r.same(t, fmt.Sprintf("Check(%s, %d)", key, now), fmt.Sprint(r.red.Check(key, now)), fmt.Sprint(r.mem.Check(key, now)))
-					n, err := srv.Command("ZCARD", "{"+ns+"}:r:"+key)
+					n, err := srv.Command("ZCARD", reservationsKey(ns, parts, key))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -26,6 +26,7 @@ var (
 	redisDir     string
 	redisErr     error
 	redisSubject *subject.Redis
+	redisSpread  *subject.Redis // over redisServer too, its gates in the Spread layout
 )
 
 // sharedRedis returns the package's redis-server and the subject over it;
@@ -38,6 +39,7 @@ func sharedRedis(t testing.TB) (*redistest.Server, *subject.Redis) {
 		}
 		if redisServer, redisErr = redistest.StartDir(redisDir); redisErr == nil {
 			redisSubject = subject.NewRedis(redisServer.Addr())
+			redisSpread = subject.NewRedis(redisServer.Addr()).WithLayout(subject.LayoutSpread)
 		}
 	})
 	if redisErr != nil {
@@ -46,9 +48,20 @@ func sharedRedis(t testing.TB) (*redistest.Server, *subject.Redis) {
 	return redisServer, redisSubject
 }
 
+// sharedRedisSpread is sharedRedis's server and a subject over it whose
+// gates are in the Spread layout.
+func sharedRedisSpread(t testing.TB) (*redistest.Server, *subject.Redis) {
+	t.Helper()
+	srv, _ := sharedRedis(t)
+	return srv, redisSpread
+}
+
 func stopRedis() {
 	if redisSubject != nil {
 		redisSubject.Close()
+	}
+	if redisSpread != nil {
+		redisSpread.Close()
 	}
 	if redisServer != nil {
 		redisServer.Kill()
@@ -74,12 +87,17 @@ func flagSet(name string) bool {
 	return set
 }
 
+// rapidChecksSet reports whether the command line set -rapid.checks: asked
+// once, before checkRedis sets the flag itself (flag.Visit then counts it
+// as set).
+var rapidChecksSet = sync.OnceValue(func() bool { return flagSet("rapid.checks") })
+
 // checkRedis is rapid.Check(t, prop) with redisChecks checks unless the
 // command line chose. The package's tests never run in parallel, so the
 // flag is set and restored around the check alone.
 func checkRedis(t *testing.T, prop func(*rapid.T)) {
 	t.Helper()
-	if !flagSet("rapid.checks") {
+	if !rapidChecksSet() {
 		old := flag.Lookup("rapid.checks").Value.String()
 		_ = flag.Set("rapid.checks", strconv.Itoa(redisChecks))
 		defer func() { _ = flag.Set("rapid.checks", old) }()
@@ -129,19 +147,61 @@ func TestPropRedisThrottleFaultsEqualsModel(t *testing.T) {
 	checkRedis(t, machineOn(r, oracle.ThrottleFaults))
 }
 
+// TestPropRedisPartitionedThrottleEqualsModel is
+// TestPropRedisThrottleEqualsModel and TestPropRedisThrottleFaultsEqualsModel
+// over a store of 3 partitions: the property holds whatever partitions a
+// history's keys land in.
+func TestPropRedisPartitionedThrottleEqualsModel(t *testing.T) {
+	srv, _ := sharedRedis(t)
+	r := subject.NewRedis(srv.Addr())
+	defer r.Close()
+	r.Partitions = 3
+	t.Run("fused", func(t *testing.T) { checkRedis(t, machineOn(r, oracle.Throttle)) })
+	t.Run("seven-op", func(t *testing.T) { checkRedis(t, machineOn(r, oracle.ThrottleFaults)) })
+}
+
 // TestVectorsPassRedis runs every throttle, throttle_faults and lim
 // conformance vector against the Redis subject: each must pass but for
 // those past impl's documented limits (threshold above
 // throttle.MaxStampsPerKey), which it must skip.
 func TestVectorsPassRedis(t *testing.T) {
 	_, r := sharedRedis(t)
+	vectorsPassRedis(t, r, nil)
+}
+
+// TestVectorsPassRedisSpread runs every gate conformance vector against
+// the Redis subject in the Spread layout (in-flight counted in this
+// process, the sets spread over slabs): one process is the model's single
+// gate in either layout (spec DIST-9), so each must pass.
+func TestVectorsPassRedisSpread(t *testing.T) {
+	_, r := sharedRedisSpread(t)
+	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Gate })
+}
+
+// TestVectorsPassRedisPartitioned runs every throttle and throttle_faults
+// conformance vector against the Redis subject with its store over 5
+// partitions (a key's partition is its FNV-1a hash mod 5, so a vector's
+// keys spread over several): each must pass but for those past impl's
+// limits, as over one partition.
+func TestVectorsPassRedisPartitioned(t *testing.T) {
+	srv, _ := sharedRedis(t)
+	r := subject.NewRedis(srv.Addr())
+	defer r.Close()
+	r.Partitions = 5
+	vectorsPassRedis(t, r, func(c oracle.Component) bool { return c == oracle.Throttle || c == oracle.ThrottleFaults })
+}
+
+// vectorsPassRedis runs the conformance vectors of the components keep
+// picks (nil: all) against r, as TestVectorsPassRedis says.
+func vectorsPassRedis(t *testing.T, r *subject.Redis, keep func(oracle.Component) bool) {
+	t.Helper()
 	cases, err := conformance.Load(conformance.Vectors)
 	if err != nil {
 		t.Fatalf("conformance.Load(Vectors) error: %v", err)
 	}
 	passed, skipped := 0, 0
 	for _, c := range cases {
-		if c.Trace().Component == oracle.Gate && !redisGateReady {
+		if c.Trace().Component == oracle.Gate && !redisGateReady || keep != nil && !keep(c.Trace().Component) {
 			continue
 		}
 		res := judge.Check(r, c)
@@ -156,7 +216,7 @@ func TestVectorsPassRedis(t *testing.T) {
 			passed++
 		}
 	}
-	t.Logf("redis passes %d of %d conformance vectors and skips %d past its limits", passed, len(cases), skipped)
+	t.Logf("redis (%d partitions) passes %d of %d conformance vectors and skips %d past its limits", max(r.Partitions, 1), passed, len(cases), skipped)
 }
 
 // TestPropRedisGateEqualsModel checks the property that the Redis gate (one
@@ -167,5 +227,13 @@ func TestVectorsPassRedis(t *testing.T) {
 // refuses the same configs (DIST-2, DIST-8).
 func TestPropRedisGateEqualsModel(t *testing.T) {
 	_, r := sharedRedis(t)
+	checkRedis(t, machineOn(r, oracle.Gate))
+}
+
+// TestPropRedisGateSpreadEqualsModel is TestPropRedisGateEqualsModel in
+// the Spread layout: in-flight counted by the process, the sets spread
+// over slabs, and still the model's results for every sequential history.
+func TestPropRedisGateSpreadEqualsModel(t *testing.T) {
+	_, r := sharedRedisSpread(t)
 	checkRedis(t, machineOn(r, oracle.Gate))
 }

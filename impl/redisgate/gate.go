@@ -1,88 +1,14 @@
-// Package redisgate is the gate on Redis (>= 7.0), through rueidis: spec
-// 3.0's set-associative table of per-key buckets, with an eviction budget
-// per set, and one in-flight count, shared by every node that talks to one
-// Redis primary, the in-flight places held as leases (spec DIST-3, DIST-4).
-// With Sets 2^63 - 1 and Ways 1 two live keys share a set only when their
-// SipHashes agree modulo Sets, and each admit reads one bucket: the layout
-// for production (spec DIST-2).
-//
-// The node computes the set of a key, SipHash-2-4 under Config.Seed (spec
-// GATE-13, GATE-18): the seed never reaches Redis. Every node of a table
-// must hold the same seed, so New requires one (see [Config]).
-//
-// One Admit is one EVALSHA (the EVAL fallback on NOSCRIPT is rueidis's): the
-// in-flight test, the set's ways and budget, the refill, the takes and the
-// lease, atomically (spec DIST-8). Release is
-// one ZREM of the decision's lease: releasing twice, or a decision that did
-// not pass, is a no-op.
-//
-// Layout, for gate name NAME (one hash tag: one Redis Cluster slot):
-//
-//	{lim:NAME}:if     sorted set: lease id -> expiry, ms of the Redis clock
-//	{lim:NAME}:s:SET  hash: the set SET (16 hex digits), way (16 hex) -> key
-//	                  (16 hex) and bucket (64 hex: tq, tr, lq, lr), and
-//	                  "budget" -> the set's eviction budget (64 hex, the
-//	                  same encoding; absent until its first eviction)
-//
-// Exactness: the only products and quotients in LIM-8..LIM-12 are by the
-// config constants ivl and refil, so Go divides now by ivl and cap by refil
-// and the script sees (quotient, remainder) pairs: tks = tq*refil + tr, last
-// = lq*ivl + lr. Lua then only adds and compares integers held as 32-bit
-// halves, exact in doubles. Every int64 crosses the boundary as 16 hex
-// digits. The retry of a limited take (cost 1) depends only on the config
-// and is impl/lim's; a refused eviction's retry depends on the budget's
-// deficit (cost - tks'), which the script returns as a (q, r) pair and Go
-// turns into ticks with impl/lim; Retry-After is impl/gate's
-// RetryAfterSeconds.
-//
-// TTLs (spec DIST-6): a bucket carries no information once it is full
-// (GATE-14), nor does a full budget (an absent one is born full, GATE-19),
-// so a set's TTL runs to the real time each bucket it last wrote (its way's,
-// its budget's) would be full again, rounded up, plus Config.TTLMargin (which
-// must cover clock skew between nodes and Redis and any step back of now),
-// and only grows: an expiry drops only full ways and a full budget. The
-// lease set's TTL runs past its last lease.
-//
-// Who supplies now: the caller, in ticks (spec DIST-1): [Gate.Now] is this
-// node's wall clock since Config.Epoch. Leases expire on the Redis clock:
-// the admit script and the in-flight count read TIME, and no other script
-// of this package or of impl/throttle/redisstore does. A managed Redis that
-// refuses TIME in scripts cannot run this gate; a mode without TIME (leases
-// on the nodes' clocks) comes with the next version of the spec, whose
-// DIST-1 will allow it.
-//
-// Eviction: New refuses a server whose maxmemory-policy may evict keys
-// (any but noeviction: every key here has a TTL, so volatile-* policies
-// can evict any of them), unless Config.OnEvictingPolicy accepts it. An
-// evicted set is a bucket born full again, its spent tokens back, with
-// nothing to show for it: a silent reset is worse than a refusal at
-// startup, and the hook leaves the choice, and the warning, to the
-// operator.
-//
-// Faults: a definite failure (a Redis error reply, a failed connect) had no
-// effect; an ambiguous one (sent, no reply) may have. Admit retries both
-// with the same lease id and the same now until Config.Timeout: a replayed
-// pass is found by its lease and not taken again, and a limited or shed
-// attempt leaves nothing a second attempt would not leave. When every
-// attempt failed, Admit returns an error wrapping [ErrIndeterminate] if
-// any attempt was ambiguous (whatever the later ones' errors), else
-// [ErrUnavailable]; an indeterminate pass holds a lease that expires by
-// itself (a release, DIST-2). On a Redis Cluster, a reply that says the
-// script did not run yet (TRYAGAIN while the gate's slot moves between
-// nodes, CLUSTERDOWN, LOADING) is retried until Config.Timeout as well;
-// MOVED and ASK are followed by rueidis.
-//
-// Imports: the standard library, impl/lim, impl/gate, impl/internal/siphash,
-// impl/internal/redisfault and rueidis.
 package redisgate
 
 import (
 	"context"
 	"crypto/rand"
 	_ "embed"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -131,16 +57,27 @@ type Config struct {
 	Seed *[16]byte
 	// LeaseTTL is how long a pass holds its place without a release (Redis
 	// time), >= 1ms: a node that dies releases its requests this way.
+	// Exact only: Spread holds no lease (it ignores LeaseTTL).
 	LeaseTTL time.Duration
 	// TTLMargin is added to every bucket's TTL (0: 1 minute): it must cover
 	// the skew between the nodes' clocks and Redis's, and any step back of
-	// now, for a key never to expire before it is full.
+	// now, for a key never to expire before it is full. In Spread a sweep
+	// drops a set only once it is full since now less TTLMargin.
 	TTLMargin time.Duration
 	// Timeout bounds each call, retries included (0: 2s).
 	Timeout time.Duration
 	// Epoch is tick 0 of Gate.Now (the zero Time: the Unix epoch). The same
 	// on every node.
 	Epoch time.Time
+	// NodeClock makes leases expire on the nodes' wall clocks (Unix ms,
+	// sent with each admit and in-flight count) instead of the Redis
+	// server's: no script then calls TIME, which some managed Redis
+	// offerings refuse in scripts. The nodes' clocks must then agree to
+	// well within LeaseTTL: a node ahead by d counts the others' leases
+	// expired d early (in-flight may pass maxif by those requests), and
+	// one behind counts them d late. Spread never calls TIME: NodeClock
+	// changes nothing there.
+	NodeClock bool
 	// OnEvictingPolicy decides what New does when a node of Client has a
 	// maxmemory-policy other than noeviction, under which Redis may evict
 	// a set before its TTL: its buckets are then born full again (spent
@@ -149,6 +86,14 @@ type Config struct {
 	// with the node's address and its policy and fails with its error, or
 	// goes on when it returns nil: the place to log the risk loudly.
 	OnEvictingPolicy func(node, policy string) error
+	// Mode is the gate's layout: Exact (the zero value) or Spread (see
+	// [Mode] and the package doc).
+	Mode Mode
+	// Slabs is the number of hashes a Spread gate groups its sets into
+	// (set mod Slabs), each its own hash tag: 0 means DefaultSlabs (or
+	// Sets, when smaller), else it must be in [1, Sets]. It must be the
+	// same on every node of the gate. Exact requires 0.
+	Slabs int64
 }
 
 // Decision is the outcome of one Admit.
@@ -159,7 +104,8 @@ type Decision struct {
 	Retry      int64      // the bucket's retry in ticks (the budget's on a refused eviction); 0 unless Limited
 	RetryAfter int64      // Retry-After in seconds; 0 on Pass
 	Bucket     lim.Bucket // the key's bucket after the take (zero on a shed, a replayed pass or a refused eviction)
-	lease      string     // the pass's lease ("" unless Pass)
+	lease      string     // the pass's lease ("" unless an Exact Pass)
+	place      *place     // the pass's in-flight place (nil unless a Spread Pass)
 	seq        uint64     // the lease's number: lease = leaseOf(seq)
 }
 
@@ -178,19 +124,17 @@ type Gate struct {
 	cfg     Config // Seed nil: the gate keeps only its key
 	key     siphash.Key
 	tag     string // "{lim:NAME}:"
-	cap     [2]string
-	refil1  string // refil - 1
-	maxif   string
-	ways    string
-	lease   string // lease TTL ms
-	msStep  string // ms per refill step, a double
-	margin  string
-	most    string
-	retry   int64 // the retry of a limited take of cost 1
-	after   int64 // its Retry-After
+	consts  string // admit.lua's ARGV[6]: cap_q, cap_r, refil-1, maxif, ways, lease TTL ms, ms per step, margin ms, most TTL ms, lease set TTL ms
+	retry   int64  // the retry of a limited take of cost 1
+	after   int64  // its Retry-After
 	timeout time.Duration
 	id      string
 	seq     atomic.Uint64
+	born    time.Time    // for the monotonic clock of refresh
+	refresh atomic.Int64 // when (ns since born) an admit must give the lease set its TTL again
+
+	inflight    atomic.Int64 // Spread: this node's passes not released
+	marginTicks int64        // Spread: TTLMargin in ticks, rounded up
 }
 
 // mostTTL is the largest key TTL: 2^45 ms, about 1100 years.
@@ -238,12 +182,10 @@ func validate(cfg Config) error {
 		return fmt.Errorf("%w: TickNanos %d < 1", ErrConfig, cfg.TickNanos)
 	case cfg.Seed == nil:
 		return fmt.Errorf("%w: Seed is nil: every node of a Redis gate needs the same seed", ErrConfig)
-	case cfg.LeaseTTL < time.Millisecond:
-		return fmt.Errorf("%w: LeaseTTL %v below 1ms", ErrConfig, cfg.LeaseTTL)
 	case cfg.TTLMargin < 0 || cfg.Timeout < 0:
 		return fmt.Errorf("%w: negative TTLMargin or Timeout", ErrConfig)
 	}
-	return nil
+	return validateSpread(cfg)
 }
 
 // newGate is the gate of a valid cfg.
@@ -260,24 +202,30 @@ func newGate(cfg Config) *Gate {
 	if cfg.Epoch.IsZero() {
 		g.cfg.Epoch = time.Unix(0, 0)
 	}
-	cq, cr := floorDivMod(cfg.Lim.Cap(), cfg.Lim.Refil())
-	g.cap = [2]string{hex16(cq), hex16(cr)}
-	g.refil1 = hex16(cfg.Lim.Refil() - 1)
-	g.maxif = hex16(cfg.Lim.Maxif())
-	g.ways = hex16(cfg.Ways)
-	// spec DIST-3: "A pass holds a lease, with an expiry on the Redis clock (the gate's lease TTL), and `in_flight` counts the live leases."
-	g.lease = strconv.FormatInt(cfg.LeaseTTL.Milliseconds(), 10)
-	g.msStep = strconv.FormatFloat(float64(cfg.Lim.Ivl())*float64(cfg.TickNanos)/1e6, 'g', -1, 64)
-	g.margin = strconv.FormatInt(margin.Milliseconds(), 10)
-	// spec DIST-6: "A set's TTL runs to at least the real time at which its last-written bucket is full again, plus a margin for clock skew and steps back, and only grows"
-	g.most = strconv.FormatInt(mostTTL, 10)
 	// LIM-12: a limited take of cost 1 finds tks' = 0, so its retry is
 	// ceil(ivl/refil): the config's alone, computed by impl/lim.
 	g.retry = cfg.Lim.Take(lim.MakeBucket(0, 0), 0, 1).Retry
 	g.after = gate.RetryAfterSeconds(g.retry, cfg.TickNanos)
+	if cfg.Mode == Spread {
+		g.initSpread(margin)
+		return g
+	}
+	cq, cr := floorDivMod(cfg.Lim.Cap(), cfg.Lim.Refil())
+	c := make([]byte, 0, 72)
+	for _, v := range []int64{cq, cr, cfg.Lim.Refil() - 1, cfg.Lim.Maxif(), cfg.Ways} {
+		c = binary.BigEndian.AppendUint64(c, uint64(v))
+	}
+	// spec DIST-3: "A pass holds a lease, with an expiry on the Redis clock (the gate's lease TTL), and `in_flight` counts the live leases."
+	// spec DIST-6: "A set's TTL runs to at least the real time at which its last-written bucket is full again, plus a margin for clock skew and steps back, and only grows"
+	for _, f := range []float64{float64(cfg.LeaseTTL.Milliseconds()), float64(cfg.Lim.Ivl()) * float64(cfg.TickNanos) / 1e6,
+		float64(margin.Milliseconds()), float64(mostTTL), float64(leaseSetTTL(cfg.LeaseTTL).Milliseconds())} {
+		c = binary.BigEndian.AppendUint64(c, math.Float64bits(f))
+	}
+	g.consts = string(c)
 	id := make([]byte, 8)
 	_, _ = rand.Read(id)
 	g.id = hex.EncodeToString(id)
+	g.born = time.Now()
 	return g
 }
 
@@ -289,7 +237,13 @@ func (g *Gate) Config() Config { return g.cfg }
 // spec DIST-1: "The caller supplies `now` on every node (the gate's int64 ticks, the throttle's uint64 seconds), as in one process: a node converts its own clock, with one epoch for all nodes."
 func (g *Gate) Now() int64 { return int64(time.Since(g.cfg.Epoch) / time.Duration(g.cfg.TickNanos)) }
 
-func hex16(v int64) string { return fmt.Sprintf("%016x", uint64(v)) }
+// be8 is v as 8 big-endian bytes: to the admit script's struct.unpack, a
+// signed high and an unsigned low 32-bit half, each exact in a double.
+func be8(v int64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(v))
+	return string(b[:])
+}
 
 // floorDivMod returns q, r with a = q*b + r, 0 <= r < b (b >= 1).
 func floorDivMod(a, b int64) (int64, int64) {
@@ -310,18 +264,38 @@ func (g *Gate) leaseOf(seq uint64) string { return g.id + ":" + strconv.FormatUi
 // spec DIST-2: "The node computes the set (GATE-13, GATE-18), so the seed never reaches Redis."
 func (g *Gate) setOf(k int64) int64 { return int64(g.key.Sum64(uint64(k)) % uint64(g.cfg.Sets)) }
 
-func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + hex16(set) }
+func (g *Gate) keyOf(set int64) string { return g.tag + "s:" + be8(set) }
 func (g *Gate) leases() string         { return g.tag + "if" }
 
 // Admit decides one request from ip at tick now, at a cost of one token.
 func (g *Gate) Admit(ip string, now int64) (Decision, error) {
+	if g.cfg.Mode == Spread {
+		return g.admitSpread(lim.IPKey(ip), now)
+	}
 	return g.admit(lim.IPKey(ip), now)
 }
 
 // AdmitBytes is Admit for an address held as bytes.
 func (g *Gate) AdmitBytes(ip []byte, now int64) (Decision, error) {
+	if g.cfg.Mode == Spread {
+		return g.admitSpread(lim.IPKeyBytes(ip), now)
+	}
 	return g.admit(lim.IPKeyBytes(ip), now)
 }
+
+// sweepEvery is how often (in admits of one node) an admit drops the
+// expired leases even when the live ones are far from maxif: the lease set
+// stays bounded by the leases of the last sweepEvery admits and those of
+// crashed nodes that have not expired.
+const sweepEvery = 64
+
+// leaseSetTTL is the TTL a sweeping pass gives the lease set: 4 lease TTLs
+// and a minute. A node sweeps at least every quarter lease TTL (of its
+// monotonic clock) in which it passes, and other passes leave the TTL as
+// it is, so a lease that lands before the set's TTL ends stays covered
+// while the pass that adds it runs within 2.75 lease TTLs and a minute of
+// its send: far past any Config.Timeout.
+func leaseSetTTL(lease time.Duration) time.Duration { return 4*lease + time.Minute }
 
 // spec DIST-8: "An admit is one script (the in-flight test, the set's ways, the refill, the take and the lease), a release one command"
 func (g *Gate) admit(k, now int64) (Decision, error) {
@@ -330,7 +304,12 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	lease := g.leaseOf(seq)
 	set := g.setOf(k)
 	keys := []string{g.leases(), g.keyOf(set)}
-	args := []string{hex16(nq), hex16(nr), g.cap[0], g.cap[1], g.refil1, g.maxif, lease, g.lease, g.msStep, g.margin, g.most, hex16(k), g.ways}
+	sent := time.Since(g.born)
+	sweep := "0"
+	if seq%sweepEvery == 0 || int64(sent) >= g.refresh.Load() {
+		sweep = "1"
+	}
+	args := []string{be8(nq) + be8(nr), be8(k), lease, "0", sweep, g.consts, g.leaseNow()}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	var err error
@@ -340,6 +319,9 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 		if r, err = admitScript.Exec(ctx, g.c, keys, args).ToArray(); err == nil {
 			d, err := g.decision(r, lease, now)
 			d.seq, d.Set = seq, set
+			if err == nil && sweep == "1" && d.Verdict == gate.Pass && d.Way >= 0 { // not a replay: it swept
+				g.refresh.Store(int64(sent + g.cfg.LeaseTTL/4))
+			}
 			return d, err
 		}
 		// spec DIST-5: "It is *ambiguous* when a write was sent and no reply came (a reset, a timeout): it may have taken effect"
@@ -347,6 +329,7 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 		if ctx.Err() != nil || attempt == 3 {
 			break
 		}
+		args[3] = "1" // a replay: an earlier attempt may have passed, and its lease says so
 		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 	}
 	if ambiguous { // whatever the last attempt's error: one that may have run decides
@@ -355,12 +338,21 @@ func (g *Gate) admit(k, now int64) (Decision, error) {
 	return Decision{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
+// leaseNow is the lease clock's now for a script: "" (the script reads the
+// Redis clock) unless Config.NodeClock, then this node's Unix ms.
+func (g *Gate) leaseNow() string {
+	if !g.cfg.NodeClock {
+		return ""
+	}
+	return strconv.FormatInt(time.Now().UnixMilli(), 10)
+}
+
 func (g *Gate) decision(r []rueidis.RedisMessage, lease string, now int64) (Decision, error) {
 	if len(r) != 4 {
 		return Decision{}, fmt.Errorf("redisgate: bad admit reply (%d elements)", len(r))
 	}
 	v, err1 := r[0].ToString()
-	way, err2 := r[1].ToString()
+	way, err2 := r[1].AsInt64()
 	rec, err3 := r[2].ToString()
 	deficit, err4 := r[3].ToString()
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
@@ -369,14 +361,10 @@ func (g *Gate) decision(r []rueidis.RedisMessage, lease string, now int64) (Deci
 	if deficit != "" {
 		return g.refused(v, deficit, now)
 	}
-	d := Decision{Way: -1}
-	if way != "" {
-		w, err := strconv.ParseInt(way, 16, 64)
-		if err != nil {
-			return Decision{}, fmt.Errorf("redisgate: bad way %q: %w", way, err)
-		}
-		d.Way = w
+	if way < -1 {
+		return Decision{}, fmt.Errorf("redisgate: bad way %d", way)
 	}
+	d := Decision{Way: way}
 	if rec != "" {
 		b, err := g.decode(rec)
 		if err != nil {
@@ -410,42 +398,40 @@ func (g *Gate) refused(verdict, deficit string, now int64) (Decision, error) {
 	return Decision{Verdict: gate.Limited, Way: -1, Retry: retry, RetryAfter: gate.RetryAfterSeconds(retry, g.cfg.TickNanos)}, nil
 }
 
-// decodeQR reads a token count written as (q, r), 32 hex digits: q*refil + r.
+// decodeQR reads a token count written as (q, r), two big-endian int64
+// (16 bytes): q*refil + r.
 func (g *Gate) decodeQR(rec string) (int64, error) {
-	if len(rec) != 32 {
-		return 0, fmt.Errorf("redisgate: bad token record %q", rec)
+	if len(rec) != 16 {
+		return 0, fmt.Errorf("redisgate: bad token record %x", rec)
 	}
-	q, err1 := strconv.ParseUint(rec[:16], 16, 64)
-	r, err2 := strconv.ParseUint(rec[16:], 16, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("redisgate: bad token record %q: %w", rec, err)
-	}
-	return int64(q)*g.cfg.Lim.Refil() + int64(r), nil
+	return int64(binary.BigEndian.Uint64([]byte(rec[:8])))*g.cfg.Lim.Refil() + int64(binary.BigEndian.Uint64([]byte(rec[8:]))), nil
 }
 
-// decode reads a bucket record: tks = tq*refil + tr, last = lq*ivl + lr, in
-// wrapping int64 arithmetic, exact because the true values fit in int64.
+// decode reads a bucket record, four big-endian int64 (32 bytes): tks =
+// tq*refil + tr, last = lq*ivl + lr, in wrapping int64 arithmetic, exact
+// because the true values fit in int64.
 func (g *Gate) decode(rec string) (lim.Bucket, error) {
-	if len(rec) != 64 {
-		return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %q", rec)
+	if len(rec) != 32 {
+		return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %x", rec)
 	}
 	var v [4]int64
 	for i := range v {
-		u, err := strconv.ParseUint(rec[16*i:16*i+16], 16, 64)
-		if err != nil {
-			return lim.Bucket{}, fmt.Errorf("redisgate: bad bucket record %q: %w", rec, err)
-		}
-		v[i] = int64(u)
+		v[i] = int64(binary.BigEndian.Uint64([]byte(rec[8*i : 8*i+8])))
 	}
 	return lim.MakeBucket(v[0]*g.cfg.Lim.Refil()+v[1], v[2]*g.cfg.Lim.Ivl()+v[3]), nil
 }
 
-// Release gives back the place of a passed decision: one ZREM of its lease.
-// A decision that did not pass, or one released already, is a no-op (spec
-// DIST-3).
+// Release gives back the place of a passed decision: in Exact one ZREM of
+// its lease, in Spread a decrement of the node's count in memory (no round
+// trip, never an error). A decision that did not pass, one released
+// already, or another gate's is a no-op (spec DIST-3).
 //
 // spec DIST-4: "A release names its pass: releasing one pass twice, a decision that did not pass, or a pass whose lease expired gives back no other request's place"
 func (g *Gate) Release(d Decision) error {
+	if g.cfg.Mode == Spread {
+		d.place.release(&g.inflight)
+		return nil
+	}
 	if d.lease == "" {
 		return nil
 	}
@@ -458,11 +444,15 @@ func (g *Gate) Release(d Decision) error {
 	return nil
 }
 
-// InFlight returns the number of live leases.
+// InFlight returns the number of live leases in Exact, the number of this
+// node's passes not released in Spread (no round trip).
 func (g *Gate) InFlight() (int64, error) {
+	if g.cfg.Mode == Spread {
+		return g.inflight.Load(), nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	n, err := inflightScript.Exec(ctx, g.c, []string{g.leases()}, nil).AsInt64()
+	n, err := inflightScript.Exec(ctx, g.c, []string{g.leases()}, []string{g.leaseNow()}).AsInt64()
 	if err != nil {
 		return 0, fmt.Errorf("%w: in-flight: %w", ErrUnavailable, err)
 	}
@@ -473,28 +463,24 @@ func (g *Gate) InFlight() (int64, error) {
 // way holds the key or its bucket is full at now (it then behaves as an
 // empty way, spec GATE-14).
 func (g *Gate) Bucket(ip string, now int64) (lim.Bucket, bool, error) {
+	k := lim.IPKey(ip)
+	if g.cfg.Mode == Spread {
+		return g.bucketSpread(k, now)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
-	k := lim.IPKey(ip)
 	ways, err := g.c.Do(ctx, g.c.B().Hgetall().Key(g.keyOf(g.setOf(k))).Build()).AsStrMap()
 	if err != nil {
 		return lim.Bucket{}, false, fmt.Errorf("%w: bucket: %w", ErrUnavailable, err)
 	}
 	var rec string
-	for _, v := range ways {
-		if len(v) == 80 && v[:16] == hex16(k) {
-			rec = v[16:]
+	for f, v := range ways {
+		if f != "b" && len(v) == 48 && v[:8] == be8(k) {
+			rec = v[8:40]
 		}
 	}
 	if rec == "" {
 		return lim.Bucket{}, false, nil
 	}
-	b, err := g.decode(rec)
-	if err != nil {
-		return lim.Bucket{}, false, err
-	}
-	if g.cfg.Lim.Take(b, now, g.cfg.Lim.Cap()).OK == 1 { // full at now
-		return lim.Bucket{}, false, nil
-	}
-	return b, true, nil
+	return g.fullOrNot(rec, now)
 }

@@ -2,7 +2,6 @@ package redisgate
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -29,7 +28,7 @@ func TestPropFloorDivModIsExact(t *testing.T) {
 }
 
 // TestPropDecodeInvertsTheScriptsEncoding checks the property that a
-// bucket written as (tq, tr, lq, lr) in 16 hex digits each, as the admit
+// bucket written as (tq, tr, lq, lr), 8 big-endian bytes each, as the admit
 // script stores it, decodes to tks = tq*refil + tr and last = lq*ivl + lr
 // exactly, for every bucket and config.
 func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
@@ -40,7 +39,7 @@ func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
 		g := &Gate{cfg: Config{Lim: lim.NewConfig(math.MaxInt64, refil, ivl, 1)}}
 		tq, tr := floorDivMod(tks, refil)
 		lq, lr := floorDivMod(last, ivl)
-		b, err := g.decode(hex16(tq) + hex16(tr) + hex16(lq) + hex16(lr))
+		b, err := g.decode(be8(tq) + be8(tr) + be8(lq) + be8(lr))
 		if err != nil || b.Tks != tks || b.Last != last {
 			t.Fatalf("decode = %+v, %v; want {%d %d}", b, err, tks, last)
 		}
@@ -50,19 +49,24 @@ func TestPropDecodeInvertsTheScriptsEncoding(t *testing.T) {
 // TestNewRefusesBadConfigs checks that New names each invalid field with
 // ErrConfig: no client, a bad name, an invalid lim config, sets, ways or
 // tick below 1, a lease TTL below 1 ms, no seed (a Redis gate's nodes must
-// share one: DIST-2).
+// share one: DIST-2), Slabs in Exact, a Mode neither Exact nor Spread,
+// Slabs past Sets or below 0 in Spread.
 func TestNewRefusesBadConfigs(t *testing.T) {
 	ok := Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: 1, Ways: 1, TickNanos: 1, LeaseTTL: time.Second, Seed: &[16]byte{}}
 	for name, edit := range map[string]func(*Config){
-		"nil client":    func(c *Config) { c.Client = nil },
-		"empty name":    func(c *Config) { c.Name = "" },
-		"brace in name": func(c *Config) { c.Name = "a}b" },
-		"invalid lim":   func(c *Config) { c.Lim = lim.NewConfig(0, 1, 1, 1) },
-		"sets 0":        func(c *Config) { c.Sets = 0 },
-		"ways 0":        func(c *Config) { c.Ways = 0 },
-		"tick 0":        func(c *Config) { c.TickNanos = 0 },
-		"lease 0":       func(c *Config) { c.LeaseTTL = 0 },
-		"no seed":       func(c *Config) { c.Seed = nil },
+		"nil client":             func(c *Config) { c.Client = nil },
+		"empty name":             func(c *Config) { c.Name = "" },
+		"brace in name":          func(c *Config) { c.Name = "a}b" },
+		"invalid lim":            func(c *Config) { c.Lim = lim.NewConfig(0, 1, 1, 1) },
+		"sets 0":                 func(c *Config) { c.Sets = 0 },
+		"ways 0":                 func(c *Config) { c.Ways = 0 },
+		"tick 0":                 func(c *Config) { c.TickNanos = 0 },
+		"lease 0":                func(c *Config) { c.LeaseTTL = 0 },
+		"no seed":                func(c *Config) { c.Seed = nil },
+		"exact slabs":            func(c *Config) { c.Slabs = 1 },
+		"mode 2":                 func(c *Config) { c.Mode = 2 },
+		"spread slabs past sets": func(c *Config) { c.Mode, c.Slabs = Spread, 2 },
+		"spread slabs below 0":   func(c *Config) { c.Mode, c.Slabs = Spread, -1 },
 	} {
 		if err := validate(ok); err != nil {
 			t.Fatalf("validate(valid config) = %v", err)
@@ -75,8 +79,7 @@ func TestNewRefusesBadConfigs(t *testing.T) {
 	}
 }
 
-// noClient is a client a gate can hold: validate, newGate and New with an
-// invalid config never call it.
+// noClient is a client New can hold: New never calls it.
 type noClient struct{ rueidis.Client }
 
 // TestSetOfIsTheKeyedSipHash checks spec GATE-13 and GATE-18 on the node:
@@ -130,7 +133,7 @@ func TestRefusedRetryIsTheBudgetTakes(t *testing.T) {
 	} {
 		g := &Gate{cfg: Config{Lim: lim.NewConfig(tc.cap, tc.refil, tc.ivl, 1), TickNanos: tc.tick}}
 		q, r := floorDivMod(tc.d, tc.refil)
-		d, err := g.refused("limited", hex16(q)+hex16(r), 5)
+		d, err := g.refused("limited", be8(q)+be8(r), 5)
 		want := Decision{Verdict: gate.Limited, Way: -1, Retry: tc.retry, RetryAfter: tc.after}
 		if err != nil || d != want {
 			t.Errorf("%s: refused(limited, deficit %d) = %+v, %v; want %+v", tc.reason, tc.d, d, err, want)
@@ -138,10 +141,36 @@ func TestRefusedRetryIsTheBudgetTakes(t *testing.T) {
 	}
 	g := &Gate{cfg: Config{Lim: lim.NewConfig(10, 1, 1, 1), TickNanos: 1}}
 	for _, bad := range []struct{ verdict, deficit string }{
-		{"limited", "00"}, {"limited", hex16(0) + hex16(0)}, {"pass", hex16(0) + hex16(1)}, {"limited", fmt.Sprintf("%032s", "x")},
+		{"limited", "00"}, {"limited", be8(0) + be8(0)}, {"pass", be8(0) + be8(1)}, {"limited", be8(0) + be8(1) + "x"},
 	} {
 		if _, err := g.refused(bad.verdict, bad.deficit, 0); err == nil {
 			t.Errorf("refused(%q, %q) = nil error, want one", bad.verdict, bad.deficit)
+		}
+	}
+}
+
+// TestSpreadConfig checks what New makes of a Spread config: no lease TTL
+// needed, Slabs 0 is DefaultSlabs or Sets when smaller, a set's slab is
+// set mod Slabs under one hash tag per slab, and the sweep's now is now
+// less the margin in ticks (rounded up), saturated at MinInt64.
+func TestSpreadConfig(t *testing.T) {
+	seed := [16]byte{}
+	cfg := Config{Client: noClient{}, Name: "g", Lim: lim.NewConfig(2, 1, 1, 1), Sets: 3, Ways: 1, TickNanos: 7, Seed: &seed,
+		Mode: Spread, TTLMargin: 100}
+	if err := validate(cfg); err != nil {
+		t.Fatalf("validate(Spread, LeaseTTL 0) = %v, want nil: Spread holds no lease", err)
+	}
+	if g := newGate(cfg); g.Config().Slabs != 3 || g.slabOf(5) != "{lim:g:2}" || g.sweepNow(100) != 85 || g.sweepNow(math.MinInt64+3) != math.MinInt64 {
+		t.Errorf("Sets 3, Slabs 0, margin 100ns of 7ns ticks: Slabs %d, slabOf(5) %q, sweepNow(100) %d, sweepNow(MinInt64+3) %d; want 3, {lim:g:2}, 85, MinInt64",
+			g.Config().Slabs, g.slabOf(5), g.sweepNow(100), g.sweepNow(math.MinInt64+3))
+	}
+	cfg.Sets = math.MaxInt64
+	if g := newGate(cfg); g.Config().Slabs != DefaultSlabs {
+		t.Errorf("Sets MaxInt64, Slabs 0: Slabs %d, want DefaultSlabs %d", g.Config().Slabs, DefaultSlabs)
+	}
+	for m, want := range map[Mode]string{Exact: "exact", Spread: "spread", 7: "Mode(7)"} {
+		if m.String() != want {
+			t.Errorf("Mode(%d).String() = %q, want %q", int(m), m.String(), want)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package redisgate
 
 import (
+	"sync"
+
 	"github.com/limcheck/limcheck/impl/gate"
 	"github.com/limcheck/limcheck/impl/lim"
 )
@@ -9,7 +11,9 @@ import (
 // httplimit.NewFor, admits through it) and its AccountGate interface (a
 // LoginGuard's per-account buckets, httplimit.LoginConfig.Accounts). A
 // passed decision carries its lease number in Slot (a Redis gate has no
-// slots; -1 otherwise), which Release turns back into the lease. When Redis
+// slots; -1 otherwise), which Release turns back into the lease; in Spread
+// the number names the pass among those the HTTPGate holds until their
+// Release (releasing one twice is a no-op, DIST-4). When Redis
 // cannot decide (spec DIST-5: a definite or an ambiguous failure alike), an
 // admit answers Shed with Retry-After 1 (fail closed) or, with FailOpen, a
 // Pass whose Release does nothing; OnError, when set, is told every error.
@@ -17,6 +21,8 @@ type HTTPGate struct {
 	G        *Gate
 	FailOpen bool
 	OnError  func(error)
+
+	passes sync.Map // Spread: the passes not released, by their number
 }
 
 // AdmitBytes implements httplimit.Gate.
@@ -41,6 +47,9 @@ func (h *HTTPGate) decision(d Decision, err error) gate.Decision {
 	out := gate.Decision{Verdict: d.Verdict, Slot: -1, Retry: d.Retry, RetryAfter: d.RetryAfter}
 	if d.Verdict == gate.Pass {
 		out.Slot = int64(d.seq & (1<<63 - 1))
+	}
+	if d.place != nil {
+		h.passes.Store(out.Slot, d)
 	}
 	return out
 }
@@ -68,6 +77,12 @@ func (h *HTTPGate) Bucket(key string, now int64) (lim.Bucket, bool) {
 // itself, spec DIST-3).
 func (h *HTTPGate) Release(d gate.Decision) {
 	if d.Verdict != gate.Pass || d.Slot < 0 {
+		return
+	}
+	if h.G.cfg.Mode == Spread {
+		if p, ok := h.passes.LoadAndDelete(d.Slot); ok {
+			_ = h.G.Release(p.(Decision)) // in memory: no error
+		}
 		return
 	}
 	if err := h.G.Release(Decision{Verdict: gate.Pass, lease: h.G.leaseOf(uint64(d.Slot))}); err != nil {

@@ -16,11 +16,15 @@
 //   - [Redis], built by [NewRedis] (one redis-server) or [NewRedisFor] (a
 //     redisclient.Target: a server, a cluster, a primary under Sentinel):
 //     the throttle over impl/throttle/redisstore and the gate as
-//     impl/redisgate, on its case's seed; lim has no state and is
+//     impl/redisgate, on its case's seed (the store's partitions:
+//     [Redis.Partitions]); lim has no state and is
 //     [Impl]'s. Every Open takes a fresh namespace ([Redis.Namespace]), so
 //     instances never share keys; every key has a TTL ([RedisTTL], 10
 //     minutes), so nothing outlives a run for long. [NewClient] is the
 //     client it uses, for tests that reach the server themselves.
+//     [Redis.WithLayout] puts its gates in impl/redisgate's Spread mode
+//     ([LayoutSpread]; [ParseLayout] reads limcheck serve's
+//     -redis-layout); it starts in [LayoutExact].
 //
 // Imports: the standard library, oracle, impl/... and
 // github.com/redis/rueidis.

@@ -29,8 +29,13 @@ const RedisTTL = 10 * time.Minute
 // a primary under Sentinel). Build it with [NewRedis] or [NewRedisFor]; it
 // is safe for concurrent use.
 type Redis struct {
+	// Partitions is the redisstore.Config.Partitions of every throttle
+	// store it opens (0: 1). Set it before the first Open.
+	Partitions int
+
 	target redisclient.Target
 	run    string // this subject's namespace prefix
+	layout Layout
 	seq    atomic.Uint64
 
 	once   sync.Once
@@ -46,7 +51,46 @@ func NewRedis(addr string) *Redis { return NewRedisFor(server(addr)) }
 func NewRedisFor(t redisclient.Target) *Redis {
 	id := make([]byte, 6)
 	_, _ = rand.Read(id)
-	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id)}
+	return &Redis{target: t, run: "lc:" + hex.EncodeToString(id), layout: LayoutExact}
+}
+
+// Layout is how a Redis subject lays out its gates' keys: limcheck serve's
+// -redis-layout.
+type Layout string
+
+const (
+	// LayoutExact is impl/redisgate's Exact mode (the default): one hash
+	// tag per gate, in-flight as leases in Redis.
+	LayoutExact Layout = "exact"
+	// LayoutSpread is impl/redisgate's Spread mode: the sets spread over
+	// slabs, in-flight counted in this process.
+	LayoutSpread Layout = "spread"
+)
+
+// ParseLayout returns the layout named s ("exact" or "spread").
+func ParseLayout(s string) (Layout, error) {
+	switch l := Layout(s); l {
+	case LayoutExact, LayoutSpread:
+		return l, nil
+	}
+	return "", fmt.Errorf("subject: layout %q is neither %q nor %q", s, LayoutExact, LayoutSpread)
+}
+
+// SpreadPartitions is the throttle stores' partition count in
+// LayoutSpread (spec DIST-11), where Partitions is 0.
+const SpreadPartitions = 64
+
+// WithLayout sets the layout of the gates and throttle stores r opens from
+// now on and returns r; call it before r's first Open. A Redis starts in
+// LayoutExact: each gate on one slot, each store in one partition.
+// LayoutSpread spreads both: the gate's sets over slabs (spec DIST-10), and
+// the store over SpreadPartitions partitions unless Partitions is set.
+func (r *Redis) WithLayout(l Layout) *Redis {
+	r.layout = l
+	if l == LayoutSpread && r.Partitions == 0 {
+		r.Partitions = SpreadPartitions
+	}
+	return r
 }
 
 // OpenRedis returns the Redis subject on target t once it answers a PING,
@@ -113,7 +157,7 @@ func (r *Redis) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, or
 			return nil, "", err
 		}
 		return openThrottleOver(cfg, c == oracle.ThrottleFaults, func(k uint64) (throttle.Store, error) {
-			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), StampsPerKey: k, TTL: RedisTTL})
+			return redisstore.New(redisstore.Config{Client: client, Namespace: r.Namespace(), Partitions: r.Partitions, StampsPerKey: k, TTL: RedisTTL})
 		})
 	case oracle.Gate:
 		return r.openGate(cfg)
@@ -137,8 +181,12 @@ func (r *Redis) openGate(cfg oracle.Config) (oracle.Instance, oracle.ErrorClass,
 	if err != nil {
 		return nil, "", err
 	}
+	mode := redisgate.Exact
+	if r.layout == LayoutSpread {
+		mode = redisgate.Spread
+	}
 	g, err := redisgate.New(redisgate.Config{Client: client, Name: r.Namespace(), Lim: lim.NewConfig(cap, refil, ivl, maxif),
-		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: RedisTTL, TTLMargin: RedisTTL, Seed: &seed})
+		Sets: sets, Ways: ways, TickNanos: tick, LeaseTTL: RedisTTL, TTLMargin: RedisTTL, Seed: &seed, Mode: mode})
 	if errors.Is(err, redisgate.ErrConfig) {
 		return nil, oracle.ErrConfig, nil
 	}

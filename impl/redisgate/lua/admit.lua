@@ -2,174 +2,176 @@
 -- gate admit, spec 3.0: GATE-4..GATE-10 and GATE-14..GATE-17 and GATE-19 over one set
 -- of the set-associative table (the node computed the set, GATE-13, GATE-18: the seed
 -- never reaches Redis), and the pass's lease (DIST-3), in one atomic step.
--- KEYS[1] leases: zset, lease id -> expiry (ms of the Redis clock)
--- KEYS[2] the request's set: hash, way (16 hex digits) -> key (16 hex) .. bucket (64 hex:
---   tq tr lq lr, four int64 in two's complement), where tks = tq*refil + tr
---   (0 <= tr < refil) and last = lq*ivl + lr (0 <= lr < ivl); and 'budget' -> the set's
---   eviction budget (GATE-19), a bucket (64 hex) in the same encoding
--- ARGV[1] now_q   ARGV[2] now_r   (now = now_q*ivl + now_r, divided in Go)
--- ARGV[3] cap_q   ARGV[4] cap_r   (cap = cap_q*refil + cap_r, divided in Go)
--- ARGV[5] refil - 1   ARGV[6] maxif   ARGV[7] lease id   ARGV[8] lease TTL ms (> 0)
--- ARGV[9] ms per refill step (a decimal double, only for the set's TTL)
--- ARGV[10] TTL margin ms   ARGV[11] most TTL ms   ARGV[12] the key, 16 hex digits
--- ARGV[13] ways, 16 hex digits
--- Every int64 argument is 16 hex digits. Returns {verdict, way (16 hex), bucket record,
--- deficit}: verdict 'pass', 'limited' or 'shed'; way and bucket '' on a shed, a replayed
--- pass or a refused eviction; deficit '' but on a refused eviction (GATE-19), where it is
--- cost - tks' of the budget's take as (q, r), 32 hex digits, and Go computes the retry.
--- Numbers: every value a decision uses is an integer held as (hi, lo) halves of
--- magnitude < 2^34, exact in doubles; way indexes are below the set's entry count + 1.
--- Only the TTL is approximate (and rounded up). Strings are never compared with <.
+-- KEYS[1] leases: zset, lease id -> expiry (ms of the lease clock)
+-- KEYS[2] the request's set: hash, way (decimal) -> key (8 bytes) .. bucket (32 bytes: tq tr
+--   lq lr, four big-endian int64) .. the set's expiry as this admit left it (a big-endian
+--   double, ms of the Redis clock; 0: unknown), where tks = tq*refil + tr (0 <= tr < refil) and last =
+--   lq*ivl + lr (0 <= lr < ivl); and 'b' -> the set's eviction budget (GATE-19), a bucket
+--   (32 bytes) in the same encoding
+-- ARGV[1] now_q now_r (16 bytes: now = now_q*ivl + now_r, divided in Go)
+-- ARGV[2] the key (8 bytes)   ARGV[3] lease id
+-- ARGV[4] '1' when an earlier attempt of this admit may have run (look for its lease)
+-- ARGV[5] '1' to drop expired leases whatever the count, and to give the lease set its
+--   TTL again (a node asks every so often: between, a pass leaves the TTL as it is)
+-- ARGV[6] the gate's constants: cap_q cap_r refil-1 maxif ways (five big-endian int64, cap
+--   = cap_q*refil + cap_r, divided in Go), then four big-endian doubles: lease TTL ms, ms
+--   per refill step, TTL margin ms, most TTL ms, then the lease set's TTL ms (a double)
+-- ARGV[7] the lease clock's now in ms (decimal), or '' for the Redis clock (TIME)
+-- Returns {verdict, way, bucket record, deficit}: verdict 'pass', 'limited' or 'shed'; way
+-- -1 and bucket '' on a shed, a replayed pass or a refused eviction; deficit '' but on a
+-- refused eviction (GATE-19), where it is cost - tks' of the budget's take as (q, r), 16
+-- bytes, and Go computes the retry.
+-- Numbers: struct.unpack reads each int64 as a signed high and an unsigned low 32-bit
+-- half, both exact in doubles, and every value a decision uses stays an integer held as
+-- (hi, lo) halves of magnitude < 2^34; way indexes are below the set's entry count + 1.
+-- Only the TTLs are approximate (and rounded up). Strings are never compared with <.
+-- Cost: the arithmetic is written out, not called: a closure costs about 0.1 us to make
+-- and a call as much, as many as a Redis command's own work; two closures remain.
 local B = 4294967296
-local function dec(h, i)
-  local hi = tonumber(string.sub(h, i, i + 7), 16)
-  local lo = tonumber(string.sub(h, i + 8, i + 15), 16)
-  if hi == nil or lo == nil then error('limcheck: bad int64 encoding') end
-  if hi >= 2147483648 then hi = hi - B end
-  return hi, lo
-end
-local function enc(hi, lo)
-  if hi < -2147483648 or hi > 2147483647 then error('limcheck: int64 out of range') end
-  if hi < 0 then hi = hi + B end
-  return string.format('%08x%08x', hi, lo)
-end
-local function add(ah, al, bh, bl)
-  local l = al + bl
-  if l >= B then return ah + bh + 1, l - B end
-  return ah + bh, l
-end
-local function sub(ah, al, bh, bl)
-  local l = al - bl
-  if l < 0 then return ah - bh - 1, l + B end
-  return ah - bh, l
-end
-local function lt(ah, al, bh, bl) return ah < bh or (ah == bh and al < bl) end
-local function eq(ah, al, bh, bl) return ah == bh and al == bl end
--- (q, r) pairs compare lexicographically: q first.
-local function ltqr(a, b)
-  return lt(a[1], a[2], b[1], b[2]) or (eq(a[1], a[2], b[1], b[2]) and lt(a[3], a[4], b[3], b[4]))
-end
+local unpack, pack = struct.unpack, struct.pack
+local n1, n2, n3, n4 = unpack('>i4I4i4I4', ARGV[1])
+local c1, c2, c3, c4, f1, f2, m1, m2, w1, w2, lttl, mstep, margin, most, lset =
+  unpack('>i4I4i4I4i4I4i4I4i4I4ddddd', ARGV[6])
+-- Each int64 is a pair (hi, lo), hi signed, lo in [0, 2^32); a (q, r) pair of them is four
+-- numbers, compared lexicographically (q first). Additions carry, subtractions borrow.
 
 -- Reads and validation first: no write happens before the decision is known.
-if redis.call('ZSCORE', KEYS[1], ARGV[7]) then return {'pass', '', '', ''} end -- a replayed admit that passed
-local t = redis.call('TIME')
-local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local n = redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases
-local mh, ml = dec(ARGV[6], 1)
+if ARGV[4] == '1' and redis.call('ZSCORE', KEYS[1], ARGV[3]) then return {'pass', -1, '', ''} end -- a replayed admit that passed
+local now_ms = tonumber(ARGV[7]) -- the lease clock, read once and only when needed
+local card = redis.call('ZCARD', KEYS[1])
+local n, sweep = card, ARGV[5] == '1'
 local nh = math.floor(n / B)
-if not lt(nh, n - nh * B, mh, ml) then return {'shed', '', '', ''} end -- GATE-4: lim_acq(n, maxif)
-local nq1, nq2 = dec(ARGV[1], 1)
-local nr1, nr2 = dec(ARGV[2], 1)
-local now = {nq1, nq2, nr1, nr2}
-local c1, c2 = dec(ARGV[3], 1)
-local c3, c4 = dec(ARGV[4], 1)
-local cap = {c1, c2, c3, c4}
-local rh, rl = dec(ARGV[5], 1)
-rh, rl = add(rh, rl, 0, 1) -- refil
--- subqr(a, b): a - b of two (q, r) pairs, the remainder brought back into [0, refil).
-local function subqr(a, b)
-  local q1, q2 = sub(a[1], a[2], b[1], b[2])
-  local r1, r2 = sub(a[3], a[4], b[3], b[4])
-  if r1 < 0 then
-    q1, q2 = sub(q1, q2, 0, 1)
-    r1, r2 = add(r1, r2, rh, rl)
+if not (nh < m1 or (nh == m1 and n - nh * B < m2)) then -- past maxif with expired leases in: count the live ones
+  if not now_ms then local t = redis.call('TIME'); now_ms = t[1] * 1000 + math.floor(t[2] / 1000) end
+  n = redis.call('ZCOUNT', KEYS[1], '(' .. now_ms, '+inf') -- live leases
+  nh, sweep = math.floor(n / B), true
+end
+if not (nh < m1 or (nh == m1 and n - nh * B < m2)) then return {'shed', -1, '', ''} end -- GATE-4: lim_acq(n, maxif)
+-- refill: LIM-8..LIM-10 at now of tokens (t1 t2, t3 t4) and last (l1 l2, l3 l4); returns
+-- the refilled tokens, the new last's quotient (its remainder never changes) and whether
+-- the bucket is full at now (GATE-14).
+local function refill(t1, t2, t3, t4, l1, l2, l3, l4)
+  if c1 < t1 or (c1 == t1 and (c2 < t2 or (c2 == t2 and (c3 < t3 or (c3 == t3 and c4 < t4))))) then
+    t1, t2, t3, t4 = c1, c2, c3, c4 -- min(tks, cap) first
   end
-  return {q1, q2, r1, r2}
-end
--- refill(b): LIM-8..LIM-10 at now; returns the refilled tokens (q, r), the new last
--- (q, r) and whether the bucket is full at now (GATE-14).
-local function refill(b)
-  local tks = {b[1], b[2], b[3], b[4]}
-  local last = {b[5], b[6], b[7], b[8]}
-  if ltqr(cap, tks) then tks = {cap[1], cap[2], cap[3], cap[4]} end -- min(tks, cap) first
-  if not ltqr(now, last) then -- steps = now_q - last_q - [now_r < last_r] when now >= last
-    local sh, sl = sub(now[1], now[2], last[1], last[2])
-    if lt(now[3], now[4], last[3], last[4]) then sh, sl = sub(sh, sl, 0, 1) end
-    last[1], last[2] = add(last[1], last[2], sh, sl) -- last' = (last_q + steps)*ivl + last_r
-    tks[1], tks[2] = add(tks[1], tks[2], sh, sl)     -- tks + steps*refil, in (q, r)
-    if ltqr(cap, tks) then tks = {cap[1], cap[2], cap[3], cap[4]} end
-  end
-  return tks, last, not ltqr(tks, cap)
-end
-local function decode(v, at) -- the bucket of 64 hex digits at v[at]
-  if #v ~= at + 63 then error('limcheck: bad bucket record') end
-  local b = {}
-  for i = 0, 3 do b[2 * i + 1], b[2 * i + 2] = dec(v, at + 16 * i) end
-  return b
-end
-local function encode(b)
-  return enc(b[1], b[2]) .. enc(b[3], b[4]) .. enc(b[5], b[6]) .. enc(b[7], b[8])
-end
-local entries = redis.call('HGETALL', KEYS[2])
-local ways = {} -- parsed: {way number, field, key hex, bucket}
-local budget = nil -- the set's stored budget (GATE-19), nil when absent
-for i = 1, #entries, 2 do
-  if entries[i] == 'budget' then
-    budget = decode(entries[i + 1], 1)
-  else
-    local w = tonumber(entries[i], 16)
-    if w == nil or #entries[i] ~= 16 then error('limcheck: bad way field') end
-    ways[#ways + 1] = {w, entries[i], string.sub(entries[i + 1], 1, 16), decode(entries[i + 1], 17)}
-  end
-end
-local born = {cap[1], cap[2], cap[3], cap[4], now[1], now[2], now[3], now[4]}
-local way, bkt, old = nil, nil, nil -- old: the field of a full way that held the key
-local paid, deficit = nil, nil -- the budget after an eviction's take; cost - tks' on a refusal
-for _, e in ipairs(ways) do -- GATE-15 (a): the way that holds the key, if not full at now
-  if e[3] == ARGV[12] then
-    local tks, last, full = refill(e[4])
-    if full then
-      old = e[2]
-    else
-      way, bkt = e[1], {tks[1], tks[2], tks[3], tks[4], last[1], last[2], last[3], last[4]}
+  if not (n1 < l1 or (n1 == l1 and (n2 < l2 or (n2 == l2 and (n3 < l3 or (n3 == l3 and n4 < l4)))))) then -- now >= last
+    local sh, sl = n1 - l1, n2 - l2 -- steps = now_q - last_q - [now_r < last_r]
+    if sl < 0 then sh, sl = sh - 1, sl + B end
+    if n3 < l3 or (n3 == l3 and n4 < l4) then
+      sl = sl - 1
+      if sl < 0 then sh, sl = sh - 1, sl + B end
+    end
+    l1, l2 = l1 + sh, l2 + sl -- last' = (last_q + steps)*ivl + last_r
+    if l2 >= B then l1, l2 = l1 + 1, l2 - B end
+    t1, t2 = t1 + sh, t2 + sl -- tks + steps*refil, in (q, r)
+    if t2 >= B then t1, t2 = t1 + 1, t2 - B end
+    if c1 < t1 or (c1 == t1 and (c2 < t2 or (c2 == t2 and (c3 < t3 or (c3 == t3 and c4 < t4))))) then
+      t1, t2, t3, t4 = c1, c2, c3, c4
     end
   end
+  return t1, t2, t3, t4, l1, l2, t1 == c1 and t2 == c2 and t3 == c3 and t4 == c4
 end
-if way == nil then -- GATE-15 (b): else the lowest way that is empty or full at now
-  local used = {}
-  for _, e in ipairs(ways) do
-    used[e[1]] = true
-    local _, _, full = refill(e[4])
-    if full and (way == nil or e[1] < way) then way = e[1] end
+local key = ARGV[2]
+-- One pass over the set's ways: the key's way (GATE-15 (a)), the lowest full way (GATE-15
+-- (b)) and the way whose refilled bucket holds the most tokens (GATE-16).
+local way, old, full_way, most_way -- old: a full way that held the key
+local t1, t2, t3, t4, l1, l2, l3, l4 -- the key's bucket, refilled at now
+local mt1, mt2, mt3, mt4 -- the most tokens
+local nways, expiry = 0, 0 -- expiry: the latest the ways record (the set lives at least as long)
+local function scan(w, v) -- way w holds record v
+  if w == nil or #v ~= 48 then error('limcheck: bad way') end
+  nways = nways + 1
+  local k, a1, a2, a3, a4, a5, a6, a7, a8, e = unpack('>c8i4I4i4I4i4I4i4I4d', v)
+  if e > expiry then expiry = e end
+  local r1, r2, r3, r4, r5, r6, full = refill(a1, a2, a3, a4, a5, a6, a7, a8)
+  if full then
+    if full_way == nil or w < full_way then full_way = w end
+    if k == key then old = w end
+  elseif k == key then
+    way, t1, t2, t3, t4, l1, l2, l3, l4 = w, r1, r2, r3, r4, r5, r6, a7, a8
   end
+  if most_way == nil or mt1 < r1 or (mt1 == r1 and (mt2 < r2 or (mt2 == r2 and (mt3 < r3 or (mt3 == r3 and (mt4 < r4 or (mt4 == r4 and w < most_way))))))) then
+    mt1, mt2, mt3, mt4, most_way = r1, r2, r3, r4, w
+  end
+end
+-- One way (the production layout): the set is way 0 and the budget, read only when way 0
+-- must be evicted (a budget is written only with way 0). Else the whole set.
+local one = w1 == 0 and w2 == 1
+local entries, budget, exists
+if one then
+  local v = redis.call('HGET', KEYS[2], 0)
+  if v then scan(0, v) end
+  exists = v
+else
+  entries = redis.call('HGETALL', KEYS[2])
+  exists = #entries > 0
+  for i = 1, #entries, 2 do
+    if entries[i] == 'b' then budget = entries[i + 1] else scan(tonumber(entries[i]), entries[i + 1]) end
+  end
+end
+local paid, d1, d2, d3, d4 -- the budget after an eviction's take; cost - tks' on a refusal
+local p1, p2, p3, p4, p5, p6, p7, p8
+if way == nil then -- GATE-15 (b): else the lowest way that is empty or full at now
+  way = full_way
   local empty = 0
-  while used[empty] do empty = empty + 1 end
-  local wh, wl = dec(ARGV[13], 1)
-  if lt(0, empty, wh, wl) and (way == nil or empty < way) then way = empty end
+  if one then
+    empty = nways
+  elseif nways > 0 then
+    local used = {}
+    for i = 1, #entries, 2 do
+      if entries[i] ~= 'b' then used[tonumber(entries[i])] = true end
+    end
+    while used[empty] do empty = empty + 1 end
+  end
+  if (0 < w1 or (0 == w1 and empty < w2)) and (way == nil or empty < way) then way = empty end
   if way == nil then -- GATE-16: evict the way whose refilled bucket holds the most tokens
-    local most = nil
-    for _, e in ipairs(ways) do
-      local tks = refill(e[4])
-      if most == nil or ltqr(most, tks) or (not ltqr(tks, most) and e[1] < way) then
-        most, way = tks, e[1]
+    way = most_way
+    local rh, rl = f1, f2 + 1 -- refil
+    if rl >= B then rh, rl = rh + 1, rl - B end
+    -- subqr: a - b of two (q, r) pairs, the remainder brought back into [0, refil).
+    local function subqr(a1, a2, a3, a4, b1, b2, b3, b4)
+      local q1, q2, r1, r2 = a1 - b1, a2 - b2, a3 - b3, a4 - b4
+      if q2 < 0 then q1, q2 = q1 - 1, q2 + B end
+      if r2 < 0 then r1, r2 = r1 - 1, r2 + B end
+      if r1 < 0 then
+        q2 = q2 - 1
+        if q2 < 0 then q1, q2 = q1 - 1, q2 + B end
+        r1, r2 = r1 + rh, r2 + rl
+        if r2 >= B then r1, r2 = r1 + 1, r2 - B end
       end
+      return q1, q2, r1, r2
     end
     -- GATE-19: the eviction costs cap - tks' of the victim (>= 1: it is not full), taken
     -- from the set's budget, born full at now where absent or full at now.
-    local cost = subqr(cap, most)
-    local btks, blast = {cap[1], cap[2], cap[3], cap[4]}, {now[1], now[2], now[3], now[4]}
+    local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)
+    p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4
+    if one then budget = redis.call('HGET', KEYS[2], 'b') end
+    if budget and #budget ~= 32 then error('limcheck: bad budget record') end
     if budget then
-      local tks, last, full = refill(budget)
-      if not full then btks, blast = tks, last end
+      local a1, a2, a3, a4, a5, a6, a7, a8 = unpack('>i4I4i4I4i4I4i4I4', budget)
+      local r1, r2, r3, r4, r5, r6, full = refill(a1, a2, a3, a4, a5, a6, a7, a8)
+      if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end
     end
-    if ltqr(btks, cost) then -- LIM-12: refused, the refill kept
-      deficit = subqr(cost, btks)
+    if p1 < k1 or (p1 == k1 and (p2 < k2 or (p2 == k2 and (p3 < k3 or (p3 == k3 and p4 < k4))))) then -- LIM-12: refused, the refill kept
+      d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)
     else -- LIM-11
-      btks = subqr(btks, cost)
+      p1, p2, p3, p4 = subqr(p1, p2, p3, p4, k1, k2, k3, k4)
     end
-    paid = {btks[1], btks[2], btks[3], btks[4], blast[1], blast[2], blast[3], blast[4]}
+    paid = true
   end
-  bkt = born -- GATE-10: the key takes from lim_bkt_new(cap, now)
+  t1, t2, t3, t4, l1, l2, l3, l4 = c1, c2, c3, c4, n1, n2, n3, n4 -- GATE-10: lim_bkt_new(cap, now)
 end
--- GATE-5, LIM-11: take one token (the refill is done: bkt is refilled at now).
+-- GATE-5, LIM-11: take one token (the refill is done: the bucket is refilled at now).
 local verdict = 'limited'
-if bkt[1] ~= 0 or bkt[2] ~= 0 or bkt[3] ~= 0 or bkt[4] ~= 0 then
+if t1 ~= 0 or t2 ~= 0 or t3 ~= 0 or t4 ~= 0 then
   verdict = 'pass'
-  if bkt[3] == 0 and bkt[4] == 0 then
-    bkt[1], bkt[2] = sub(bkt[1], bkt[2], 0, 1)
-    bkt[3], bkt[4] = dec(ARGV[5], 1)
+  if t3 == 0 and t4 == 0 then -- borrow a quotient: (tq - 1, refil - 1)
+    t2 = t2 - 1
+    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end
+    t3, t4 = f1, f2
   else
-    bkt[3], bkt[4] = sub(bkt[3], bkt[4], 0, 1)
+    t4 = t4 - 1
+    if t4 < 0 then t3, t4 = t3 - 1, t4 + B end
   end
 end
 -- The set's TTL (DIST-6): at least the real time until each bucket written here (the
@@ -177,35 +179,66 @@ end
 -- budget is born full, GATE-19), from steps <= (cap_q - tq) + 1 plus, after a step back,
 -- (last_q - now_q) + 1; doubles, rounded up, plus the margin. The set's TTL only grows, so
 -- it covers every way and budget in it.
-local function steps(b)
-  local s = (cap[1] - b[1]) * B + (cap[2] - b[2]) + 2
-  local ahead = (b[5] - now[1]) * B + (b[6] - now[2])
-  if ahead > 0 then s = s + ahead + 1 end
-  return s
-end
 local n_steps = 0
-if paid then n_steps = steps(paid) end
-if not deficit and steps(bkt) > n_steps then n_steps = steps(bkt) end
-local most = tonumber(ARGV[11])
-local ttl = n_steps * tonumber(ARGV[9])
-ttl = math.ceil(ttl + ttl * 1e-9) + tonumber(ARGV[10])
-if not (ttl < most) then ttl = most end -- also catches inf and nan
--- Writes, all after the decision.
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms) -- an expired lease is a release
-if paid then redis.call('HSET', KEYS[2], 'budget', encode(paid)) end -- GATE-19: on both outcomes
-local field, rec = '', ''
-if not deficit then -- GATE-19: a refused eviction writes no way
-  rec, field = encode(bkt), string.format('%016x', way)
-  if old and old ~= field then redis.call('HDEL', KEYS[2], old) end -- GATE-15 (b): its old way is emptied
-  redis.call('HSET', KEYS[2], field, ARGV[12] .. rec) -- GATE-6: the way keeps the take's bucket
+if paid then
+  n_steps = (c1 - p1) * B + (c2 - p2) + 2
+  local ahead = (p5 - n1) * B + (p6 - n2)
+  if ahead > 0 then n_steps = n_steps + ahead + 1 end
 end
-if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl)) end
-if deficit then -- GATE-19: limited, no way holds the key, the retry from the budget's take
-  return {'limited', '', '', enc(deficit[1], deficit[2]) .. enc(deficit[3], deficit[4])}
+if not d1 then
+  local s = (c1 - t1) * B + (c2 - t2) + 2
+  local ahead = (l1 - n1) * B + (l2 - n2)
+  if ahead > 0 then s = s + ahead + 1 end
+  if s > n_steps then n_steps = s end
+end
+local ttl = n_steps * mstep
+ttl = math.ceil(ttl + ttl * 1e-9) + margin
+if not (ttl < most) then ttl = most end -- also catches inf and nan
+-- The set's PEXPIRE is skipped when the expiry its way recorded already covers ttl: in the
+-- one-way layout (the record is the set's; a budget write always sets the TTL) and on the
+-- Redis clock (the one the expiry runs on), which a pass reads anyway. A PEXPIRE sets a
+-- margin more than ttl, so a busy key skips it for about a margin.
+if verdict == 'pass' and not now_ms then local t = redis.call('TIME'); now_ms = t[1] * 1000 + math.floor(t[2] / 1000) end
+local on_redis_clock = ARGV[7] == ''
+local renew = not (one and exists and not paid and on_redis_clock and now_ms and expiry >= now_ms + ttl)
+if renew then
+  ttl = ttl + margin
+  if ttl > most then ttl = most end
+  if now_ms and on_redis_clock and now_ms + ttl > expiry then expiry = now_ms + ttl end
+end
+-- Writes, all after the decision. A stored high half past int32 would be a logic error,
+-- never data: struct.pack would wrap it, so it is refused first.
+local removed = 0
+if sweep then
+  if not now_ms then local t = redis.call('TIME'); now_ms = t[1] * 1000 + math.floor(t[2] / 1000) end
+  removed = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms) -- an expired lease is a release
+end
+if paid then -- GATE-19: on both outcomes
+  if p1 < -2147483648 or p1 > 2147483647 or p5 < -2147483648 or p5 > 2147483647 then error('limcheck: int64 out of range') end
+  redis.call('HSET', KEYS[2], 'b', pack('>i4I4i4I4i4I4i4I4', p1, p2, p3, p4, p5, p6, p7, p8))
+end
+local rec = ''
+if not d1 then -- GATE-19: a refused eviction writes no way
+  if t1 < -2147483648 or t1 > 2147483647 or l1 < -2147483648 or l1 > 2147483647 then error('limcheck: int64 out of range') end
+  rec = pack('>i4I4i4I4i4I4i4I4', t1, t2, t3, t4, l1, l2, l3, l4)
+  if old and old ~= way then redis.call('HDEL', KEYS[2], old) end -- GATE-15 (b): its old way is emptied
+  redis.call('HSET', KEYS[2], way, key .. rec .. pack('>d', expiry)) -- GATE-6: the way keeps the take's bucket
+end
+if not renew then -- the recorded expiry covers ttl
+elseif exists then -- the set's TTL only grows
+  redis.call('PEXPIRE', KEYS[2], ttl, 'GT')
+else
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+if d1 then -- GATE-19: limited, no way holds the key, the retry from the budget's take
+  return {'limited', -1, '', pack('>i4I4i4I4', d1, d2, d3, d4)}
 end
 if verdict == 'pass' then -- GATE-7: the place is kept, as a lease
-  local lttl = tonumber(ARGV[8])
-  redis.call('ZADD', KEYS[1], now_ms + lttl, ARGV[7])
-  if redis.call('PTTL', KEYS[1]) < lttl + 1000 then redis.call('PEXPIRE', KEYS[1], lttl + 1000) end
+  redis.call('ZADD', KEYS[1], now_ms + lttl, ARGV[3])
+  if card == removed then -- a new lease set
+    redis.call('PEXPIRE', KEYS[1], lset)
+  elseif sweep then -- the lease set outlives its last lease
+    redis.call('PEXPIRE', KEYS[1], lset, 'GT')
+  end
 end
-return {verdict, field, rec, ''}
+return {verdict, way, rec, ''}

@@ -11,9 +11,10 @@ import (
 // Reserve implements throttle.ReserveStore: one script reads the key's
 // ban-until, its count and its reservations, drops those out of the
 // window, and adds the reservation when the key is neither banned nor
-// busy. The reservation is a member of {NS}:r:K shaped as a stamp's
-// (hex16(now), then this store's opid and a sequence number), so the
-// window selects it exactly as it selects stamps; the set gets the TTL on
+// busy. The reservation is a member of K's reservations (a sorted set
+// thr:NS:{P}:r:K, in its partition's slot): hex16(now), then this store's
+// opid and a sequence number, so that a lex range selects the window's
+// exactly, every score 0; the set gets the TTL on
 // every reservation, so that one left by a crashed node stops counting
 // when the window ends and is gone with the TTL. An ambiguous failure (no
 // reply) may have left a reservation: it counts as a failure until the
@@ -21,8 +22,8 @@ import (
 func (s *Store) Reserve(key string, now, window, threshold, held uint64) (throttle.Reserved, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	r, err := reserveScript.Exec(ctx, s.c, []string{s.z(key), s.b(key), s.r(key)},
-		[]string{lower(now, window), hex16(now), strconv.FormatUint(threshold, 10),
+	r, err := reserveScript.Exec(ctx, s.c, []string{s.hash(key), s.r(key)},
+		[]string{key, bound(now, window), lower(now, window), be8(now), strconv.FormatUint(threshold, 10),
 			strconv.FormatUint(held, 10), s.member(now), s.ttl}).ToArray()
 	if err != nil {
 		return throttle.Reserved{}, fail(throttle.OpReserve, key, err, true)
@@ -30,7 +31,7 @@ func (s *Store) Reserve(key string, now, window, threshold, held uint64) (thrott
 	return reserved(key, r)
 }
 
-// reserved decodes reserve.lua's reply {count, ban-until hex16,
+// reserved decodes reserve.lua's reply {count, ban-until (8 bytes),
 // reservations, member or ""}.
 func reserved(key string, r []rueidis.RedisMessage) (throttle.Reserved, error) {
 	bad := func(err error) (throttle.Reserved, error) {
@@ -60,9 +61,9 @@ func reserved(key string, r []rueidis.RedisMessage) (throttle.Reserved, error) {
 func (s *Store) FailReserved(key, id string, now, window, threshold, until uint64) (uint64, uint64, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	r, err := addScript.Exec(ctx, s.c, []string{s.z(key), s.b(key), s.tracked(), s.r(key)},
-		[]string{s.member(now), lower(now, window), strconv.FormatUint(s.k, 10), key,
-			strconv.FormatUint(threshold, 10), hex16(until), s.ttl, id}).ToArray()
+	r, err := addScript.Exec(ctx, s.c, []string{s.hash(key), s.r(key)},
+		[]string{key, be8(now), bound(now, window), strconv.FormatUint(s.k, 10),
+			strconv.FormatUint(threshold, 10), be8(until), s.ttl, id}).ToArray()
 	if err != nil {
 		return 0, 0, fail(throttle.OpAddFailure, key, err, true)
 	}

@@ -1,31 +1,41 @@
 #!lua
--- add_failure, and fail_and_ban when ARGV[5] > 0 (spec STORE-4, STORE-5).
--- KEYS[1] stamps (zset), KEYS[2] ban-until (16 hex digits), KEYS[3] tracked set
--- ARGV[1] the new stamp's member (hex16(now) .. opid)   ARGV[2] count's lex lower bound
--- ARGV[3] k, stamps kept (<= 16384)   ARGV[4] the throttle key
--- ARGV[5] threshold (0: add_failure alone; <= k)   ARGV[6] until, hex16   ARGV[7] TTL ms
--- KEYS[4], when given, the reservations set (reserve.lua): ARGV[8], the reservation
+-- add_failure, and fail_and_ban when ARGV[5] > 0 (spec STORE-4, STORE-5), on one
+-- key's record: a field of its partition, ban-until then stamps, largest first,
+-- each 8 bytes big-endian. KEYS[1] the partition (hash)   ARGV[1] the throttle key
+-- ARGV[2] now (8 bytes)   ARGV[3] the window's lower bound (8 bytes; '': every stamp)
+-- ARGV[4] k, stamps kept   ARGV[5] threshold (0: add_failure alone; <= k)
+-- ARGV[6] until (8 bytes)   ARGV[7] TTL ms
+-- KEYS[2], when given, the key's reservations (reserve.lua): ARGV[8], the reservation
 -- this failure settles, leaves it in the same step (ReserveStore.FailReserved).
--- Returns {count, ban-until hex16}. No uint64 is a Lua number: u64lt compares halves.
-local function u64lt(a, b)
-  local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)
-  if ah ~= bh then return ah < bh end
-  return tonumber(string.sub(a, 9, 16), 16) < tonumber(string.sub(b, 9, 16), 16)
+-- Returns {count, ban-until (8 bytes)}. No uint64 is a Lua number: lt compares halves.
+local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
+  local ah, al = struct.unpack('>I4I4', a, i)
+  local bh, bl = struct.unpack('>I4I4', b, j)
+  return ah < bh or (ah == bh and al < bl)
+end
+local function count(v, lo) -- stamps t >= lo: a prefix (min(count, k): exact)
+  if lo == '' then return (#v - 8) / 8 end
+  local j = 9
+  while j < #v and not lt(v, j, lo, 1) do j = j + 8 end
+  return (j - 9) / 8
 end
 -- Reads and validation first: no write before an error can be raised.
-local k, threshold, ttl = tonumber(ARGV[3]), tonumber(ARGV[5]), ARGV[7]
-local ban = redis.call('GET', KEYS[2])
-if ban and #ban ~= 16 then return redis.error_reply('limcheck: bad ban-until record') end
-redis.call('ZADD', KEYS[1], 0, ARGV[1])
-if KEYS[4] then redis.call('ZREM', KEYS[4], ARGV[8]) end
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -k - 1) -- keep the k largest stamps (PROP-17)
-redis.call('PEXPIRE', KEYS[1], ttl)
-if ban then redis.call('PEXPIRE', KEYS[2], ttl) else ban = '0000000000000000' end -- no ban: nothing to expire
-redis.call('SADD', KEYS[3], ARGV[4])
-redis.call('PEXPIRE', KEYS[3], ttl)
-local c = redis.call('ZLEXCOUNT', KEYS[1], ARGV[2], '+') -- min(count, k): small, exact
-if threshold > 0 and c >= threshold and u64lt(ban, ARGV[6]) then
-  ban = ARGV[6]
-  redis.call('SET', KEYS[2], ban, 'PX', ttl) -- STORE-5: max(ban-until, until)
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
+if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
+local k, threshold, now = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[2]
+if #v > 8 + 8 * k then v = string.sub(v, 1, 8 + 8 * k) end
+local i = 9 -- after every stamp >= now
+while i < #v and not lt(v, i, now, 1) do i = i + 8 end
+if i <= 8 + 8 * k then -- keep the k largest stamps (PROP-17)
+  v = string.sub(v, 1, i - 1) .. now .. string.sub(v, i, 8 * k)
 end
-return {c, ban}
+local c = count(v, ARGV[3])
+if threshold > 0 and c >= threshold and lt(v, 1, ARGV[6], 1) then
+  v = ARGV[6] .. string.sub(v, 9) -- STORE-5: max(ban-until, until)
+end
+redis.call('HSET', KEYS[1], ARGV[1], v)
+if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[8]) end
+if redis.call('PEXPIRE', KEYS[1], ARGV[7], 'GT') == 0 then -- the TTL only grows (DIST-6)
+  redis.call('PEXPIRE', KEYS[1], ARGV[7], 'NX') -- a new partition has none yet
+end
+return {c, string.sub(v, 1, 8)}

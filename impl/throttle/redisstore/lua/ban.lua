@@ -1,20 +1,19 @@
 #!lua
--- ban (spec STORE-5): ban-until = max(ban-until, until); returns it (hex16).
--- KEYS[1] stamps, KEYS[2] ban-until, KEYS[3] tracked set; ARGV[1] until hex16,
--- ARGV[2] the throttle key, ARGV[3] TTL ms.
-local function u64lt(a, b)
-  local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)
-  if ah ~= bh then return ah < bh end
-  return tonumber(string.sub(a, 9, 16), 16) < tonumber(string.sub(b, 9, 16), 16)
+-- ban (spec STORE-5): ban-until = max(ban-until, until); returns it (8 bytes).
+-- KEYS[1] the partition (hash); ARGV[1] the throttle key, ARGV[2] until (8 bytes),
+-- ARGV[3] TTL ms. The record: ban-until, then stamps, 8 bytes big-endian each.
+local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
+  local ah, al = struct.unpack('>I4I4', a, i)
+  local bh, bl = struct.unpack('>I4I4', b, j)
+  return ah < bh or (ah == bh and al < bl)
 end
-local ban = redis.call('GET', KEYS[2])
-if ban and #ban ~= 16 then return redis.error_reply('limcheck: bad ban-until record') end
-ban = ban or '0000000000000000'
-if u64lt(ban, ARGV[1]) then
-  ban = ARGV[1]
-  redis.call('SET', KEYS[2], ban, 'PX', ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  redis.call('SADD', KEYS[3], ARGV[2])
-  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
+if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
+if lt(v, 1, ARGV[2], 1) then -- until > 0: the key is tracked (STORE-8)
+  v = ARGV[2] .. string.sub(v, 9)
+  redis.call('HSET', KEYS[1], ARGV[1], v)
+  if redis.call('PEXPIRE', KEYS[1], ARGV[3], 'GT') == 0 then -- the TTL only grows (DIST-6)
+    redis.call('PEXPIRE', KEYS[1], ARGV[3], 'NX') -- a new partition has none yet
+  end
 end
-return ban
+return string.sub(v, 1, 8)

@@ -1,5 +1,16 @@
 #!lua flags=no-writes
--- check's two reads at once (FusedStore.CheckState): {count, ban-until hex16}.
--- KEYS[1] stamps, KEYS[2] ban-until; ARGV[1] count's lex lower bound.
-local ban = redis.call('GET', KEYS[2]) or '0000000000000000'
-return {redis.call('ZLEXCOUNT', KEYS[1], ARGV[1], '+'), ban}
+-- check's two reads at once (FusedStore.CheckState): {count, ban-until (8 bytes)}.
+-- KEYS[1] the partition (hash); ARGV[1] the throttle key; ARGV[2] the window's
+-- lower bound (8 bytes; '': every stamp). The record: ban-until, then stamps,
+-- largest first, 8 bytes big-endian each.
+local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
+  local ah, al = struct.unpack('>I4I4', a, i)
+  local bh, bl = struct.unpack('>I4I4', b, j)
+  return ah < bh or (ah == bh and al < bl)
+end
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
+if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
+if ARGV[2] == '' then return {(#v - 8) / 8, string.sub(v, 1, 8)} end
+local j = 9
+while j < #v and not lt(v, j, ARGV[2], 1) do j = j + 8 end
+return {(j - 9) / 8, string.sub(v, 1, 8)}

@@ -1,40 +1,43 @@
 #!lua
--- purge (spec STORE-9) over one batch of tracked keys, atomically.
--- KEYS[1] tracked set, then for each key i: KEYS[2i] stamps, KEYS[2i+1] ban-until.
--- ARGV[1] now hex16; ARGV[2] the exclusive lex bound below which stamps are out of
--- the window ('' : none is); ARGV[3] '1' when the batch is the whole tracked set as
--- a scan saw it; ARGV[4..] the throttle keys. Returns how many keys stopped being
--- tracked, or -1, having written nothing, when ARGV[3] is '1' and the set now holds
--- a key the batch lacks (one was tracked since the scan: the caller scans again, so
--- that a purge of one batch is one atomic step over every tracked key).
--- A key listed twice (SSCAN may) is counted once.
-local function u64lt(a, b)
-  local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)
-  if ah ~= bh then return ah < bh end
-  return tonumber(string.sub(a, 9, 16), 16) < tonumber(string.sub(b, 9, 16), 16)
+-- purge (spec STORE-9) over one batch of a partition's keys, atomically.
+-- KEYS[1] the partition (hash: a field per tracked key, STORE-8). ARGV[1] now
+-- (8 bytes); ARGV[2] the bound below which stamps are out of the window (8 bytes;
+-- '': none is); ARGV[3] the HSCAN cursor ('0': the first batch); ARGV[4] batch size.
+-- A first batch of a partition of at most ARGV[4] keys is the whole partition
+-- (HGETALL). Returns {next cursor ('0': done), how many keys stopped being tracked}.
+-- A key listed twice (HSCAN may) is handled once.
+local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
+  local ah, al = struct.unpack('>I4I4', a, i)
+  local bh, bl = struct.unpack('>I4I4', b, j)
+  return ah < bh or (ah == bh and al < bl)
 end
-local seen, listed = {}, 0
-for i = 4, #ARGV do -- validation first
-  local ban = redis.call('GET', KEYS[2 * (i - 3) + 1])
-  if ban and #ban ~= 16 then return redis.error_reply('limcheck: bad ban-until record') end
-  if not seen[ARGV[i]] and redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then listed = listed + 1 end
-  seen[ARGV[i]] = true
+local zero, next, flat = string.rep('\0', 8), '0', nil
+if ARGV[3] == '0' and redis.call('HLEN', KEYS[1]) <= tonumber(ARGV[4]) then
+  flat = redis.call('HGETALL', KEYS[1])
+else
+  local r = redis.call('HSCAN', KEYS[1], ARGV[3], 'COUNT', ARGV[4])
+  next, flat = r[1], r[2]
 end
-if ARGV[3] == '1' and redis.call('SCARD', KEYS[1]) > listed then return -1 end
-local n = 0
-for i = 4, #ARGV do
-  local z, b = KEYS[2 * (i - 3)], KEYS[2 * (i - 3) + 1]
-  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then
-    if ARGV[2] ~= '' then redis.call('ZREMRANGEBYLEX', z, '-', ARGV[2]) end
-    local ban = redis.call('GET', b)
-    if ban and not u64lt(ARGV[1], ban) then -- ban-until <= now: 0
-      redis.call('DEL', b)
-      ban = false
+for i = 2, #flat, 2 do -- validation first
+  if #flat[i] < 8 or #flat[i] % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
+end
+local n, seen = 0, {}
+for i = 1, #flat, 2 do
+  local f, v = flat[i], flat[i + 1]
+  if not seen[f] then
+    seen[f] = true
+    local w, j = v, 9
+    if ARGV[2] ~= '' then -- stamps are largest first: cut at the first one out
+      while j < #w and not lt(w, j, ARGV[2], 1) do j = j + 8 end
+      w = string.sub(w, 1, j - 1)
     end
-    if not ban and redis.call('EXISTS', z) == 0 then
-      redis.call('SREM', KEYS[1], ARGV[i])
+    if not lt(ARGV[1], 1, w, 1) then w = zero .. string.sub(w, 9) end -- ban-until <= now: 0
+    if w == zero then
+      redis.call('HDEL', KEYS[1], f)
       n = n + 1
+    elseif w ~= v then
+      redis.call('HSET', KEYS[1], f, w)
     end
   end
 end
-return n
+return {next, n}

@@ -1,29 +1,35 @@
 #!lua
 -- reserve (ReserveStore.Reserve, an extension of impl/throttle, not a spec.md
 -- operation): check a key and reserve an attempt on it in one step.
--- KEYS[1] stamps (zset), KEYS[2] ban-until (16 hex digits), KEYS[3] reservations
--- (zset, every score 0, member hex16(t) .. opid: ordered by t as stamps are).
--- ARGV[1] count's lex lower bound ('-' or '[' .. hex16(now - window + 1))
--- ARGV[2] now hex16   ARGV[3] threshold   ARGV[4] held, the caller's own entries
--- ARGV[5] the new reservation's member (hex16(now) .. opid)   ARGV[6] TTL ms
--- Returns {count, ban-until hex16, reservations counting before, member or ''}.
-local function u64lt(a, b)
-  local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)
-  if ah ~= bh then return ah < bh end
-  return tonumber(string.sub(a, 9, 16), 16) < tonumber(string.sub(b, 9, 16), 16)
+-- KEYS[1] the partition (hash; the record: ban-until, then stamps, largest first,
+-- 8 bytes big-endian each), KEYS[2] the key's reservations (zset in the partition's
+-- slot, every score 0, member hex16(t) .. opid: ordered by t as a lex range).
+-- ARGV[1] the throttle key   ARGV[2] the window's lower bound (8 bytes; '': all)
+-- ARGV[3] the reservations' lex lower bound ('-' or '[' .. hex16(now - window + 1))
+-- ARGV[4] now (8 bytes)   ARGV[5] threshold   ARGV[6] held, the caller's own entries
+-- ARGV[7] the new reservation's member (hex16(now) .. opid)   ARGV[8] TTL ms
+-- Returns {count, ban-until (8 bytes), reservations counting before, member or ''}.
+local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
+  local ah, al = struct.unpack('>I4I4', a, i)
+  local bh, bl = struct.unpack('>I4I4', b, j)
+  return ah < bh or (ah == bh and al < bl)
 end
 -- Reads and validation first: no write before an error can be raised.
-local ban = redis.call('GET', KEYS[2])
-if ban and #ban ~= 16 then return redis.error_reply('limcheck: bad ban-until record') end
-ban = ban or '0000000000000000'
-local c = redis.call('ZLEXCOUNT', KEYS[1], ARGV[1], '+') -- min(count, k)
-if ARGV[1] ~= '-' then -- reservations out of the window count no more: drop them
-  redis.call('ZREMRANGEBYLEX', KEYS[3], '-', '(' .. string.sub(ARGV[1], 2))
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
+if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
+local c, ban = (#v - 8) / 8, string.sub(v, 1, 8) -- min(count, k)
+if ARGV[2] ~= '' then
+  local j = 9
+  while j < #v and not lt(v, j, ARGV[2], 1) do j = j + 8 end
+  c = (j - 9) / 8
 end
-local r = redis.call('ZCARD', KEYS[3])
-if u64lt(ARGV[2], ban) then return {c, ban, r, ''} end -- banned: now < ban-until
-local p = r + tonumber(ARGV[4])
-if p > 0 and c + p >= tonumber(ARGV[3]) then return {c, ban, r, ''} end -- busy
-redis.call('ZADD', KEYS[3], 0, ARGV[5])
-redis.call('PEXPIRE', KEYS[3], ARGV[6]) -- a crashed node's reservation goes with the TTL
-return {c, ban, r, ARGV[5]}
+if ARGV[3] ~= '-' then -- reservations out of the window count no more: drop them
+  redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. string.sub(ARGV[3], 2))
+end
+local r = redis.call('ZCARD', KEYS[2])
+if lt(ARGV[4], 1, ban, 1) then return {c, ban, r, ''} end -- banned: now < ban-until
+local p = r + tonumber(ARGV[6])
+if p > 0 and c + p >= tonumber(ARGV[5]) then return {c, ban, r, ''} end -- busy
+redis.call('ZADD', KEYS[2], 0, ARGV[7])
+redis.call('PEXPIRE', KEYS[2], ARGV[8]) -- a crashed node's reservation goes with the TTL
+return {c, ban, r, ARGV[7]}
