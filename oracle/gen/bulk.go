@@ -8,8 +8,8 @@ import (
 	"github.com/limcheck/limcheck/oracle"
 )
 
-// A bulk run is where a gate trace reaches the widths a port can get
-// wrong and a 64-op trace never does: 1 gate trace in 16 opens with n
+// A bulk run (drawBulk) is where a gate trace reaches the widths a port
+// can get wrong and a 64-op trace never does: 1 gate trace in 16 opens with n
 // admits at one time, every one a pass, of k keys of one set, then an
 // in_flight read, and goes on as any trace. Its config is rewritten so
 // that each admit passes: maxif, cap and ways at least what the run needs
@@ -32,18 +32,15 @@ import (
 //
 // Its draws come from the trace's side source, so that no other trace
 // changes; a run costs no draw per op.
-type bulkRun struct {
-	ops []oracle.Op
-}
 
 // bulkSizes are a bulk run's admits: past 16, 64 and 256 (a uint8 count
 // wraps at 256: 257 and 258 cross it by one and two).
 var bulkSizes = []int{17, 65, 257, 258}
 
 // drawBulk draws whether a gate trace on g opens with a bulk run, and the
-// run: nil 15 times in 16, and for a config the gate refuses. It rewrites
-// g so that every admit of the run passes.
-func drawBulk(t src, g *oracle.GateConfig) *bulkRun {
+// run's ops: none 15 times in 16, and for a config the gate refuses. It
+// rewrites g so that every admit of the run passes.
+func drawBulk(t src, g *oracle.GateConfig) []oracle.Op {
 	n := drawBulkSize(t)
 	if n == 0 {
 		return nil
@@ -76,7 +73,7 @@ func drawBulk(t src, g *oracle.GateConfig) *bulkRun {
 	for i := range ops {
 		ops[i] = oracle.Op{Kind: oracle.Admit, IP: ptrs[i%k], Now: now}
 	}
-	return &bulkRun{ops: append(ops, oracle.Op{Kind: oracle.InFlight})}
+	return append(ops, oracle.Op{Kind: oracle.InFlight})
 }
 
 // drawBulkSize draws whether a gate trace opens with a bulk run, and its
