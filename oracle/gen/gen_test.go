@@ -168,7 +168,8 @@ func TestGenReachesEdges(t *testing.T) {
 // many ops as the mutant matrix's whole fuzz budget, which is why they are
 // so rare). Among the first 2^16 seeds there are a few such traces, at
 // most 1 in 4,096; their seeds are found from the side stream alone
-// (BulkSize) and only they are drawn.
+// (BulkSize) and only they are drawn. A gate that keeps in-flight in 16
+// bits runs the trace otherwise than the model.
 func reachPast2To16(t *testing.T) {
 	const n = 1 << 16
 	var seeds []uint64
@@ -188,10 +189,39 @@ func reachPast2To16(t *testing.T) {
 		}
 		if seen["passes in flight past 2^16"] && seen["in_flight read past 2^16"] {
 			t.Logf("TraceSeeded(gate, %d): %d ops, past 2^16 passes in flight and read (%d such seeds of %d)", seed, len(tr.Ops), len(seeds), n)
+			got, err := oracle.Run(inflight16{}, tr)
+			if err != nil || reflect.DeepEqual(got, out) {
+				t.Errorf("a gate that keeps in-flight in 16 bits runs TraceSeeded(gate, %d) as the model does (err %v): the trace misses the bug", seed, err)
+			}
 			return
 		}
 	}
 	t.Errorf("none of TraceSeeded(gate, %v) reached both %q and %q", seeds, "passes in flight past 2^16", "in_flight read past 2^16")
+}
+
+// inflight16 is the model, but a gate's in_flight read reports the count
+// modulo 2^16, as a port that keeps it in a uint16.
+type inflight16 struct{}
+
+func (inflight16) Name() string                       { return "in-flight in 16 bits" }
+func (inflight16) Implements(c oracle.Component) bool { return c == oracle.Gate }
+
+func (inflight16) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	inst, class, err := oracle.Model{}.Open(c, cfg)
+	if inst == nil {
+		return nil, class, err
+	}
+	return inflight16Inst{inst}, class, err
+}
+
+type inflight16Inst struct{ oracle.Instance }
+
+func (i inflight16Inst) Do(op oracle.Op) (oracle.Result, error) {
+	r, err := i.Instance.Do(op)
+	if op.Kind == oracle.InFlight && err == nil {
+		r.N = oracle.I(i64(r.N) & (1<<16 - 1))
+	}
+	return r, err
 }
 
 // traceSources are the two sources of the generators' draws: rapid
