@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/conformance/judge"
-	"github.com/limcheck/limcheck/conformance/search"
 	"github.com/limcheck/limcheck/oracle"
+	"github.com/limcheck/limcheck/oracle/gen"
 )
 
 // filterPort is Serve on the model behind a rewrite of each request line,
@@ -73,15 +73,49 @@ func withInst(line []byte, op string, inst int64) []byte {
 	return line
 }
 
-// idBudget is the fuzz runs' bound here: a few hundred traces, each id
-// policy's cycle many times over.
-var idBudget = search.FuzzOptions{Seed: 1, Ops: 10_000, Isolation: 4, ShrinkRuns: 300}
+// generated returns n generated traces, every component in turn, with the
+// model's outcomes, as a fuzz run sends them: a refused config with no op
+// (VEC-11), every fourth stateful trace twinned (PROTO-12).
+func generated(n int) ([]oracle.Trace, []oracle.Outcome) {
+	comps := oracle.Components()
+	ts, wants := make([]oracle.Trace, n), make([]oracle.Outcome, n)
+	for i := range n {
+		c := comps[i%len(comps)]
+		ts[i], wants[i] = gen.TraceSeeded(c, uint64(i))
+		if wants[i].Open != "" {
+			ts[i].Ops = []oracle.Op{}
+		}
+		ts[i].Twin = c != oracle.Lim && wants[i].Open == "" && i%16 >= 12
+	}
+	return ts, wants
+}
 
-// TestInstsReachReuseAndLargeIDs: over a fuzz run, the ids a Port gives
-// (PROTO-3) reuse an id after its close and reach 2^53-1, 2^53-2 and each
-// side of 2^16, 2^31 and 2^32, never reusing an id while its instance is
-// open and staying in 1..2^53-1; a twin's instances are consecutive
-// (PROTO-12). The model behind the ids finds nothing.
+// failing runs ts on p and returns the indexes of the traces whose run
+// fails against wants (judge.Fails).
+func failing(t *testing.T, p *Port, ts []oracle.Trace, wants []oracle.Outcome) []int {
+	t.Helper()
+	var failed []int
+	err := p.RunTraces(ts, func(i int, run judge.TraceRun) {
+		if judge.Fails(ts[i], wants[i], run) {
+			failed = append(failed, i)
+		}
+	})
+	if err != nil {
+		t.Fatalf("RunTraces = %v", err)
+	}
+	return failed
+}
+
+// idTraces is how many generated traces the id tests run: each id
+// policy's cycle many times over.
+const idTraces = 400
+
+// TestInstsReachReuseAndLargeIDs: over a conversation of generated
+// traces, the ids a Port gives (PROTO-3) reuse an id after its close and
+// reach 2^53-1, 2^53-2 and each side of 2^16, 2^31 and 2^32, never reusing
+// an id while its instance is open and staying in 1..2^53-1; a twin's
+// instances are consecutive (PROTO-12). The model behind the ids passes
+// every trace.
 func TestInstsReachReuseAndLargeIDs(t *testing.T) {
 	var mu sync.Mutex
 	open, closed := map[int64]bool{}, map[int64]bool{}
@@ -120,10 +154,10 @@ func TestInstsReachReuseAndLargeIDs(t *testing.T) {
 		}
 		return line
 	})
-	rep, err := search.Fuzz(p, idBudget)
-	p.Close() //nolint:errcheck // the fuzz run's error is the news
-	if err != nil || rep.Found != nil {
-		t.Fatalf("Fuzz(model behind Serve) = found %v, %v; want nothing", rep.Found != nil, err)
+	defer p.Close() //nolint:errcheck // the runs' errors are the news
+	ts, wants := generated(idTraces)
+	if failed := failing(t, p, ts, wants); len(failed) > 0 {
+		t.Errorf("the model behind Serve failed traces %v", failed)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -132,21 +166,24 @@ func TestInstsReachReuseAndLargeIDs(t *testing.T) {
 	}
 	for _, f := range []string{"reuse after close", "twin", "2^53-1", "2^53-2", "2^16-1", "2^16", "2^31-1", "2^31", "2^32-1", "2^32"} {
 		if !seen[f] {
-			t.Errorf("over %d traces the ids never reached %q (seen: %v)", rep.Traces, f, seen)
+			t.Errorf("over %d traces the ids never reached %q (seen: %v)", idTraces, f, seen)
 		}
 	}
 }
 
-// TestFuzzFindsPortsThatMapIDsWrong: a fuzz run finds a port whose driver
-// keeps a closed instance and gives it back when its id returns (an open
-// of a known id keeps the instance: reuse after close, PROTO-3), and one
-// that cannot hold an id past int32 (it faults on the open). The second is
-// confirmed alone on a fresh port: a trace run alone opens on 2^53-2.
-func TestFuzzFindsPortsThatMapIDsWrong(t *testing.T) {
+// TestGeneratedTracesFindPortsThatMapIDsWrong: the traces a fuzz run sends
+// fail on a port whose driver keeps a closed instance and gives it back
+// when its id returns (an open of a known id keeps the instance: reuse
+// after close, PROTO-3), and on one that cannot hold an id past int32 (it
+// faults on the open). The second's failing trace fails alone on a fresh
+// port too, as a counterexample is confirmed: a trace run alone opens on
+// 2^53-2. The first's passes alone: the bug needs the trace before it,
+// which the search reports as a counterexample it cannot reproduce alone.
+func TestGeneratedTracesFindPortsThatMapIDsWrong(t *testing.T) {
 	tests := []struct {
 		name    string
 		rewrite func() func(line []byte, op string, inst int64) []byte
-		confirm bool
+		alone   bool
 	}{
 		{"open keeps a closed instance", func() func([]byte, string, int64) []byte {
 			known := map[int64]bool{}
@@ -171,25 +208,22 @@ func TestFuzzFindsPortsThatMapIDsWrong(t *testing.T) {
 			}
 		}, true},
 	}
+	ts, wants := generated(idTraces)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opt := idBudget
-			opt.Fresh = func() (judge.Runner, func() error, error) {
-				p := filterPort(t, tt.rewrite())
-				return p, p.Close, nil
-			}
 			p := filterPort(t, tt.rewrite())
-			rep, err := search.Fuzz(p, opt)
+			failed := failing(t, p, ts, wants)
 			p.Close() //nolint:errcheck // a port that faults may end broken
-			if err != nil {
-				t.Fatal(err)
+			if len(failed) == 0 {
+				t.Fatalf("none of %d generated traces fails", len(ts))
 			}
-			if rep.Found == nil {
-				t.Fatalf("Fuzz found nothing in %d traces, %d ops", rep.Traces, rep.Ops)
-			}
-			t.Logf("found at trace %d; confirmation %q; shrink %v, elapsed %v\n%s", rep.Found.Index, rep.Found.Confirmation, rep.Found.ShrinkTime, rep.Elapsed, rep.Found.Report(tt.name))
-			if tt.confirm && rep.Found.Confirmation != search.Confirmed {
-				t.Errorf("Confirmation = %q, want %q", rep.Found.Confirmation, search.Confirmed)
+			first := failed[0]
+			fresh := filterPort(t, tt.rewrite())
+			again := failing(t, fresh, ts[first:first+1], wants[first:first+1])
+			fresh.Close() //nolint:errcheck // as above
+			t.Logf("%d of %d traces fail, the first trace %d; alone on a fresh port it fails: %v", len(failed), len(ts), first, len(again) > 0)
+			if alone := len(again) > 0; alone != tt.alone {
+				t.Errorf("trace %d alone on a fresh port fails %v, want %v", first, alone, tt.alone)
 			}
 		})
 	}
