@@ -86,9 +86,11 @@ func TestOpOfDrawsItsKind(t *testing.T) {
 }
 
 // examples is how many traces per component TestGenReachesEdges draws: the
-// seeds are fixed, so the test is deterministic. It is the depth of the
-// mutant matrix's fuzz run (seed 1, 50,000 ops: about 1,500 traces, so
-// about 375 of each component) and no more than twice it.
+// seeds are fixed, so the test is deterministic. It is about the depth of
+// the mutant matrix's fuzz run (seed 1, 50,000 ops: about 2,100 traces of
+// 21 to 28 ops on average, so about 530 of each component) and no more than
+// twice it. (conformance/search's TestFuzzFindsPortsThatKeepAWidthNarrower
+// runs the matrix's own traces against bugs at the bulk runs' widths.)
 const examples = 600
 
 // TestGenReachesEdges checks that Trace reaches every edge the
@@ -113,8 +115,12 @@ func TestGenReachesEdges(t *testing.T) {
 			"untouched bucket read", "held bucket read", "huge tick", "release below 0",
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
 			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
-			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed"},
-			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs"},
+			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed",
+			"17+ keys live in one set", "65+ keys live in one set", "passes in flight past 2^8", "in_flight read past 2^8",
+			"keys of one set differ only above bit 16", "keys of one set differ only in the top byte",
+			"keys of one set differ only in the low 16 bits", "keys of one set each side of 2^31"},
+			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs; " +
+				"the widths a port keeps narrower: keys per set, passes in flight, the bits of the keys of one set (bulk runs)"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
@@ -152,6 +158,70 @@ func TestGenReachesEdges(t *testing.T) {
 			})
 		}
 	}
+	t.Run("TraceSeeded/gate/past 2^16 passes in flight", reachPast2To16)
+}
+
+// reachPast2To16 checks that TraceSeeded reaches
+// more than 2^16 passes in flight without a release, and reads that count,
+// where a port that keeps in-flight in 16 bits wraps: 1 gate trace in
+// 16,384 opens with a bulk run of 65,537 or 65,538 passes (each about as
+// many ops as the mutant matrix's whole fuzz budget, which is why they are
+// so rare). Among the first 2^16 seeds there are a few such traces, at
+// most 1 in 4,096; their seeds are found from the side stream alone
+// (BulkSize) and only they are drawn. A gate that keeps in-flight in 16
+// bits runs the trace otherwise than the model.
+func reachPast2To16(t *testing.T) {
+	const n = 1 << 16
+	var seeds []uint64
+	for seed := range uint64(n) {
+		if gen.BulkSize(seed) > 1<<16 {
+			seeds = append(seeds, seed)
+		}
+	}
+	if len(seeds) == 0 || len(seeds) > n/4096 {
+		t.Fatalf("over %d seeds, %d open with a bulk run past 2^16 passes, want 1..%d", n, len(seeds), n/4096)
+	}
+	for _, seed := range seeds {
+		tr, out := gen.TraceSeeded(oracle.Gate, seed)
+		seen := map[string]bool{}
+		for _, f := range gateFeatures(tr, out) {
+			seen[f] = true
+		}
+		if seen["passes in flight past 2^16"] && seen["in_flight read past 2^16"] {
+			t.Logf("TraceSeeded(gate, %d): %d ops, past 2^16 passes in flight and read (%d such seeds of %d)", seed, len(tr.Ops), len(seeds), n)
+			got, err := oracle.Run(inflight16{}, tr)
+			if err != nil || reflect.DeepEqual(got, out) {
+				t.Errorf("a gate that keeps in-flight in 16 bits runs TraceSeeded(gate, %d) as the model does (err %v): the trace misses the bug", seed, err)
+			}
+			return
+		}
+	}
+	t.Errorf("none of TraceSeeded(gate, %v) reached both %q and %q", seeds, "passes in flight past 2^16", "in_flight read past 2^16")
+}
+
+// inflight16 is the model, but a gate's in_flight read reports the count
+// modulo 2^16, as a port that keeps it in a uint16.
+type inflight16 struct{}
+
+func (inflight16) Name() string                       { return "in-flight in 16 bits" }
+func (inflight16) Implements(c oracle.Component) bool { return c == oracle.Gate }
+
+func (inflight16) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	inst, class, err := oracle.Model{}.Open(c, cfg)
+	if inst == nil {
+		return nil, class, err
+	}
+	return inflight16Inst{inst}, class, err
+}
+
+type inflight16Inst struct{ oracle.Instance }
+
+func (i inflight16Inst) Do(op oracle.Op) (oracle.Result, error) {
+	r, err := i.Instance.Do(op)
+	if op.Kind == oracle.InFlight && err == nil {
+		r.N = oracle.I(i64(r.N) & (1<<16 - 1))
+	}
+	return r, err
 }
 
 // traceSources are the two sources of the generators' draws: rapid
@@ -262,10 +332,13 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	type way struct{ set, way int64 }
 	holder := map[way]string{}
 	keysBySet := map[int64]map[int64]bool{}
+	live := newLiveKeys()
 	inflight := 0
 	for i, op := range tr.Ops {
 		r := out.Results[i]
 		switch op.Kind {
+		case oracle.InFlight:
+			fs = append(fs, countPast("in_flight read", i64(r.N))...)
 		case oracle.Admit:
 			fs = append(fs, r.Verdict)
 			ip := string(*op.IP)
@@ -289,6 +362,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 				continue
 			}
 			w := way{i64(r.Set), i64(r.Way)}
+			fs = append(fs, live.place(w.set, w.way, lim.IPKey(ip))...)
 			if w.way > 0 {
 				fs = append(fs, "way past 0")
 			}
@@ -305,6 +379,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			}
 			if r.Verdict == oracle.VerdictPass {
 				inflight++
+				fs = append(fs, countPast("passes in flight", int64(inflight))...)
 			}
 		case oracle.Release:
 			if inflight == 0 {
@@ -317,6 +392,77 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			} else {
 				fs = append(fs, "untouched bucket read")
 			}
+		}
+	}
+	return fs
+}
+
+// countPast names where a count n stands past the widths a port may keep
+// it in: past 2^8 and past 2^16.
+func countPast(what string, n int64) []string {
+	var fs []string
+	if n > 1<<8 {
+		fs = append(fs, what+" past 2^8")
+	}
+	if n > 1<<16 {
+		fs = append(fs, what+" past 2^16")
+	}
+	return fs
+}
+
+// liveKeys follows the keys the ways of each set hold (GATE-13: a key in
+// at most one way), from the admits' results.
+type liveKeys struct {
+	sets  map[int64]map[int64]int64 // set -> way -> key
+	wayOf map[int64]int64           // key -> its way (its set is the key's)
+}
+
+func newLiveKeys() *liveKeys {
+	return &liveKeys{sets: map[int64]map[int64]int64{}, wayOf: map[int64]int64{}}
+}
+
+// place records that way w of set s holds key k after an admit, and
+// returns what that reaches: more keys live in the set than a fixed array
+// of 16 or 64 ways holds, and, for a key new to the set, a key of it that
+// differs from k only above bit 16, only in the top byte or only in the low
+// 16 bits, or sits on the other side of 2^31 (LIM-16 keys are below 2^32).
+func (l *liveKeys) place(s, w, k int64) []string {
+	ways := l.sets[s]
+	if ways == nil {
+		ways = map[int64]int64{}
+		l.sets[s] = ways
+	}
+	old, held := l.wayOf[k]
+	if held && old != w {
+		delete(ways, old) // GATE-15 (b): its other way is emptied
+	}
+	if prev, ok := ways[w]; ok && prev != k {
+		delete(l.wayOf, prev)
+	}
+	ways[w], l.wayOf[k] = k, w
+	var fs []string
+	if len(ways) > 16 {
+		fs = append(fs, "17+ keys live in one set")
+	}
+	if len(ways) > 64 {
+		fs = append(fs, "65+ keys live in one set")
+	}
+	if held {
+		return fs
+	}
+	for _, other := range ways {
+		x := uint32(k ^ other)
+		switch {
+		case x == 0:
+		case x&0xffff == 0 && x&0xff0000 != 0:
+			fs = append(fs, "keys of one set differ only above bit 16")
+		case x&0xffffff == 0:
+			fs = append(fs, "keys of one set differ only in the top byte")
+		case x>>16 == 0:
+			fs = append(fs, "keys of one set differ only in the low 16 bits")
+		}
+		if x>>31 == 1 {
+			fs = append(fs, "keys of one set each side of 2^31")
 		}
 	}
 	return fs

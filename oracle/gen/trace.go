@@ -35,7 +35,9 @@ func genConfig(t src, c oracle.Component) oracle.Config {
 // Trace draws a trace of component c: a config from Config, then up
 // to 64 ops (for a throttle threshold past a plausible fixed ring, see
 // Ops's focus, the threshold and up to 16 more 3 times in 4, else up to
-// 176) drawn by an Ops that observes the model's result of each op,
+// 176; 1 gate trace in 16 opens with a bulk run of 17 to 65,538 passing
+// admits at one time first, see drawBulk) drawn by an Ops that observes
+// the model's result of each op,
 // so that later ops sit on the edges earlier ones made (the bucket a take
 // returned, a window's end after a failure, a ban's end).
 func Trace(c oracle.Component) *rapid.Generator[oracle.Trace] {
@@ -58,6 +60,10 @@ func TraceSeeded(c oracle.Component, seed uint64) (oracle.Trace, oracle.Outcome)
 // genTrace is Trace's draw, with the model's outcome of the trace.
 func genTrace(t src, c oracle.Component) (oracle.Trace, oracle.Outcome) {
 	cfg := genConfig(t, c)
+	var bulk []oracle.Op
+	if c == oracle.Gate {
+		bulk = drawBulk(t.side(), cfg.Gate)
+	}
 	g := NewOps(c, cfg)
 	inst, class, err := oracle.Model{}.Open(c, cfg)
 	if err != nil {
@@ -71,9 +77,15 @@ func genTrace(t src, c oracle.Component) (oracle.Trace, oracle.Outcome) {
 		}
 	}
 	ops := make([]oracle.Op, 0, n)
+	if bulk != nil {
+		ops = slices.Grow(bulk, n)
+	}
 	out := oracle.Outcome{Open: class}
 	if inst != nil { // nil: the config was refused, no op runs
-		out.Results = make([]oracle.Result, 0, n)
+		out.Results = make([]oracle.Result, 0, len(ops)+n)
+		for _, op := range ops {
+			out.Results = append(out.Results, g.observeModel(t, inst, op))
+		}
 	}
 	for range n {
 		op := g.drawOp(t)
