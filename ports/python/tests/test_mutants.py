@@ -23,7 +23,7 @@ MAX_INT64 = (1 << 63) - 1
 SLOWDOWN = float(os.environ.get("LIMCHECK_TEST_SLOWDOWN") or 1)
 WAIT = 60 * SLOWDOWN
 
-HELLO = {"protocol": "limcheck-port/3", "name": "limcheck-python", "version": "3.1.0",
+HELLO = {"protocol": "limcheck-port/3", "name": "limcheck-python", "version": "3.2.0",
          "components": ["lim", "gate", "throttle", "throttle_faults"]}
 
 
