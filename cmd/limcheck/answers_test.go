@@ -1,3 +1,8 @@
+// TestSettledAnswers runs the reference ports as processes, as the mutant
+// matrix does: in the plain build (make test's cli check).
+
+//go:build !race
+
 package main
 
 import (
