@@ -153,3 +153,35 @@ func ipOfKey(k uint32) string {
 	}
 	return string(b)
 }
+
+// A failure run (drawFailureRun) is the throttle's bulk run: 1 throttle
+// trace in 32 (throttle_faults too) opens with 257 or 258 failures of the
+// empty key at one time, past a count kept in 8 bits (the 256th failure of a
+// window wraps it to 0), under a threshold rewritten to 256, 257, 258 or
+// impl's largest, so that the 256th failure is where a narrow count bans
+// too late or reports what remains wrongly. Its draws come from the
+// trace's side source, as a bulk run's.
+
+// failureRunSizes are a failure run's failures: past 255 by one and two.
+var failureRunSizes = []int{257, 258}
+
+// drawFailureRun draws whether a throttle trace on c opens with a failure
+// run, and its ops: none 31 times in 32, and for a config every subject
+// refuses. It rewrites c's threshold.
+func drawFailureRun(t src, c *oracle.ThrottleConfig) []oracle.Op {
+	if !rare(t, "failure run", 5) {
+		return nil
+	}
+	n := pick(t, "failure run size", failureRunSizes...)
+	if _, _, _, err := (oracle.Config{Throttle: c}).ThrottleConfig(); err != nil {
+		return nil // refused (THR-1): no op runs
+	}
+	c.Threshold = oracle.U(pick(t, "failure run threshold", uint64(256), 257, 258, maxThreshold))
+	key := bytesOf("") // the simplest key: shrinking has no key of 256 ops to simplify one at a time
+	now := oracle.U(pick(t, "failure run now", uint64(0), 1, genUint64(t)))
+	ops := make([]oracle.Op, n)
+	for i := range ops {
+		ops[i] = oracle.Op{Kind: oracle.RecordFailure, Key: key, Now: now}
+	}
+	return ops
+}

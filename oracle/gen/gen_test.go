@@ -125,14 +125,14 @@ func TestGenReachesEdges(t *testing.T) {
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
 			"threshold past 2^63", "window past 2^32", "ban past 2^32", "17+ failures counted on one key",
-			"100+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
+			"100+ failures counted on one key", "256+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
 			"check_any key past the 64th", "both long keys"},
-			"THR-3..THR-17: window and ban boundaries, saturation, the empty key"},
+			"THR-3..THR-17: window and ban boundaries, saturation, the empty key; a count kept in 8 bits (failure runs)"},
 		{oracle.ThrottleFaults, throttleFeatures, []string{"banned", "store error", "unavailable", "faults without keys",
 			"faults with keys", "faults cleared", "fault on ban_until", "fault on count", "fault on add_failure", "fault on ban",
 			"fault on clear_failures", "fault on clear", "fault on purge"},
 			"STORE-1, STORE-10: every store op fails, with and without key lists"},
-		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
+		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "256+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
 			"the structural extremes under faults too"},
 	}
 	for _, src := range traceSources {
@@ -547,6 +547,9 @@ func countFeatures(threshold uint64, r oracle.Result) []string {
 	}
 	if n >= 100 {
 		fs = append(fs, "100+ failures counted on one key")
+	}
+	if n >= 256 {
+		fs = append(fs, "256+ failures counted on one key")
 	}
 	return fs
 }
