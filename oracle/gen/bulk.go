@@ -185,3 +185,38 @@ func drawFailureRun(t src, c *oracle.ThrottleConfig) []oracle.Op {
 	}
 	return ops
 }
+
+// A drain run (drawDrainRun) is where a bucket read meets a bucket that
+// refilled whole steps since its last take but is not full, which a read
+// at whole steps after an admit rarely does (the key must have taken
+// more than a step refills): 1 gate trace in 32 without a bulk run opens
+// with 2 to 4 passing admits of one address at one time, then a bucket
+// read of it 1 step (or, with 3 or 4 admits, 2 steps) later, under a
+// refil rewritten to 1 and a cap and maxif at least the admits. A port
+// that reports the bucket refilled at the read's now, not as stored
+// (DEC-30), differs there. Its draws come from the trace's side source.
+func drawDrainRun(t src, g *oracle.GateConfig) []oracle.Op {
+	if !rare(t, "drain run", 5) {
+		return nil
+	}
+	k := t.intRange(2, 4, "drain admits")
+	steps := int64(t.intRange(1, k-1, "drain read steps"))
+	cap, _, ivl, maxif, sets, ways, tick, err := oracle.Config{Gate: g}.GateConfig()
+	if _, serr := (oracle.Config{Gate: g}).GateSeed(); err != nil || serr != nil || min(cap, ivl, maxif, sets, ways, tick) < 1 {
+		return nil // refused (GATE-1): no op runs
+	}
+	g.Refil = oracle.I(1)
+	g.Cap = oracle.I(max(cap, int64(k)+pick(t, "drain cap over admits", int64(0), 1, 2)))
+	g.Maxif = oracle.I(max(maxif, int64(k)))
+	now := pick(t, "drain now", int64(0), 1, 1<<40)
+	read := now + ivl*steps
+	if ivl > (math.MaxInt64-now)/steps {
+		read = math.MaxInt64
+	}
+	ip := bytesOf(pick(t, "drain ip", "10.0.0.1", "", "::1"))
+	ops := make([]oracle.Op, k, k+1)
+	for i := range ops {
+		ops[i] = oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(now)}
+	}
+	return append(ops, oracle.Op{Kind: oracle.Bucket, IP: ip, Now: oracle.I(read)})
+}

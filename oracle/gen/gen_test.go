@@ -112,7 +112,7 @@ func TestGenReachesEdges(t *testing.T) {
 			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
 		{oracle.Gate, gateFeatures, []string{"config refused", "sets 1", "sets 4096", "ways 1", "pass", "shed", "limited",
 			"way past 0", "a way passes to another key", "more keys than ways in a set", "FIND-2 pair",
-			"untouched bucket read", "held bucket read", "huge tick", "release below 0",
+			"untouched bucket read", "held bucket read", "held bucket read whole steps after its last", "huge tick", "release below 0",
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
 			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
 			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed",
@@ -120,6 +120,7 @@ func TestGenReachesEdges(t *testing.T) {
 			"keys of one set differ only above bit 16", "keys of one set differ only in the top byte",
 			"keys of one set differ only in the low 16 bits", "keys of one set each side of 2^31"},
 			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs; " +
+				"a bucket read that refilled but is not full (drain runs, DEC-30); " +
 				"the widths a port keeps narrower: keys per set, passes in flight, the bits of the keys of one set (bulk runs)"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
@@ -389,6 +390,9 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 		case oracle.Bucket:
 			if *r.Touched {
 				fs = append(fs, "held bucket read")
+				if now, last, ivl := i64(op.Now), i64(r.Last), i64(g.Ivl); now > last && now-last >= ivl {
+					fs = append(fs, "held bucket read whole steps after its last")
+				}
 			} else {
 				fs = append(fs, "untouched bucket read")
 			}
