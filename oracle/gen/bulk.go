@@ -194,7 +194,13 @@ func drawFailureRun(t src, c *oracle.ThrottleConfig) []oracle.Op {
 // read of it 1 step (or, with 3 or 4 admits, 2 steps) later, under a
 // refil rewritten to 1 and a cap and maxif at least the admits. A port
 // that reports the bucket refilled at the read's now, not as stored
-// (DEC-30), differs there. Its draws come from the trace's side source.
+// (DEC-30), differs there. Half of the runs then evict at the read's now,
+// in a table rewritten to one set of one way with cap the admits: a second
+// address evicts the drained one, whose refill makes the eviction cheaper
+// than cap minus its stored tokens (GATE-16), and the first address
+// evicts it back, which the budget (GATE-19) allows only when the first
+// eviction was charged the refilled tokens. Its draws come from the
+// trace's side source.
 func drawDrainRun(t src, g *oracle.GateConfig) []oracle.Op {
 	if !rare(t, "drain run", 5) {
 		return nil
@@ -205,18 +211,26 @@ func drawDrainRun(t src, g *oracle.GateConfig) []oracle.Op {
 	if _, serr := (oracle.Config{Gate: g}).GateSeed(); err != nil || serr != nil || min(cap, ivl, maxif, sets, ways, tick) < 1 {
 		return nil // refused (GATE-1): no op runs
 	}
+	evict := t.bool("drain then evict")
 	g.Refil = oracle.I(1)
 	g.Cap = oracle.I(max(cap, int64(k)+pick(t, "drain cap over admits", int64(0), 1, 2)))
-	g.Maxif = oracle.I(max(maxif, int64(k)))
+	g.Maxif = oracle.I(max(maxif, int64(k)+2))
+	if evict {
+		g.Cap, g.Sets, g.Ways = oracle.I(int64(k)), oracle.I(1), oracle.I(1)
+	}
 	now := pick(t, "drain now", int64(0), 1, 1<<40)
 	read := now + ivl*steps
 	if ivl > (math.MaxInt64-now)/steps {
 		read = math.MaxInt64
 	}
 	ip := bytesOf(pick(t, "drain ip", "10.0.0.1", "", "::1"))
-	ops := make([]oracle.Op, k, k+1)
+	ops := make([]oracle.Op, k, k+3)
 	for i := range ops {
 		ops[i] = oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(now)}
 	}
-	return append(ops, oracle.Op{Kind: oracle.Bucket, IP: ip, Now: oracle.I(read)})
+	ops = append(ops, oracle.Op{Kind: oracle.Bucket, IP: ip, Now: oracle.I(read)})
+	if evict {
+		ops = append(ops, oracle.Op{Kind: oracle.Admit, IP: bytesOf("10.0.0.2"), Now: oracle.I(read)}, oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(read)})
+	}
+	return ops
 }

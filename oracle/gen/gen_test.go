@@ -112,7 +112,7 @@ func TestGenReachesEdges(t *testing.T) {
 			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
 		{oracle.Gate, gateFeatures, []string{"config refused", "sets 1", "sets 4096", "ways 1", "pass", "shed", "limited",
 			"way past 0", "a way passes to another key", "more keys than ways in a set", "FIND-2 pair",
-			"untouched bucket read", "held bucket read", "held bucket read whole steps after its last", "huge tick", "release below 0",
+			"untouched bucket read", "held bucket read", "held bucket read whole steps after its last", "evicts a key read refilled at that time", "huge tick", "release below 0",
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
 			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
 			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed",
@@ -120,7 +120,7 @@ func TestGenReachesEdges(t *testing.T) {
 			"keys of one set differ only above bit 16", "keys of one set differ only in the top byte",
 			"keys of one set differ only in the low 16 bits", "keys of one set each side of 2^31"},
 			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs; " +
-				"a bucket read that refilled but is not full (drain runs, DEC-30); " +
+				"a bucket read that refilled but is not full, and its key evicted then (drain runs, DEC-30, GATE-16); " +
 				"the widths a port keeps narrower: keys per set, passes in flight, the bits of the keys of one set (bulk runs)"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
@@ -332,6 +332,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	}
 	type way struct{ set, way int64 }
 	holder := map[way]string{}
+	refilledAt := map[string]int64{} // the time a bucket read found an ip's bucket refilled, not full
 	keysBySet := map[int64]map[int64]bool{}
 	live := newLiveKeys()
 	inflight := 0
@@ -369,6 +370,9 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			}
 			if h, ok := holder[w]; ok && lim.IPKey(h) != lim.IPKey(ip) {
 				fs = append(fs, "a way passes to another key")
+				if at, ok := refilledAt[h]; ok && at == i64(op.Now) {
+					fs = append(fs, "evicts a key read refilled at that time")
+				}
 			}
 			holder[w] = ip
 			if keysBySet[w.set] == nil {
@@ -392,6 +396,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 				fs = append(fs, "held bucket read")
 				if now, last, ivl := i64(op.Now), i64(r.Last), i64(g.Ivl); now > last && now-last >= ivl {
 					fs = append(fs, "held bucket read whole steps after its last")
+					refilledAt[string(*op.IP)] = now
 				}
 			} else {
 				fs = append(fs, "untouched bucket read")
