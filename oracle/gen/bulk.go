@@ -234,3 +234,33 @@ func drawDrainRun(t src, g *oracle.GateConfig) []oracle.Op {
 	}
 	return ops
 }
+
+// A rebirth run (drawRebornRun) is where a set's budget is full at a
+// time off its whole steps, so that GATE-19 gives the eviction then a
+// budget born again at that time, not the stored one refilled (whose
+// last stays on a whole step of the earlier one): 1 gate trace in 32
+// without a bulk or drain run opens with, in one set of one way under
+// cap 1 and refil 1 and an ivl of at least 2, a and b at t0 (b evicts a:
+// the budget is born and pays), a at t0+ivl+1 (b's bucket is full: its
+// way behaves as empty), b then (it evicts a: the budget, full again, is
+// born again at that time and pays), and a at t0+2*ivl (its eviction of b
+// finds the budget empty; a budget refilled, not born again, has one
+// token). Its draws come from the trace's side source.
+func drawRebornRun(t src, g *oracle.GateConfig) []oracle.Op {
+	if !rare(t, "rebirth run", 5) {
+		return nil
+	}
+	_, _, ivl, maxif, sets, ways, tick, err := oracle.Config{Gate: g}.GateConfig()
+	if _, serr := (oracle.Config{Gate: g}).GateSeed(); err != nil || serr != nil || min(ivl, maxif, sets, ways, tick) < 1 {
+		return nil // refused (GATE-1): no op runs
+	}
+	ivl = min(max(ivl, 2), 1<<40)
+	g.Cap, g.Refil, g.Ivl, g.Sets, g.Ways = oracle.I(1), oracle.I(1), oracle.I(ivl), oracle.I(1), oracle.I(1)
+	g.Maxif = oracle.I(max(maxif, 5))
+	t0 := pick(t, "rebirth t0", int64(0), 1, 1<<40)
+	a, b := bytesOf(pick(t, "rebirth ip", "10.0.0.1", "", "::1")), bytesOf("10.0.0.2")
+	admit := func(ip *oracle.Bytes, now int64) oracle.Op {
+		return oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(now)}
+	}
+	return []oracle.Op{admit(a, t0), admit(b, t0), admit(a, t0+ivl+1), admit(b, t0+ivl+1), admit(a, t0+2*ivl)}
+}

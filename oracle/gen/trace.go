@@ -38,7 +38,8 @@ func genConfig(t src, c oracle.Component) oracle.Config {
 // 176; 1 gate trace in 16 opens with a bulk run of 17 to 65,538 passing
 // admits at one time first, see drawBulk, and 1 in 32 of the others with
 // 2 to 4 admits of one address and a read of its bucket whole steps
-// later, see drawDrainRun; 1 throttle trace in 32 with 257 or 258
+// later, see drawDrainRun, and 1 in 32 of the rest with 5 admits around
+// a budget born again, see drawRebornRun; 1 throttle trace in 32 with 257 or 258
 // failures of one key at one time, see drawFailureRun) drawn by an Ops
 // that observes the model's result of each op, so that later ops sit on the edges earlier ones made (the bucket a take
 // returned, a window's end after a failure, a ban's end).
@@ -68,6 +69,9 @@ func genTrace(t src, c oracle.Component) (oracle.Trace, oracle.Outcome) {
 		side := t.side()
 		if bulk = drawBulk(side, cfg.Gate); bulk == nil {
 			bulk = drawDrainRun(side, cfg.Gate)
+		}
+		if bulk == nil {
+			bulk = drawRebornRun(side, cfg.Gate)
 		}
 	case oracle.Throttle, oracle.ThrottleFaults:
 		bulk = drawFailureRun(t.side(), cfg.Throttle)
