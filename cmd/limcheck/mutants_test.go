@@ -57,10 +57,11 @@ const maxShrunkOps = 4
 // and the reference ports are deterministic, so the ops after which seed 1
 // finds a mutant, and the trace shrinking reaches in a number of runs, are
 // the same on every machine, however slow or busy: a mutant found within
-// the budget here is found within it everywhere. On spec 3.0's traces
-// (go test -v logs each) clear_fault_half_done needs 32,993 ops to find (a
+// the budget here is found within it everywhere. On spec 3.2's traces,
+// with the bulk, failure, drain and rebirth runs (oracle/gen/bulk.go), go
+// test -v logs each: clear_fault_half_done needs 42,427 ops to find (a
 // reset under a fault rule on clear, then a check), and the largest shrink
-// is budget_per_gate's, 540 runs. A new mutant that needs more fails the
+// is stamps_ring_threshold's, 641 runs. A new mutant that needs more fails the
 // test, which is the news: the search got weaker or the bug is new; one the
 // search cannot reach yet carries a fuzz_gap saying why.
 const (

@@ -153,3 +153,114 @@ func ipOfKey(k uint32) string {
 	}
 	return string(b)
 }
+
+// A failure run (drawFailureRun) is the throttle's bulk run: 1 throttle
+// trace in 32 (throttle_faults too) opens with 257 or 258 failures of the
+// empty key at one time, past a count kept in 8 bits (the 256th failure of a
+// window wraps it to 0), under a threshold rewritten to 256, 257, 258 or
+// impl's largest, so that the 256th failure is where a narrow count bans
+// too late or reports what remains wrongly. Its draws come from the
+// trace's side source, as a bulk run's.
+
+// failureRunSizes are a failure run's failures: past 255 by one and two.
+var failureRunSizes = []int{257, 258}
+
+// drawFailureRun draws whether a throttle trace on c opens with a failure
+// run, and its ops: none 31 times in 32, and for a config every subject
+// refuses. It rewrites c's threshold.
+func drawFailureRun(t src, c *oracle.ThrottleConfig) []oracle.Op {
+	if !rare(t, "failure run", 5) {
+		return nil
+	}
+	n := pick(t, "failure run size", failureRunSizes...)
+	if _, _, _, err := (oracle.Config{Throttle: c}).ThrottleConfig(); err != nil {
+		return nil // refused (THR-1): no op runs
+	}
+	c.Threshold = oracle.U(pick(t, "failure run threshold", uint64(256), 257, 258, maxThreshold))
+	key := bytesOf("") // the simplest key: shrinking has no key of 256 ops to simplify one at a time
+	now := oracle.U(pick(t, "failure run now", uint64(0), 1, genUint64(t)))
+	ops := make([]oracle.Op, n)
+	for i := range ops {
+		ops[i] = oracle.Op{Kind: oracle.RecordFailure, Key: key, Now: now}
+	}
+	return ops
+}
+
+// A drain run (drawDrainRun) is where a bucket read meets a bucket that
+// refilled whole steps since its last take but is not full, which a read
+// at whole steps after an admit rarely does (the key must have taken
+// more than a step refills): 1 gate trace in 32 without a bulk run opens
+// with 2 to 4 passing admits of one address at one time, then a bucket
+// read of it 1 step (or, with 3 or 4 admits, 2 steps) later, under a
+// refil rewritten to 1 and a cap and maxif at least the admits. A port
+// that reports the bucket refilled at the read's now, not as stored
+// (DEC-30), differs there. Half of the runs then evict at the read's now,
+// in a table rewritten to one set of one way with cap the admits: a second
+// address evicts the drained one, whose refill makes the eviction cheaper
+// than cap minus its stored tokens (GATE-16), and the first address
+// evicts it back, which the budget (GATE-19) allows only when the first
+// eviction was charged the refilled tokens. Its draws come from the
+// trace's side source.
+func drawDrainRun(t src, g *oracle.GateConfig) []oracle.Op {
+	if !rare(t, "drain run", 5) {
+		return nil
+	}
+	k := t.intRange(2, 4, "drain admits")
+	steps := int64(t.intRange(1, k-1, "drain read steps"))
+	cap, _, ivl, maxif, sets, ways, tick, err := oracle.Config{Gate: g}.GateConfig()
+	if _, serr := (oracle.Config{Gate: g}).GateSeed(); err != nil || serr != nil || min(cap, ivl, maxif, sets, ways, tick) < 1 {
+		return nil // refused (GATE-1): no op runs
+	}
+	evict := t.bool("drain then evict")
+	g.Refil = oracle.I(1)
+	g.Cap = oracle.I(max(cap, int64(k)+pick(t, "drain cap over admits", int64(0), 1, 2)))
+	g.Maxif = oracle.I(max(maxif, int64(k)+2))
+	if evict {
+		g.Cap, g.Sets, g.Ways = oracle.I(int64(k)), oracle.I(1), oracle.I(1)
+	}
+	now := pick(t, "drain now", int64(0), 1, 1<<40)
+	read := now + ivl*steps
+	if ivl > (math.MaxInt64-now)/steps {
+		read = math.MaxInt64
+	}
+	ip := bytesOf(pick(t, "drain ip", "10.0.0.1", "", "::1"))
+	ops := make([]oracle.Op, k, k+3)
+	for i := range ops {
+		ops[i] = oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(now)}
+	}
+	ops = append(ops, oracle.Op{Kind: oracle.Bucket, IP: ip, Now: oracle.I(read)})
+	if evict {
+		ops = append(ops, oracle.Op{Kind: oracle.Admit, IP: bytesOf("10.0.0.2"), Now: oracle.I(read)}, oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(read)})
+	}
+	return ops
+}
+
+// A rebirth run (drawRebornRun) is where a set's budget is full at a
+// time off its whole steps, so that GATE-19 gives the eviction then a
+// budget born again at that time, not the stored one refilled (whose
+// last stays on a whole step of the earlier one): 1 gate trace in 32
+// without a bulk or drain run opens with, in one set of one way under
+// cap 1 and refil 1 and an ivl of at least 2, a and b at t0 (b evicts a:
+// the budget is born and pays), a at t0+ivl+1 (b's bucket is full: its
+// way behaves as empty), b then (it evicts a: the budget, full again, is
+// born again at that time and pays), and a at t0+2*ivl (its eviction of b
+// finds the budget empty; a budget refilled, not born again, has one
+// token). Its draws come from the trace's side source.
+func drawRebornRun(t src, g *oracle.GateConfig) []oracle.Op {
+	if !rare(t, "rebirth run", 5) {
+		return nil
+	}
+	_, _, ivl, maxif, sets, ways, tick, err := oracle.Config{Gate: g}.GateConfig()
+	if _, serr := (oracle.Config{Gate: g}).GateSeed(); err != nil || serr != nil || min(ivl, maxif, sets, ways, tick) < 1 {
+		return nil // refused (GATE-1): no op runs
+	}
+	ivl = min(max(ivl, 2), 1<<40)
+	g.Cap, g.Refil, g.Ivl, g.Sets, g.Ways = oracle.I(1), oracle.I(1), oracle.I(ivl), oracle.I(1), oracle.I(1)
+	g.Maxif = oracle.I(max(maxif, 5))
+	t0 := pick(t, "rebirth t0", int64(0), 1, 1<<40)
+	a, b := bytesOf(pick(t, "rebirth ip", "10.0.0.1", "", "::1")), bytesOf("10.0.0.2")
+	admit := func(ip *oracle.Bytes, now int64) oracle.Op {
+		return oracle.Op{Kind: oracle.Admit, IP: ip, Now: oracle.I(now)}
+	}
+	return []oracle.Op{admit(a, t0), admit(b, t0), admit(a, t0+ivl+1), admit(b, t0+ivl+1), admit(a, t0+2*ivl)}
+}

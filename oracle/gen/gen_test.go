@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -112,7 +113,7 @@ func TestGenReachesEdges(t *testing.T) {
 			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
 		{oracle.Gate, gateFeatures, []string{"config refused", "sets 1", "sets 4096", "ways 1", "pass", "shed", "limited",
 			"way past 0", "a way passes to another key", "more keys than ways in a set", "FIND-2 pair",
-			"untouched bucket read", "held bucket read", "huge tick", "release below 0",
+			"untouched bucket read", "held bucket read", "held bucket read whole steps after its last", "evicts a key read refilled at that time", "admits in one set at t0, t0+ivl+1 and t0+2*ivl", "huge tick", "release below 0",
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
 			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
 			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed",
@@ -120,19 +121,20 @@ func TestGenReachesEdges(t *testing.T) {
 			"keys of one set differ only above bit 16", "keys of one set differ only in the top byte",
 			"keys of one set differ only in the low 16 bits", "keys of one set each side of 2^31"},
 			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs; " +
+				"a bucket read that refilled but is not full, and its key evicted then (drain runs, DEC-30, GATE-16); a budget born again off its steps (rebirth runs, GATE-19); " +
 				"the widths a port keeps narrower: keys per set, passes in flight, the bits of the keys of one set (bulk runs)"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
 			"threshold past 2^63", "window past 2^32", "ban past 2^32", "17+ failures counted on one key",
-			"100+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
+			"100+ failures counted on one key", "256+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
 			"check_any key past the 64th", "both long keys"},
-			"THR-3..THR-17: window and ban boundaries, saturation, the empty key"},
+			"THR-3..THR-17: window and ban boundaries, saturation, the empty key; a count kept in 8 bits (failure runs)"},
 		{oracle.ThrottleFaults, throttleFeatures, []string{"banned", "store error", "unavailable", "faults without keys",
 			"faults with keys", "faults cleared", "fault on ban_until", "fault on count", "fault on add_failure", "fault on ban",
 			"fault on clear_failures", "fault on clear", "fault on purge"},
 			"STORE-1, STORE-10: every store op fails, with and without key lists"},
-		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
+		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "256+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
 			"the structural extremes under faults too"},
 	}
 	for _, src := range traceSources {
@@ -331,6 +333,8 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	}
 	type way struct{ set, way int64 }
 	holder := map[way]string{}
+	turns := setTurns{}
+	refilledAt := map[string]int64{} // the time a bucket read found an ip's bucket refilled, not full
 	keysBySet := map[int64]map[int64]bool{}
 	live := newLiveKeys()
 	inflight := 0
@@ -354,6 +358,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			if r.Verdict == oracle.VerdictShed {
 				continue
 			}
+			fs = append(fs, turns.add(i64(r.Set), i64(op.Now), i64(g.Ivl))...)
 			if r.Way.IsZero() { // GATE-19: the set's budget refused the eviction
 				fs = append(fs, "budget refused an eviction")
 				if int64(len(keysBySet[i64(r.Set)])) < ways*2 {
@@ -368,6 +373,9 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			}
 			if h, ok := holder[w]; ok && lim.IPKey(h) != lim.IPKey(ip) {
 				fs = append(fs, "a way passes to another key")
+				if at, ok := refilledAt[h]; ok && at == i64(op.Now) {
+					fs = append(fs, "evicts a key read refilled at that time")
+				}
 			}
 			holder[w] = ip
 			if keysBySet[w.set] == nil {
@@ -389,6 +397,10 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 		case oracle.Bucket:
 			if *r.Touched {
 				fs = append(fs, "held bucket read")
+				if now, last, ivl := i64(op.Now), i64(r.Last), i64(g.Ivl); now > last && now-last >= ivl {
+					fs = append(fs, "held bucket read whole steps after its last")
+					refilledAt[string(*op.IP)] = now
+				}
 			} else {
 				fs = append(fs, "untouched bucket read")
 			}
@@ -464,6 +476,28 @@ func (l *liveKeys) place(s, w, k int64) []string {
 		if x>>31 == 1 {
 			fs = append(fs, "keys of one set each side of 2^31")
 		}
+	}
+	return fs
+}
+
+// setTurns are the times of the admits of each set that were not shed,
+// the first 8 of each.
+type setTurns map[int64][]int64
+
+// add records an admit of set at now and reports "admits in one set at
+// t0, t0+ivl+1 and t0+2*ivl" when it completes such a triple: where a
+// budget full off its whole steps is born again (GATE-19).
+func (st setTurns) add(set, now, ivl int64) []string {
+	ts := st[set]
+	var fs []string
+	for _, t0 := range ts {
+		if ivl >= 2 && ivl < 1<<40 && now-t0 == 2*ivl && slices.Contains(ts, t0+ivl+1) {
+			fs = append(fs, "admits in one set at t0, t0+ivl+1 and t0+2*ivl")
+			break
+		}
+	}
+	if len(ts) < 8 {
+		st[set] = append(ts, now)
 	}
 	return fs
 }
@@ -547,6 +581,9 @@ func countFeatures(threshold uint64, r oracle.Result) []string {
 	}
 	if n >= 100 {
 		fs = append(fs, "100+ failures counted on one key")
+	}
+	if n >= 256 {
+		fs = append(fs, "256+ failures counted on one key")
 	}
 	return fs
 }
