@@ -139,12 +139,18 @@ func commands(b *testing.B, c *goredis.Client) int64 {
 	return 0
 }
 
-// parallel runs op from 64 goroutines (2 CPUs x 32), each with its own
-// random source, and reports cmds/op (the INFO call itself excluded).
+// callersPerCPU is the goroutines per GOMAXPROCS that parallel runs op
+// from: 32, so 64 on 2 CPUs, but where a benchmark sets more.
+var callersPerCPU = 32
+
+// parallel runs op from callersPerCPU goroutines per CPU (64 on 2 CPUs),
+// each with its own random source, and reports cmds/op (the INFO call
+// itself excluded).
 func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error) {
 	var fails atomic.Int64
+	var first atomic.Pointer[error]
 	var seed atomic.Uint64
-	b.SetParallelism(32)
+	b.SetParallelism(callersPerCPU)
 	before := commands(b, info)
 	t0 := trips.Load()
 	b.ResetTimer()
@@ -153,6 +159,7 @@ func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error)
 		for pb.Next() {
 			if err := op(rng); err != nil {
 				fails.Add(1)
+				first.CompareAndSwap(nil, &err)
 			}
 		}
 	})
@@ -160,7 +167,7 @@ func parallel(b *testing.B, info *goredis.Client, op func(rng *rand.Rand) error)
 	b.ReportMetric(float64(trips.Load()-t0)/float64(b.N), "trips/op")
 	b.ReportMetric(float64(commands(b, info)-before-1)/float64(b.N), "srvcmds/op")
 	if n := fails.Load(); n > 0 {
-		b.Fatalf("%d of %d operations failed", n, b.N)
+		b.Fatalf("%d of %d operations failed, the first with %v", n, b.N, *first.Load())
 	}
 }
 
@@ -177,7 +184,8 @@ var benchIPs = func() []string {
 
 // BenchmarkRedisAdmit is one rate-limit decision per op for a random client
 // of 10,000, at a rate that lets most pass: limcheck's Redis gate (Admit;
-// AdmitRelease adds the in-flight place's Release, as the middleware does)
+// AdmitRelease adds the in-flight place's Release, as the middleware does;
+// AdmitReleaseSpread is both in Spread mode, the release in memory)
 // against redis_rate's Allow (a GCRA decision, no in-flight limit).
 func BenchmarkRedisAdmit(b *testing.B) {
 	b.Run("limcheck=Admit", func(b *testing.B) {
@@ -197,6 +205,16 @@ func BenchmarkRedisAdmit(b *testing.B) {
 			return g.Release(d)
 		})
 	})
+	b.Run("limcheck=AdmitReleaseSpread", func(b *testing.B) {
+		g := newRedisGateWith(b, gateLayout{mode: redisgate.Spread}, benchLim, time.Millisecond)
+		parallel(b, newGoRedis(b), func(rng *rand.Rand) error {
+			d, err := g.Admit(benchIPs[rng.IntN(benchKeys)], g.Now())
+			if err != nil {
+				return err
+			}
+			return g.Release(d) // in memory: no round trip
+		})
+	})
 	b.Run("redis_rate=Allow", func(b *testing.B) {
 		c := newGoRedis(b)
 		l := redis_rate.NewLimiter(c)
@@ -210,10 +228,30 @@ func BenchmarkRedisAdmit(b *testing.B) {
 }
 
 // newRedisGate is a gate of burst 1000 refilling 1000 per second (1 ms
-// ticks), maxif far above the benchmark's concurrency.
+// ticks), maxif far above the benchmark's concurrency, in Exact mode.
 func newRedisGate(b *testing.B) *redisgate.Gate {
+	return newRedisGateWith(b, exactLayout, benchLim, time.Millisecond)
+}
+
+// benchLim is the benchmarks' limit: burst 1000, refilling 1 per tick.
+var benchLim = lim.NewConfig(1000, 1, 1, 1<<40)
+
+// gateLayout is how a benchmark's gate lays out its table in Redis: the
+// mode, and in Spread mode its Slabs (0: the package's default).
+type gateLayout struct {
+	mode  redisgate.Mode
+	slabs int64
+}
+
+// exactLayout is the gate's one-slot layout (Mode Exact).
+var exactLayout = gateLayout{mode: redisgate.Exact}
+
+// newRedisGateWith is a gate of the production layout (Sets 2^32-5, Ways
+// 1) in layout, limit l, ticks of tick.
+func newRedisGateWith(b *testing.B, layout gateLayout, l lim.Config, tick time.Duration) *redisgate.Gate {
 	g, err := redisgate.New(redisgate.Config{Client: newRueidis(b), Name: fmt.Sprint("g", benchNS.Add(1)),
-		Lim: lim.NewConfig(1000, 1, 1, 1<<40), Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(time.Millisecond), LeaseTTL: time.Minute,
+		Lim: l, Sets: lim.KeyPrime, Ways: 1, TickNanos: int64(tick), LeaseTTL: time.Minute,
+		Mode: layout.mode, Slabs: layout.slabs,
 		Seed: new([16]byte)}) // any seed will do for a benchmark; New requires one
 	if err != nil {
 		b.Fatal(err)
@@ -261,9 +299,21 @@ func BenchmarkRedisThrottle(b *testing.B) {
 	})
 }
 
+// benchPartitions is the throttle store's Partitions in the benchmarks:
+// limcheck serve's with -redis-layout spread.
+const benchPartitions = 64
+
+// newRedisThrottle is the throttle over a store of benchPartitions
+// partitions.
 func newRedisThrottle(b *testing.B) *throttle.Throttle {
+	return newRedisThrottleWith(b, benchPartitions)
+}
+
+// newRedisThrottleWith is the throttle over a store of partitions
+// partitions.
+func newRedisThrottleWith(b *testing.B, partitions int) *throttle.Throttle {
 	s, err := redisstore.New(redisstore.Config{Client: newRueidis(b), Namespace: fmt.Sprint("t", benchNS.Add(1)),
-		StampsPerKey: benchThrottle.Threshold, TTL: time.Hour})
+		StampsPerKey: benchThrottle.Threshold, TTL: time.Hour, Partitions: partitions})
 	if err != nil {
 		b.Fatal(err)
 	}
