@@ -68,8 +68,14 @@
 //
 // With Ways 1 a set's value is 40 bytes, under Redis's default
 // hash-max-listpack-value (64), so a slab of fewer fields than
-// hash-max-listpack-entries (128) stays a listpack: size Slabs to about a
-// hundredth of the addresses tracked at once, or more.
+// hash-max-listpack-entries (512 by default in Redis 7.0) stays a listpack,
+// about 60 bytes a set. A slab also holds the full sets its next sweep will
+// drop, up to twice its live ones: size Slabs to about a hundredth of the
+// addresses tracked at once (a fiftieth where hash-max-listpack-entries is
+// 128), and well above the number of primaries, so that they share the load
+// evenly (a primary's share of S slabs over P primaries varies by about
+// 1/sqrt(S/P)): the default 1024 suits up to about 100,000 addresses on a
+// few primaries.
 //
 // # Exactness
 //
