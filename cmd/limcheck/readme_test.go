@@ -622,6 +622,34 @@ func TestReadmeCountsTheVectors(t *testing.T) {
 	}
 }
 
+// TestReadmeStatesTheKillRate checks the README's line on the planted
+// bugs against ports/mutants.json: the vectors alone kill every one (the
+// mutant matrix fails on any they miss, and logs the rate), and fuzz
+// finds every one without a fuzz_gap.
+func TestReadmeStatesTheKillRate(t *testing.T) {
+	data, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`The vectors alone kill (\d+) of the (\d+) planted bugs of\s+\S+ in each reference port \((\d+)%\), and ` + "`fuzz`" + ` finds\s+(\d+) of them`)
+	m := re.FindSubmatch(data)
+	if m == nil {
+		t.Fatalf("README.md: no line %q", re)
+	}
+	all := loadMutants(t)
+	found := 0
+	for _, mu := range all {
+		if mu.FuzzGap == "" {
+			found++
+		}
+	}
+	want := []string{strconv.Itoa(len(all)), strconv.Itoa(len(all)), "100", strconv.Itoa(found)}
+	if got := []string{string(m[1]), string(m[2]), string(m[3]), string(m[4])}; !slices.Equal(got, want) {
+		t.Errorf("README.md says the vectors kill %s of %s planted bugs (%s%%) and fuzz finds %s; ports/mutants.json gives %s of %s (%s%%) and %s (those without a fuzz_gap)",
+			got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3])
+	}
+}
+
 // TestReadmeCommandsParse checks what readmeCommands takes for a command
 // line and what it leaves.
 func TestReadmeCommandsParse(t *testing.T) {

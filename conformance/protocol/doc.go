@@ -23,6 +23,10 @@
 //   - A result whose field holds a value that does not fit it (a ban
 //     end past 2^64-1) fails its op, undecodable, with a [*FieldError]
 //     naming the field and the value sent (judge.TraceRun.BadField).
+//   - A Port chooses each instance's inst itself (PROTO-3): a large id
+//     (up to 2^53-2, each side of 2^16, 2^31 and 2^32) for every fourth
+//     trace, the first one included, the id of the trace before (closed
+//     by then) for the next, else the next small one (insts.go).
 //   - [Serve] makes any oracle.Subject a port on a reader and a writer.
 //   - [ProtocolSchema] is protocol.schema.json, the JSON Schema of every
 //     message, embedded.
@@ -32,7 +36,7 @@
 // reader and writer goroutines, events.go the queue of what the reader
 // saw, reply.go the decoding of what a port writes, stream.go the
 // conversation's state machine (RunStream's stream), codec.go the request
-// lines, exact.go strict JSON. The hot path (codec.go, reply.go) writes
+// lines, exact.go strict JSON, insts.go the instance ids. The hot path (codec.go, reply.go) writes
 // requests and reads replies without reflection; its tests pin it to
 // encoding/json, which defines the wire form.
 //

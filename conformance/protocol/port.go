@@ -106,7 +106,7 @@ type Port struct {
 	stderr  *tail         // the port's stderr
 	seq     int64         // the last seq sent
 	nextIn  int64         // the seq the next reply must carry
-	inst    int64         // the last instance number used
+	insts   instances     // the inst of each trace's instances
 	failed  error         // sticky: the *judge.BrokenError or *judge.DeadlineError that stopped the port
 	dead    chan struct{} // closed when the port is killed: the reader stops
 	drained chan struct{} // closed when the port's stderr ended

@@ -180,7 +180,7 @@ func (s *stream) nextTrace(idle bool) *oracle.Trace {
 // to the one after it.
 func (s *stream) request(t *oracle.Trace) {
 	if s.oi == -1 && s.side == 0 {
-		s.running = append(s.running, inFlight{t: t, st: traceState{stderr: s.p.stderr.total(), inst: s.p.inst + 1}})
+		s.running = append(s.running, inFlight{t: t, st: traceState{stderr: s.p.stderr.total(), inst: s.p.insts.next()}})
 		if k := len(t.Ops); k > 0 { // none stays nil, as before
 			s.running[len(s.running)-1].st.results, s.results = s.results[:0:k], s.results[k:]
 		}
@@ -412,7 +412,6 @@ func (p *Port) exitedEarly(x exitInfo, in pending, t *oracle.Trace) error {
 // on instance inst as a line.
 func (p *Port) appendRequest(buf []byte, t *oracle.Trace, inst int64, op int) []byte {
 	p.seq++
-	p.inst = max(p.inst, inst)
 	return appendRequestLine(buf, p.seq, inst, t, op)
 }
 

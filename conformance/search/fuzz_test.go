@@ -20,12 +20,15 @@ import (
 
 // mutant is oracle.Model with one planted bug, implementing one component:
 // open rewrites the config the model is opened with, do rewrites the
-// model's result of an op, or returns an error (a fault).
+// model's result of an op, or returns an error (a fault); fresh, when set,
+// makes a do for each instance opened on a config (a bug with state of
+// its own).
 type mutant struct {
-	name string
-	comp oracle.Component
-	open func(oracle.Config) oracle.Config
-	do   func(oracle.Op, oracle.Result) (oracle.Result, error)
+	name  string
+	comp  oracle.Component
+	open  func(oracle.Config) oracle.Config
+	do    func(oracle.Op, oracle.Result) (oracle.Result, error)
+	fresh func(oracle.Config) func(oracle.Op, oracle.Result) (oracle.Result, error)
 }
 
 func (m mutant) Name() string                       { return m.name }
@@ -36,10 +39,14 @@ func (m mutant) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, or
 		cfg = m.open(cfg)
 	}
 	inst, class, err := oracle.Model{}.Open(c, cfg)
-	if inst == nil || m.do == nil {
+	do := m.do
+	if m.fresh != nil {
+		do = m.fresh(cfg)
+	}
+	if inst == nil || do == nil {
 		return inst, class, err
 	}
-	return mutantInstance{inst, m.do}, class, err
+	return mutantInstance{inst, do}, class, err
 }
 
 type mutantInstance struct {

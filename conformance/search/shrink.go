@@ -45,6 +45,10 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 //   - trade a gate release for a maxif one larger (fewer ops, the same
 //     places in flight);
 //   - halve a gate's ivl and every time together;
+//   - move a throttle's window_secs or ban_secs down the ladder together
+//     with the times at or past it, by the same amount (short traces only:
+//     a purge 2^64-9 ticks after a failure under a window of 2^64-9 keeps
+//     its place against the window when both become 3);
 //   - last, when no other pass made progress: delete an op and move
 //     another to a new place in one candidate (short traces only).
 //
@@ -81,7 +85,7 @@ func shrinkTrace(r judge.Runner, t oracle.Trace, fails func(oracle.Trace, judge.
 	}
 	s.curRun, s.curWant = run, want
 	s.tried[traceKey(t)] = true
-	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.halveClock, s.simplifyOps, s.rename, s.simplifyConfig, s.tradeReleases}
+	passes := []func() bool{s.truncate, s.deleteChunks, s.shiftTimes, s.halveClock, s.shortenSpans, s.simplifyOps, s.rename, s.simplifyConfig, s.tradeReleases}
 	for progress := true; progress && !s.done(); {
 		progress = false
 		for _, pass := range passes {
@@ -704,6 +708,64 @@ func (s *shrinker) halveClock() bool {
 		progress = true
 	}
 	return progress
+}
+
+// shortenSpans moves a throttle's window_secs, then its ban_secs, to the
+// least failing value of its ladder (as ladderNum), moving each throttle
+// time at or past the old value down by the same amount, for a trace of
+// at most shortOps ops: where a trace fails because a late op comes a
+// fixed span after the window or ban ends, neither the span nor the time
+// shrinks alone, and one step at a time both take a round of every pass.
+func (s *shrinker) shortenSpans() bool {
+	if s.cur.Config.Throttle == nil || len(s.cur.Ops) > shortOps {
+		return false
+	}
+	progress := false
+	for _, get := range []func(*oracle.Trace) *oracle.Num{
+		func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.WindowSecs },
+		func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.BanSecs },
+	} {
+		if s.shortenSpan(get) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// shortenSpan is shortenSpans for the one field get returns.
+func (s *shrinker) shortenSpan(get func(*oracle.Trace) *oracle.Num) bool {
+	neg, span := numParts(*get(&s.cur))
+	if neg || span <= 1 || !s.anyTimeFrom(span) {
+		return false
+	}
+	for _, c := range ladder(span) {
+		if s.done() {
+			return false
+		}
+		cand := s.edit(func(t *oracle.Trace) {
+			*get(t) = oracle.U(c)
+			for i := range t.Ops {
+				if neg, now := numParts(t.Ops[i].Now); !neg && !t.Ops[i].Now.IsZero() && now >= span {
+					t.Ops[i].Now = oracle.U(now - (span - c))
+				}
+			}
+		})
+		if s.try(cand) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyTimeFrom reports whether an op of the current trace has a now of at
+// least v.
+func (s *shrinker) anyTimeFrom(v uint64) bool {
+	for _, op := range s.cur.Ops {
+		if neg, now := numParts(op.Now); !neg && !op.Now.IsZero() && now >= v {
+			return true
+		}
+	}
+	return false
 }
 
 // shrinkNum moves the integer get returns toward 0, keeping its sign: 0,

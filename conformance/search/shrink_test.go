@@ -444,3 +444,37 @@ func TestShrinkDeletesAnOpAndMovesAnotherTogether(t *testing.T) {
 	}
 	t.Logf("%d runs", runs)
 }
+
+// TestShrinkShortensAWindowWithTheTimesPastIt: a trace that fails because
+// a purge comes 0 or 1 s after a window of 2^64-9 s ends shrinks to a
+// window of 2 and a purge at 2 within a few hundred runs, though neither
+// the window nor the purge's time shrinks alone by more than 1 s a round.
+func TestShrinkShortensAWindowWithTheTimesPastIt(t *testing.T) {
+	const window = math.MaxUint64 - 8
+	fail := func(now uint64) oracle.Op {
+		return oracle.Op{Kind: oracle.RecordFailure, Key: bytesPtr("k"), Now: oracle.U(now)}
+	}
+	orig := oracle.Trace{Component: oracle.Throttle,
+		Config: oracle.Config{Throttle: &oracle.ThrottleConfig{Threshold: oracle.U(1), WindowSecs: oracle.U(window), BanSecs: oracle.U(1)}},
+		Ops:    []oracle.Op{fail(2), fail(0), {Kind: oracle.PurgeExpired, Now: oracle.U(window)}}}
+	r, _ := newRecorder()
+	p := holds(func(t oracle.Trace) bool {
+		w, _ := t.Config.Throttle.WindowSecs.Uint64()
+		for _, op := range t.Ops {
+			if now, _ := op.Now.Uint64(); op.Kind == oracle.PurgeExpired && w >= 2 && now >= w && now-w < 2 {
+				return true
+			}
+		}
+		return false
+	})
+	got, runs, err := search.Shrink(r, orig, p, search.ShrinkLimits{Runs: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oracle.Trace{Component: oracle.Throttle,
+		Config: oracle.Config{Throttle: &oracle.ThrottleConfig{Threshold: oracle.U(1), WindowSecs: oracle.U(2), BanSecs: oracle.U(1)}},
+		Ops:    []oracle.Op{{Kind: oracle.PurgeExpired, Now: oracle.U(2)}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Shrink after %d runs = %+v, want %+v", runs, got, want)
+	}
+}

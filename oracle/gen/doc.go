@@ -5,7 +5,16 @@
 // to the structural extremes where real implementations cap or wrap: table
 // sizes and thresholds at each power of two +-1 and at the 16/31/32/53/63/64
 // bit edges, check_any lists of up to 100 keys, keys of 901 bytes sharing
-// a 900-byte prefix, and more failures on one key than a ring of 128 holds.
+// a 900-byte prefix, more failures on one key than a ring of 128 holds,
+// and, in gate traces that open with a bulk run (bulk.go), more keys live
+// in one set than 16 or 64 ways hold, keys of one set that differ only in
+// their high or only in their low bits, and more passes in flight without
+// a release than 2^8 and (rarely: 65,537 ops) 2^16 count; in throttle
+// traces that open with a failure run, more failures of one key in one
+// window than 8 bits count; and in gate traces that open with a drain or
+// a rebirth run, a bucket read and an eviction of a key that refilled but
+// is not full, and an eviction when a set's budget is full again off its
+// whole steps (GATE-19).
 // Those go past impl/'s limits (gate slots over internal/subject's 2^20, a
 // threshold over 16384) at a small rate, where the bundled port skips the
 // trace (PROTO: a request it cannot serve is skipped, not failed). They are

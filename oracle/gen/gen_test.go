@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -86,9 +87,11 @@ func TestOpOfDrawsItsKind(t *testing.T) {
 }
 
 // examples is how many traces per component TestGenReachesEdges draws: the
-// seeds are fixed, so the test is deterministic. It is the depth of the
-// mutant matrix's fuzz run (seed 1, 50,000 ops: about 1,500 traces, so
-// about 375 of each component) and no more than twice it.
+// seeds are fixed, so the test is deterministic. It is about the depth of
+// the mutant matrix's fuzz run (seed 1, 50,000 ops: about 2,100 traces of
+// 21 to 28 ops on average, so about 530 of each component) and no more than
+// twice it. (conformance/search's TestFuzzFindsPortsThatKeepAWidthNarrower
+// runs the matrix's own traces against bugs at the bulk runs' widths.)
 const examples = 600
 
 // TestGenReachesEdges checks that Trace reaches every edge the
@@ -110,23 +113,28 @@ func TestGenReachesEdges(t *testing.T) {
 			"LIM-7..LIM-13: step boundaries, clock steps back, the domain's ends, out-of-contract calls"},
 		{oracle.Gate, gateFeatures, []string{"config refused", "sets 1", "sets 4096", "ways 1", "pass", "shed", "limited",
 			"way past 0", "a way passes to another key", "more keys than ways in a set", "FIND-2 pair",
-			"untouched bucket read", "held bucket read", "huge tick", "release below 0",
+			"untouched bucket read", "held bucket read", "held bucket read whole steps after its last", "evicts a key read refilled at that time", "admits in one set at t0, t0+ivl+1 and t0+2*ivl", "huge tick", "release below 0",
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
 			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
-			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed"},
-			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs"},
+			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed",
+			"17+ keys live in one set", "65+ keys live in one set", "passes in flight past 2^8", "in_flight read past 2^8",
+			"keys of one set differ only above bit 16", "keys of one set differ only in the top byte",
+			"keys of one set differ only in the low 16 bits", "keys of one set each side of 2^31"},
+			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs; " +
+				"a bucket read that refilled but is not full, and its key evicted then (drain runs, DEC-30, GATE-16); a budget born again off its steps (rebirth runs, GATE-19); " +
+				"the widths a port keeps narrower: keys per set, passes in flight, the bits of the keys of one set (bulk runs)"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
 			"threshold past 2^63", "window past 2^32", "ban past 2^32", "17+ failures counted on one key",
-			"100+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
+			"100+ failures counted on one key", "256+ failures counted on one key", "check_any of 17+ keys", "check_any of 64+ keys", "check_any key past the 16th",
 			"check_any key past the 64th", "both long keys"},
-			"THR-3..THR-17: window and ban boundaries, saturation, the empty key"},
+			"THR-3..THR-17: window and ban boundaries, saturation, the empty key; a count kept in 8 bits (failure runs)"},
 		{oracle.ThrottleFaults, throttleFeatures, []string{"banned", "store error", "unavailable", "faults without keys",
 			"faults with keys", "faults cleared", "fault on ban_until", "fault on count", "fault on add_failure", "fault on ban",
 			"fault on clear_failures", "fault on clear", "fault on purge"},
 			"STORE-1, STORE-10: every store op fails, with and without key lists"},
-		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
+		{oracle.ThrottleFaults, throttleFeatures, []string{"17+ failures counted on one key", "256+ failures counted on one key", "check_any of 17+ keys", "both long keys"},
 			"the structural extremes under faults too"},
 	}
 	for _, src := range traceSources {
@@ -152,6 +160,70 @@ func TestGenReachesEdges(t *testing.T) {
 			})
 		}
 	}
+	t.Run("TraceSeeded/gate/past 2^16 passes in flight", reachPast2To16)
+}
+
+// reachPast2To16 checks that TraceSeeded reaches
+// more than 2^16 passes in flight without a release, and reads that count,
+// where a port that keeps in-flight in 16 bits wraps: 1 gate trace in
+// 16,384 opens with a bulk run of 65,537 or 65,538 passes (each about as
+// many ops as the mutant matrix's whole fuzz budget, which is why they are
+// so rare). Among the first 2^16 seeds there are a few such traces, at
+// most 1 in 4,096; their seeds are found from the side stream alone
+// (BulkSize) and only they are drawn. A gate that keeps in-flight in 16
+// bits runs the trace otherwise than the model.
+func reachPast2To16(t *testing.T) {
+	const n = 1 << 16
+	var seeds []uint64
+	for seed := range uint64(n) {
+		if gen.BulkSize(seed) > 1<<16 {
+			seeds = append(seeds, seed)
+		}
+	}
+	if len(seeds) == 0 || len(seeds) > n/4096 {
+		t.Fatalf("over %d seeds, %d open with a bulk run past 2^16 passes, want 1..%d", n, len(seeds), n/4096)
+	}
+	for _, seed := range seeds {
+		tr, out := gen.TraceSeeded(oracle.Gate, seed)
+		seen := map[string]bool{}
+		for _, f := range gateFeatures(tr, out) {
+			seen[f] = true
+		}
+		if seen["passes in flight past 2^16"] && seen["in_flight read past 2^16"] {
+			t.Logf("TraceSeeded(gate, %d): %d ops, past 2^16 passes in flight and read (%d such seeds of %d)", seed, len(tr.Ops), len(seeds), n)
+			got, err := oracle.Run(inflight16{}, tr)
+			if err != nil || reflect.DeepEqual(got, out) {
+				t.Errorf("a gate that keeps in-flight in 16 bits runs TraceSeeded(gate, %d) as the model does (err %v): the trace misses the bug", seed, err)
+			}
+			return
+		}
+	}
+	t.Errorf("none of TraceSeeded(gate, %v) reached both %q and %q", seeds, "passes in flight past 2^16", "in_flight read past 2^16")
+}
+
+// inflight16 is the model, but a gate's in_flight read reports the count
+// modulo 2^16, as a port that keeps it in a uint16.
+type inflight16 struct{}
+
+func (inflight16) Name() string                       { return "in-flight in 16 bits" }
+func (inflight16) Implements(c oracle.Component) bool { return c == oracle.Gate }
+
+func (inflight16) Open(c oracle.Component, cfg oracle.Config) (oracle.Instance, oracle.ErrorClass, error) {
+	inst, class, err := oracle.Model{}.Open(c, cfg)
+	if inst == nil {
+		return nil, class, err
+	}
+	return inflight16Inst{inst}, class, err
+}
+
+type inflight16Inst struct{ oracle.Instance }
+
+func (i inflight16Inst) Do(op oracle.Op) (oracle.Result, error) {
+	r, err := i.Instance.Do(op)
+	if op.Kind == oracle.InFlight && err == nil {
+		r.N = oracle.I(i64(r.N) & (1<<16 - 1))
+	}
+	return r, err
 }
 
 // traceSources are the two sources of the generators' draws: rapid
@@ -261,11 +333,16 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 	}
 	type way struct{ set, way int64 }
 	holder := map[way]string{}
+	turns := setTurns{}
+	refilledAt := map[string]int64{} // the time a bucket read found an ip's bucket refilled, not full
 	keysBySet := map[int64]map[int64]bool{}
+	live := newLiveKeys()
 	inflight := 0
 	for i, op := range tr.Ops {
 		r := out.Results[i]
 		switch op.Kind {
+		case oracle.InFlight:
+			fs = append(fs, countPast("in_flight read", i64(r.N))...)
 		case oracle.Admit:
 			fs = append(fs, r.Verdict)
 			ip := string(*op.IP)
@@ -281,6 +358,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			if r.Verdict == oracle.VerdictShed {
 				continue
 			}
+			fs = append(fs, turns.add(i64(r.Set), i64(op.Now), i64(g.Ivl))...)
 			if r.Way.IsZero() { // GATE-19: the set's budget refused the eviction
 				fs = append(fs, "budget refused an eviction")
 				if int64(len(keysBySet[i64(r.Set)])) < ways*2 {
@@ -289,11 +367,15 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 				continue
 			}
 			w := way{i64(r.Set), i64(r.Way)}
+			fs = append(fs, live.place(w.set, w.way, lim.IPKey(ip))...)
 			if w.way > 0 {
 				fs = append(fs, "way past 0")
 			}
 			if h, ok := holder[w]; ok && lim.IPKey(h) != lim.IPKey(ip) {
 				fs = append(fs, "a way passes to another key")
+				if at, ok := refilledAt[h]; ok && at == i64(op.Now) {
+					fs = append(fs, "evicts a key read refilled at that time")
+				}
 			}
 			holder[w] = ip
 			if keysBySet[w.set] == nil {
@@ -305,6 +387,7 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 			}
 			if r.Verdict == oracle.VerdictPass {
 				inflight++
+				fs = append(fs, countPast("passes in flight", int64(inflight))...)
 			}
 		case oracle.Release:
 			if inflight == 0 {
@@ -314,10 +397,107 @@ func gateFeatures(tr oracle.Trace, out oracle.Outcome) []string {
 		case oracle.Bucket:
 			if *r.Touched {
 				fs = append(fs, "held bucket read")
+				if now, last, ivl := i64(op.Now), i64(r.Last), i64(g.Ivl); now > last && now-last >= ivl {
+					fs = append(fs, "held bucket read whole steps after its last")
+					refilledAt[string(*op.IP)] = now
+				}
 			} else {
 				fs = append(fs, "untouched bucket read")
 			}
 		}
+	}
+	return fs
+}
+
+// countPast names where a count n stands past the widths a port may keep
+// it in: past 2^8 and past 2^16.
+func countPast(what string, n int64) []string {
+	var fs []string
+	if n > 1<<8 {
+		fs = append(fs, what+" past 2^8")
+	}
+	if n > 1<<16 {
+		fs = append(fs, what+" past 2^16")
+	}
+	return fs
+}
+
+// liveKeys follows the keys the ways of each set hold (GATE-13: a key in
+// at most one way), from the admits' results.
+type liveKeys struct {
+	sets  map[int64]map[int64]int64 // set -> way -> key
+	wayOf map[int64]int64           // key -> its way (its set is the key's)
+}
+
+func newLiveKeys() *liveKeys {
+	return &liveKeys{sets: map[int64]map[int64]int64{}, wayOf: map[int64]int64{}}
+}
+
+// place records that way w of set s holds key k after an admit, and
+// returns what that reaches: more keys live in the set than a fixed array
+// of 16 or 64 ways holds, and, for a key new to the set, a key of it that
+// differs from k only above bit 16, only in the top byte or only in the low
+// 16 bits, or sits on the other side of 2^31 (LIM-16 keys are below 2^32).
+func (l *liveKeys) place(s, w, k int64) []string {
+	ways := l.sets[s]
+	if ways == nil {
+		ways = map[int64]int64{}
+		l.sets[s] = ways
+	}
+	old, held := l.wayOf[k]
+	if held && old != w {
+		delete(ways, old) // GATE-15 (b): its other way is emptied
+	}
+	if prev, ok := ways[w]; ok && prev != k {
+		delete(l.wayOf, prev)
+	}
+	ways[w], l.wayOf[k] = k, w
+	var fs []string
+	if len(ways) > 16 {
+		fs = append(fs, "17+ keys live in one set")
+	}
+	if len(ways) > 64 {
+		fs = append(fs, "65+ keys live in one set")
+	}
+	if held {
+		return fs
+	}
+	for _, other := range ways {
+		x := uint32(k ^ other)
+		switch {
+		case x == 0:
+		case x&0xffff == 0 && x&0xff0000 != 0:
+			fs = append(fs, "keys of one set differ only above bit 16")
+		case x&0xffffff == 0:
+			fs = append(fs, "keys of one set differ only in the top byte")
+		case x>>16 == 0:
+			fs = append(fs, "keys of one set differ only in the low 16 bits")
+		}
+		if x>>31 == 1 {
+			fs = append(fs, "keys of one set each side of 2^31")
+		}
+	}
+	return fs
+}
+
+// setTurns are the times of the admits of each set that were not shed,
+// the first 8 of each.
+type setTurns map[int64][]int64
+
+// add records an admit of set at now and reports "admits in one set at
+// t0, t0+ivl+1 and t0+2*ivl" when it completes such a triple: where a
+// budget full off its whole steps is born again (GATE-19).
+func (st setTurns) add(set, now, ivl int64) []string {
+	ts := st[set]
+	var fs []string
+	for _, t0 := range ts {
+		if ivl >= 2 && ivl < 1<<40 && now-t0 == 2*ivl && slices.Contains(ts, t0+ivl+1) {
+			fs = append(fs, "admits in one set at t0, t0+ivl+1 and t0+2*ivl")
+			break
+		}
+	}
+	if len(ts) < 8 {
+		st[set] = append(ts, now)
 	}
 	return fs
 }
@@ -401,6 +581,9 @@ func countFeatures(threshold uint64, r oracle.Result) []string {
 	}
 	if n >= 100 {
 		fs = append(fs, "100+ failures counted on one key")
+	}
+	if n >= 256 {
+		fs = append(fs, "256+ failures counted on one key")
 	}
 	return fs
 }

@@ -30,6 +30,11 @@ type src interface {
 	bool(label string) bool
 	text(maxRunes int, label string) string // 0..maxRunes valid UTF-8 runes
 	fatalf(format string, args ...any)
+	// side returns a source for draws that must leave this one's stream
+	// as it was: a seedSrc's second stream, from its seed alone (called
+	// once a trace, so that adding a rare kind of trace changes no other
+	// trace); a rapidSrc itself (rapid records every draw either way).
+	side() src
 }
 
 // rapidSrc draws through rapid.
@@ -55,6 +60,8 @@ func (r rapidSrc) text(maxRunes int, label string) string {
 
 func (r rapidSrc) fatalf(format string, args ...any) { r.t.Fatalf(format, args...) }
 
+func (r rapidSrc) side() src { return r }
+
 // custom returns a rapid generator of what draw draws over a rapidSrc.
 func custom[V any](draw func(src) V) *rapid.Generator[V] {
 	return rapid.Custom(func(t *rapid.T) V { return draw(rapidSrc{t}) })
@@ -63,10 +70,15 @@ func custom[V any](draw func(src) V) *rapid.Generator[V] {
 // seedSrc draws from a splitmix64 stream: deterministic in its seed, fast,
 // and without allocation. Its integer draws follow rapid's bias (biased).
 // Not safe for concurrent use.
-type seedSrc struct{ state uint64 }
+type seedSrc struct{ state, seed uint64 }
 
 // newSeedSrc returns a seedSrc whose stream depends only on seed.
-func newSeedSrc(seed uint64) *seedSrc { return &seedSrc{state: seed} }
+func newSeedSrc(seed uint64) *seedSrc { return &seedSrc{state: seed, seed: seed} }
+
+// sideSeed is mixed into a seedSrc's seed for its side stream.
+const sideSeed = 0x6a09e667f3bcc908
+
+func (s *seedSrc) side() src { return newSeedSrc(s.seed ^ sideSeed) }
 
 // next returns the stream's next 64 bits (splitmix64).
 func (s *seedSrc) next() uint64 {

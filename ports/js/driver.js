@@ -11,7 +11,11 @@ const { VERSION, COMPONENTS, openComponent, wire } = require('./index');
 function answer(req, insts) {
   if (req.op === 'open') {
     try {
-      insts.set(req.inst, openComponent(req.component, req.config));
+      const made = openComponent(req.component, req.config);
+      if (mutants.active('inst_by_component')) { // one live instance per component: the last opened
+        insts.set(req.component, made);
+        insts.set(req.inst, { do: (op) => insts.get(req.component).do(op) });
+      } else insts.set(req.inst, made);
       return {};
     } catch (e) {
       if (e instanceof wire.ConfigError) return { error: 'config' };

@@ -13,6 +13,8 @@ const MAX_INT32 = (1n << 31n) - 1n;
 // GATE-12: exact ceiling, at least 1, saturated at MaxInt64.
 function retryAfterSecs(retry, tickNanos) {
   let s = ceilDiv(retry * tickNanos, NANOS_PER_SECOND);
+  if (mutants.active('retry_after_float64')) s = BigInt(Math.ceil(Number(retry) * Number(tickNanos) / 1e9));
+  if (mutants.active('retry_after_ticks_per_second')) s = ceilDiv(retry, NANOS_PER_SECOND / tickNanos); // throws at 0
   if (mutants.active('retry_after_floor')) s = floorDiv(retry * tickNanos, NANOS_PER_SECOND);
   if (mutants.active('retry_after_mul_wraps')) s = ceilDiv(BigInt.asIntN(64, retry * tickNanos), NANOS_PER_SECOND);
   return bmin(bmax(1n, s), mutants.active('retry_after_int32') ? MAX_INT32 : MAX_INT64);
@@ -36,7 +38,11 @@ class Gate {
     if (mutants.active('sets_uint16')) this.sets = BigInt.asUintN(16, sets) || 1n;
     if (mutants.active('sets_uint32')) this.sets = BigInt.asUintN(32, sets) || 1n;
     if (mutants.active('sets_capped_4096')) this.sets = sets < 4096n ? sets : 4096n;
-    this.tickNanos = tickNanos;
+    if (mutants.active('ways_capped_8')) this.ways = bmin(ways, 8n);
+    if (mutants.active('ways_capped_16')) this.ways = bmin(ways, 16n);
+    if (mutants.active('ways_uint8')) this.ways = BigInt.asUintN(8, ways) || 1n;
+    this.maxif = mutants.active('maxif_uint16') ? BigInt.asUintN(16, maxif) : maxif;
+    this.tickNanos = mutants.active('tick_nanos_uint32') ? BigInt.asUintN(32, tickNanos) : tickNanos;
     this.inFlight = 0n; // GATE-2
     this.table = new Map(); // set (decimal) -> Map(way (decimal) -> {key, tks, last, used}); absent = empty
     this.budgets = new Map(); // set (decimal) -> its eviction budget {tks, last}; absent at start (GATE-2)
@@ -54,6 +60,8 @@ class Gate {
     if (mutants.active('set_unkeyed')) return key % this.sets;
     const h = keyHash(this.seed, key);
     if (mutants.active('set_bitmask')) return h & (this.sets - 1n);
+    if (mutants.active('set_signed_hash')) return ((BigInt.asIntN(64, h) % this.sets) + this.sets) % this.sets; // Java's floorMod
+    if (mutants.active('set_hash_low32')) return BigInt.asUintN(32, h) % this.sets;
     return h % this.sets;
   }
 
@@ -68,13 +76,16 @@ class Gate {
     const s = this.setOf(key);
     if (this.firstAdmit === null) this.firstAdmit = now;
     if (mutants.active('gate_wrong_order')) return this.admitTakeFirst(s, key, now);
-    const acq = limAcq(this.inFlight, this.lim.maxif); // GATE-4
-    if (acq.ok !== 1n) return Gate.shed(s);
+    const acq = limAcq(this.inFlight, this.maxif); // GATE-4
+    if (acq.ok !== 1n) {
+      if (mutants.active('shed_after_placement')) this.reserve(s, key, now);
+      return Gate.shed(mutants.active('shed_set_zero') ? 0n : s);
+    }
     const { way, r } = this.take(s, key, now);
     if (r.ok !== 1n && mutants.active('limited_keeps_inflight')) this.inFlight = acq.n;
     if (way === null) return this.refused(s, r); // GATE-19: the budget refused the eviction
     if (r.ok === 1n) { // GATE-7
-      this.inFlight = acq.n;
+      this.inFlight = mutants.active('inflight_uint8') ? BigInt.asUintN(8, acq.n) : acq.n;
       return { verdict: 'pass', set: s, way, retry: 0n, retry_after: 0n };
     }
     return this.limited(s, way, r);
@@ -84,7 +95,7 @@ class Gate {
     const { way, r } = this.take(s, key, now);
     if (way === null) return this.refused(s, r);
     if (r.ok !== 1n) return this.limited(s, way, r);
-    const acq = limAcq(this.inFlight, this.lim.maxif);
+    const acq = limAcq(this.inFlight, this.maxif);
     if (acq.ok !== 1n) return Gate.shed(s);
     this.inFlight = acq.n;
     return { verdict: 'pass', set: s, way, retry: 0n, retry_after: 0n };
@@ -100,6 +111,8 @@ class Gate {
   full(b, now) { // GATE-14
     const t = this.refilled(b, now);
     const cap = this.lim.cap;
+    if (mutants.active('full_on_step_back') && now < b.last) return true;
+    if (mutants.active('forget_by_ttl')) return now >= b.last && floorDiv(now - b.last, this.lim.ivl) * this.lim.refil >= cap;
     if (mutants.active('forget_nonfull')) return t >= cap - 1n;
     if (mutants.active('full_strict')) return t > cap;
     return t >= cap;
@@ -112,13 +125,18 @@ class Gate {
     const ways = this.ways_(s);
     const born = limBktNew(this.lim.cap, now); // GATE-10
     let old = null;
-    for (const [w, e] of ways) if (e.key === key) old = w;
+    for (const [w, e] of ways) if (this.holds(e, key)) old = w;
     if (old !== null && !this.full(ways.get(old), now)) return { way: BigInt(old), b: ways.get(old) }; // GATE-15 (a)
-    for (let w = 0n; w < this.ways; w++) { // GATE-15 (b): ends by ways.size + 1
-      const e = ways.get(w.toString());
-      if (e === undefined || this.full(e, now)) {
-        if (old !== null && old !== w.toString()) ways.delete(old);
-        return { way: w, b: born };
+    if (old !== null && mutants.active('full_own_way_reused')) return { way: BigInt(old), b: born };
+    if (old === null && mutants.active('budget_charges_newcomers')) this.charge(s, now, 1n);
+    const free = (e) => e === undefined || (!mutants.active('place_empty_before_full') && this.full(e, now));
+    for (let pass = 0; pass < (mutants.active('place_empty_before_full') ? 2 : 1); pass++) {
+      for (let w = 0n; w < this.ways; w++) { // GATE-15 (b): ends by ways.size + 1
+        const e = ways.get(w.toString());
+        if (pass === 0 ? free(e) : this.full(e, now)) {
+          if (old !== null && old !== w.toString()) ways.delete(old);
+          return { way: w, b: born };
+        }
       }
     }
     const victim = this.evict(ways, now); // GATE-16: every way is filled, so ways is finite
@@ -147,8 +165,9 @@ class Gate {
     const order = [];
     for (let w = 0; w < n; w++) order.push(w);
     if (mutants.active('evict_ties_highest')) order.reverse();
+    const better = mutants.active('evict_min_tokens') ? (a, b) => a < b : (a, b) => a > b;
     let best = null;
-    for (const w of order) if (best === null || score(w) > score(best)) best = w;
+    for (const w of order) if (best === null || better(score(w), score(best))) best = w;
     return BigInt(best);
   }
 
@@ -160,16 +179,25 @@ class Gate {
     let cost = cap - this.refilled(victim, now); // >= 1: a victim is not full
     if (mutants.active('budget_cost_cap')) cost = cap;
     if (mutants.active('budget_cost_one')) cost = 1n;
+    if (mutants.active('budget_cost_stored_tks')) cost = cap - victim.tks;
+    const r = this.charge(s, now, cost);
+    return r.ok === 1n ? null : r;
+  }
+
+  // The take of cost tokens from set s's budget at now (GATE-19), kept on both outcomes.
+  charge(s, now, cost) {
+    const cap = this.lim.cap;
     const slot = mutants.active('budget_per_gate') ? '0' : s.toString(); // one budget, whichever set evicts
     let budget = this.budgets.get(slot);
     if (mutants.active('budget_born_at_first_admit')) {
       if (budget === undefined) budget = limBktNew(cap, this.firstAdmit);
-    } else if (budget === undefined || this.full(budget, now)) {
+    } else if (budget === undefined || (this.full(budget, now) && !mutants.active('budget_not_reborn') && !mutants.active('budget_never_refills'))) {
       budget = limBktNew(cap, now); // GATE-19: born full where absent or full at now
     }
-    const r = limTake(budget, this.lim, now, cost);
+    const at = mutants.active('budget_never_refills') ? budget.last : now; // a counter: no steps
+    const r = limTake(budget, this.lim, at, cost);
     this.budgets.set(slot, { tks: r.tks, last: r.last }); // GATE-19: on both outcomes
-    return r.ok === 1n ? null : r;
+    return r;
   }
 
   // The way of s that holds key after its take at now and the take's result; way null and the
@@ -179,8 +207,31 @@ class Gate {
     if (way === null) return { way, r: b };
     const r = limTake(b, this.lim, now, 1n); // GATE-5
     this.uses += 1n;
-    this.ways_(s).set(way.toString(), { key, tks: r.tks, last: r.last, used: this.uses }); // GATE-6
+    this.write(s, way, key, r);
     return { way, r };
+  }
+
+  // way of set s now holds key and the bucket b (GATE-6).
+  write(s, way, key, b) {
+    const ways = this.ways_(s);
+    if (mutants.active('table_capped_1024') && !ways.has(way.toString())) { // an arena of 1024 entries
+      let held = 0;
+      for (const m of this.table.values()) held += m.size;
+      if (held >= 1024) return; // the arena is full: the key is not kept
+    }
+    ways.set(way.toString(), { key, tks: b.tks, last: b.last, used: this.uses });
+  }
+
+  // The shed_after_placement mutant: key placed (GATE-15, GATE-16) before the in-flight gate.
+  reserve(s, key, now) {
+    const { way, b } = this.place(s, key, now);
+    if (way !== null) this.write(s, way, key, b);
+  }
+
+  // Whether the way entry e holds key: by the whole key, or for way_tag_16 by its low 16 bits.
+  holds(e, key) {
+    if (mutants.active('way_tag_16')) return BigInt.asUintN(16, e.key) === BigInt.asUintN(16, key);
+    return e.key === key;
   }
 
   static shed(s) { // GATE-9, GATE-17: a shed names no way
@@ -208,7 +259,15 @@ class Gate {
     const key = limIpKey(ip);
     const ways = this.table.get(this.setOf(key).toString());
     if (ways === undefined) return null;
-    for (const e of ways.values()) if (e.key === key) return this.full(e, now) ? null : e;
+    for (const e of ways.values()) {
+      if (!this.holds(e, key)) continue;
+      if (this.full(e, now) && !mutants.active('bucket_ignores_full')) return null;
+      if (mutants.active('bucket_reads_refilled')) {
+        const r = limTake(e, this.lim, now, this.lim.cap);
+        return { tks: r.ok === 1n ? r.tks + this.lim.cap : r.tks, last: r.last };
+      }
+      return e;
+    }
     return null;
   }
 

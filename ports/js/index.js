@@ -7,7 +7,7 @@ const lim = require('./lim');
 const gate = require('./gate');
 const throttle = require('./throttle');
 
-const VERSION = '3.1.0'; // the spec.md version this port implements
+const VERSION = '3.2.0'; // the spec.md version this port implements
 
 const COMPONENTS = {
   lim: lim.openLim,

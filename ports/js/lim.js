@@ -38,6 +38,7 @@ function limTake(b, c, now, cost) {
   } else if (now >= last) { // LIM-9
     steps = floorDiv(now - last, c.ivl);
     if (now > last && mutants.active('steps_late')) steps = floorDiv(now - last - 1n, c.ivl);
+    if (mutants.active('steps_uint32')) steps = BigInt.asUintN(32, steps);
     last2 = last + steps * c.ivl;
     if (steps >= 1n && mutants.active('refill_resets_last')) last2 = now;
   }
@@ -49,7 +50,8 @@ function limTake(b, c, now, cost) {
   if (tks2 >= cost && !(tks2 === cost && mutants.active('cost_equal_rejects'))) { // LIM-11
     return { ok: 1n, retry: 0n, tks: tks2 - cost, last: last2 };
   }
-  const retry = limRetry(c, tks2, last2, now, cost);
+  let retry = limRetry(c, tks2, last2, now, cost);
+  if (cost > c.cap && mutants.active('cost_over_cap_retry_zero')) retry = 0n; // "never", as x/time/rate's InfDuration
   return { ok: 0n, retry: bmin(retry, MAX_INT64), tks: tks2, last: mutants.active('reject_keeps_last') ? last : last2 }; // LIM-13
 }
 
@@ -61,6 +63,7 @@ function limRetry(c, tks2, last2, now, cost) { // LIM-12: exact ceiling
   if (mutants.active('retry_float64')) return BigInt(Math.ceil(Number(need) * Number(c.ivl) / Number(c.refil)));
   if (mutants.active('retry_mul_wraps')) return ceilDiv(BigInt.asIntN(64, need * c.ivl), c.refil);
   if (mutants.active('retry_true_wait')) return last2 + ceilDiv(need, c.refil) * c.ivl - now;
+  if (mutants.active('retry_assumes_cost_one')) return ceilDiv(c.ivl, c.refil); // one token's wait
   return ceilDiv(need * c.ivl, c.refil);
 }
 
@@ -90,8 +93,10 @@ function limIpKey(ip) { // LIM-16: ip is a Buffer/Uint8Array, hashed byte by byt
     ip = ip.subarray(a, b);
   }
   if (mutants.active('ip_key_cut_256')) ip = ip.subarray(0, 256);
-  for (const c of ip) {
-    if (mutants.active('key_hash_wraps_32')) h = BigInt.asUintN(32, h * 131n + BigInt(c)) % KEY_MOD;
+  for (let c of ip) {
+    if (mutants.active('key_signed_bytes') && c >= 128) c -= 256; // Java's byte, C's signed char
+    if (mutants.active('key_signed_bytes')) h = (((h * 131n + BigInt(c)) % KEY_MOD) + KEY_MOD) % KEY_MOD; // floorMod
+    else if (mutants.active('key_hash_wraps_32')) h = BigInt.asUintN(32, h * 131n + BigInt(c)) % KEY_MOD;
     else if (mutants.active('key_hash_reduce_once')) h = BigInt.asUintN(64, h * 131n + BigInt(c));
     else h = (h * 131n + BigInt(c)) % KEY_MOD;
   }

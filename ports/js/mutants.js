@@ -30,7 +30,19 @@ const NAMES = Object.freeze([
   'evict_ties_highest', 'full_strict', 'evict_stored_tks', 'set_unkeyed', 'seed_halves_swapped',
   'seed_big_endian', 'siphash_1_3', 'siphash_msg_4_bytes', 'siphash_msg_decimal', 'evict_free',
   'budget_cost_cap', 'budget_cost_one', 'budget_born_at_first_admit', 'budget_per_gate', 'refused_way_zero', 'refused_evicts_anyway',
-  'refused_retry_victim',
+  'refused_retry_victim', 'ways_capped_8', 'ways_capped_16', 'ways_uint8', 'way_tag_16',
+  'place_empty_before_full', 'full_own_way_reused', 'evict_min_tokens', 'budget_cost_stored_tks',
+  'budget_never_refills', 'budget_not_reborn', 'budget_charges_newcomers', 'bucket_reads_refilled',
+  'bucket_ignores_full', 'shed_set_zero', 'shed_after_placement', 'inflight_uint8', 'maxif_uint16',
+  'tick_nanos_uint32', 'retry_after_float64', 'retry_after_ticks_per_second', 'set_signed_hash',
+  'set_hash_low32', 'table_capped_1024', 'forget_by_ttl', 'full_on_step_back', 'steps_uint32',
+  'retry_assumes_cost_one', 'key_signed_bytes', 'cost_over_cap_retry_zero', 'count_uint8',
+  'stamps_uint32', 'stamps_ring_threshold', 'count_assumes_sorted', 'ban_never_expires',
+  'success_clears_every_key', 'purge_returns_remaining', 'check_any_merged_count',
+  'record_failure_computed_until', 'fixed_window_aligned', 'faults_appended',
+  'purge_fault_any_rule', 'ban_fault_rolls_back',
+  'ban_until_fault_ignored', 'clear_fault_half_done', 'inst_by_component', 'wire_int_float64',
+ 
 ]);
 
 const LISTED = new Set(NAMES);

@@ -11,6 +11,7 @@ function inWindow(t, now, window) {
   if (mutants.active('window_inclusive')) return t + window >= now;
   if (mutants.active('window_short')) return t + window > now + 1n;
   if (mutants.active('window_upper_bound')) return t <= now && now < t + window;
+  if (mutants.active('fixed_window_aligned')) return t / window === now / window; // one counter per window
   return t + window > now;
 }
 
@@ -25,7 +26,10 @@ const storeKey = (key) => {
 
 // Every stamp of every key; a key maps to { stamps: [BigInt], until: BigInt }.
 class ExactStore {
-  constructor() { this.keys = new Map(); }
+  constructor() {
+    this.keys = new Map();
+    this.ring = 0n; // stamps_ring_threshold: the most stamps a key keeps, in insertion order
+  }
 
   entry(key) {
     const k = storeKey(key);
@@ -40,13 +44,21 @@ class ExactStore {
 
   count(key, now, window) { // STORE-3 (THR-4)
     const e = this.keys.get(storeKey(key));
-    return e ? BigInt(e.stamps.filter((t) => inWindow(t, now, window)).length) : 0n;
+    if (!e) return 0n;
+    let n = BigInt(e.stamps.filter((t) => inWindow(t, now, window)).length);
+    if (mutants.active('count_assumes_sorted')) { // newest first, stopping at the first expired
+      n = 0n;
+      for (let i = e.stamps.length - 1; i >= 0 && inWindow(e.stamps[i], now, window); i--) n++;
+    }
+    return mutants.active('count_uint8') ? BigInt.asUintN(8, n) : n;
   }
 
   addFailure(key, now, window) { // STORE-4
     const { stamps } = this.entry(key);
-    if (!(mutants.active('stamps_dedup_same_second') && stamps.includes(now))) stamps.push(now);
+    const t = mutants.active('stamps_uint32') ? BigInt.asUintN(32, now) : now;
+    if (!(mutants.active('stamps_dedup_same_second') && stamps.includes(t))) stamps.push(t);
     if (mutants.active('stamps_ring_16') && stamps.length > 16) stamps.splice(0, stamps.length - 16);
+    if (this.ring > 0n && stamps.length > Number(this.ring)) stamps.splice(0, stamps.length - Number(this.ring));
     return this.count(key, now, window);
   }
 
@@ -59,6 +71,13 @@ class ExactStore {
   clearFailures(key) { // STORE-6
     const e = this.keys.get(storeKey(key));
     if (e) e.stamps = [];
+  }
+
+  // The ban_fault_rolls_back mutant: the stamp now that add_failure added, taken out again.
+  dropStamp(key, now) {
+    const e = this.keys.get(storeKey(key));
+    const i = e ? e.stamps.lastIndexOf(now) : -1;
+    if (i >= 0) e.stamps.splice(i, 1);
   }
 
   clear(key) { this.keys.delete(storeKey(key)); } // STORE-7
@@ -80,6 +99,7 @@ class ExactStore {
         if (before && !mutants.active('purge_counts_stamps')) n += 1n;
       }
     }
+    if (mutants.active('purge_returns_remaining')) return BigInt(this.keys.size); // the keys left, not the keys gone
     return n;
   }
 }
@@ -93,21 +113,31 @@ class FaultStore {
     this.rules = []; // { op, keys: Set of hex keys }; an empty set = every key
   }
 
-  setFaults(rules) { this.rules = rules.map(({ op, keys }) => ({ op, keys: new Set(keys.map(hexKey)) })); }
+  setFaults(rules) {
+    const add = rules.map(({ op, keys }) => ({ op, keys: new Set(keys.map(hexKey)) }));
+    this.rules = mutants.active('faults_appended') ? this.rules.concat(add) : add;
+  }
 
   fail(op, key) {
     for (const r of this.rules) {
-      if (r.op === op && (r.keys.size === 0 || (key !== null && r.keys.has(hexKey(key))))) throw new StoreError(op);
+      let every = r.keys.size === 0;
+      if (mutants.active('purge_fault_any_rule') && key === null) every = true;
+      if (r.op === op && (every || (key !== null && r.keys.has(hexKey(key))))) throw new StoreError(op);
     }
   }
 
-  run(op, key, f) {
+  run(op, key, f, partial = () => {}) {
     if (mutants.active('fault_after_effect')) {
       const r = f();
       this.fail(op, key);
       return r;
     }
-    this.fail(op, key);
+    try {
+      this.fail(op, key);
+    } catch (e) {
+      partial();
+      throw e;
+    }
     return f();
   }
 
@@ -116,7 +146,12 @@ class FaultStore {
   addFailure(key, now, window) { return this.run('add_failure', key, () => this.inner.addFailure(key, now, window)); }
   ban(key, until) { return this.run('ban', key, () => this.inner.ban(key, until)); }
   clearFailures(key) { return this.run('clear_failures', key, () => this.inner.clearFailures(key)); }
-  clear(key) { return this.run('clear', key, () => this.inner.clear(key)); }
+  clear(key) {
+    if (mutants.active('clear_fault_half_done')) { // the stamps go first, then the ban's write fails
+      return this.run('clear', key, () => this.inner.clear(key), () => this.inner.clearFailures(key));
+    }
+    return this.run('clear', key, () => this.inner.clear(key));
+  }
   purge(now, window) { return this.run('purge', null, () => this.inner.purge(now, window)); }
 }
 
@@ -136,12 +171,18 @@ class Throttle {
     if (mutants.active('threshold_uint32')) this.threshold = BigInt.asUintN(32, threshold);
     if (mutants.active('ban_secs_uint32')) this.banSecs = BigInt.asUintN(32, banSecs);
     if (mutants.active('window_uint32')) this.windowSecs = BigInt.asUintN(32, windowSecs);
+    if (mutants.active('stamps_ring_threshold')) (store.inner || store).ring = this.threshold;
   }
 
   check(key, now) {
     if (key.length === 0 && mutants.active('empty_key_ignored')) return allow(this.threshold);
     let until;
-    try { until = this.store.banUntil(key); } catch (e) { if (e instanceof StoreError) return this.unavailable(now); throw e; } // THR-7
+    try { until = this.store.banUntil(key); } catch (e) {
+      if (!(e instanceof StoreError)) throw e;
+      if (!mutants.active('ban_until_fault_ignored')) return this.unavailable(now); // THR-7
+      until = 0n; // "no ban known": go on to the count
+    }
+    if (mutants.active('ban_never_expires') && until > 0n) return banned(until);
     if (now < until || (now === until && mutants.active('ban_until_inclusive'))) { // THR-5
       if (!(now + 1n === until && mutants.active('ban_ends_early'))) return banned(until);
     }
@@ -177,6 +218,10 @@ class Throttle {
     const bans = rs.filter((r) => r.verdict === 'banned');
     if (bans.length) return banned(mutants.active('check_any_first_ban') ? bans[0].until : bans.map((r) => r.until).reduce(bmax));
     if (unavailable) return UNAVAILABLE;
+    if (mutants.active('check_any_merged_count')) { // the keys' counts added up
+      const used = rs.map((r) => this.threshold - r.remaining).reduce((a, b) => a + b);
+      return allow(this.threshold - bmin(used, this.threshold));
+    }
     return allow(rs.map((r) => r.remaining).reduce(mutants.active('check_any_max_remaining') ? bmax : bmin));
   }
 
@@ -195,9 +240,11 @@ class Throttle {
     if (mutants.active('ban_until_wraps')) until = (now + this.banSecs) & MAX_UINT64;
     if (mutants.active('ban_until_int64')) until = bmin(now + this.banSecs, MAX_INT64);
     try {
-      return banned(this.store.ban(key, until)); // THR-13
+      const stored = this.store.ban(key, until); // THR-13
+      return banned(mutants.active('record_failure_computed_until') ? until : stored);
     } catch (e) {
       if (e instanceof StoreError && mutants.active('ban_error_swallowed')) return banned(until);
+      if (e instanceof StoreError && mutants.active('ban_fault_rolls_back')) (this.store.inner || this.store).dropStamp(key, now);
       throw e;
     }
   }
@@ -205,6 +252,7 @@ class Throttle {
   recordSuccess(key) { // THR-14
     if (mutants.active('success_lifts_ban')) this.store.clear(key);
     else if (!mutants.active('success_noop')) this.store.clearFailures(key);
+    if (mutants.active('success_clears_every_key')) for (const e of (this.store.inner || this.store).keys.values()) e.stamps = [];
   }
 
   reset(key) { // THR-15

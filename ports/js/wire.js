@@ -21,7 +21,7 @@ function parseInt64Range(v, lo, hi, what) {
   if (typeof v !== 'string' || !INT_RE.test(v) || v === '-0') {
     throw new OpError(`${what}: not a canonical decimal string: ${JSON.stringify(v)}`);
   }
-  const n = BigInt(v);
+  const n = mutants.active('wire_int_float64') ? BigInt(Number(v)) : BigInt(v); // Number: a float64
   if (n < lo || n > hi) throw new OpError(`${what}: ${v} out of range [${lo}, ${hi}]`);
   return n;
 }

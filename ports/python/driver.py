@@ -22,7 +22,11 @@ def answer(req, instances):
     try:
         if op == "open":
             try:
-                instances[inst] = open_component(req["component"], req.get("config"))
+                made = open_component(req["component"], req.get("config"))
+                if mutants.active("inst_by_component"):  # one live instance per component: the last opened
+                    instances[req["component"]] = made
+                    made = _Alias(instances, req["component"])
+                instances[inst] = made
             except ConfigError:
                 return {"result": {"error": "config"}}
             return {"result": {}}
@@ -34,6 +38,17 @@ def answer(req, instances):
         return {"result": instances[inst].do(req)}  # do ignores seq, inst and unknown keys
     except Exception as e:  # a malformed op, or a bug in the port
         return {"fault": "%s: %s" % (type(e).__name__, e)}
+
+
+class _Alias:
+    """The inst_by_component mutant's instance: whichever instance of its component was
+    opened last."""
+
+    def __init__(self, instances, component):
+        self.instances, self.component = instances, component
+
+    def do(self, op):
+        return self.instances[self.component].do(op)
 
 
 def send(msg):

@@ -44,6 +44,7 @@ func builders() []func() []Draft {
 		isolation,
 		limKeyExtremes, gateExtremes, throttleExtremes, wideCases,
 		reviewCases,
+		plantedCases,
 	}
 }
 

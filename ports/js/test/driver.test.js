@@ -46,6 +46,7 @@ const adm = (ip, now) => ({ op: 'admit', ip, now });
 const thr = (threshold, windowSecs, banSecs) => ({ throttle: { threshold, window_secs: windowSecs, ban_secs: banSecs } });
 const take = (tks, last, cap, refil, ivl, now, cost) => ({ op: 'lim_take', tks, last, cap, refil, ivl, maxif: '1', now, cost });
 const rf = (key, now) => ({ op: 'record_failure', key, now });
+const keys = (n) => Array.from({ length: n }, (_, i) => `k${i}`); // k0, k1, ...
 
 // Two instances (inst 1 and 2) of component with config side by side, each op on 1 then on 2
 // (spec.md VEC-15): a port whose instances share state (PROTO-12) answers them differently.
@@ -175,6 +176,55 @@ const KILLS = {
   refused_way_zero: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
   refused_evicts_anyway: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('c', '0'), { op: 'bucket', ip: 'b', now: '0' }),
   refused_retry_victim: on('gate', gate('2', '2', '2', '10', '1', '1', '1'), adm('e', '13'), adm('c', '14'), adm('c', '15'), adm('a', '8')),
+  // Issue 29's catalogue: limits a port sets itself, placement, eviction and forgetting read
+  // loosely, what a shed and a read compute, stores that keep a ring or assume sorted stamps,
+  // faults, and the driver.
+  ways_capped_8: on('gate', gate('2', '1', '1000', '100', '1', '1', '9'), ...keys(9).map((k) => adm(k, '0'))),
+  ways_capped_16: on('gate', gate('2', '1', '1000', '100', '1', '1', '17'), ...keys(17).map((k) => adm(k, '0'))),
+  ways_uint8: on('gate', gate('2', '1', '1000', '100', '1', '1', '257'), adm('a', '0'), adm('b', '0')),
+  way_tag_16: on('gate', gate('1', '1', '1000', '10', '1', '1', '4'), adm('10.0.0.1', '0'), adm('10.0.153.23', '0')), // keys equal below bit 16
+  place_empty_before_full: on('gate', gate('1', '1', '10', '10', '1', '1'), adm('a', '0'), adm('b', '100')),
+  full_own_way_reused: on('gate', gate('1', '1', '10', '10', '1', '1'), adm('a', '0'), adm('b', '0'), adm('b', '100')),
+  evict_min_tokens: on('gate', gate('3', '1', '100', '9', '1', '1'), adm('a', '0'), adm('a', '0'), adm('b', '0'), adm('c', '0')),
+  budget_cost_stored_tks: on('gate', gate('4', '1', '10', '10', '1', '1', '1'), adm('a', '0'), adm('a', '0'), adm('a', '0'), adm('a', '0'), adm('b', '20'), adm('c', '20')),
+  budget_never_refills: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('a', '1000'), adm('b', '1000')),
+  budget_not_reborn: on('gate', gate('1', '1', '10', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0'), adm('a', '15'), adm('b', '15'), adm('a', '20')),
+  budget_charges_newcomers: on('gate', gate('1', '1', '1000', '10', '1', '1', '1'), adm('a', '0'), adm('b', '0')),
+  bucket_reads_refilled: on('gate', gate('5', '1', '10', '10', '1', '1', '1'), adm('a', '0'), adm('a', '0'), { op: 'bucket', ip: 'a', now: '15' }),
+  bucket_ignores_full: on('gate', gate('1', '1', '10', '10', '1', '1', '1'), adm('a', '0'), { op: 'bucket', ip: 'a', now: '1000' }),
+  shed_set_zero: on('gate', gate('2', '1', '10', '1', '64', '1'), adm('a', '0'), adm('a', '0')),
+  shed_after_placement: on('gate', gate('1', '1', '1000', '1', '1', '1', '1'), adm('a', '0'), adm('b', '0'), { op: 'release' }, { op: 'bucket', ip: 'a', now: '0' }),
+  inflight_uint8: on('gate', gate('300', '1', '1000', '300', '1', '1', '1'), ...Array(256).fill(adm('a', '0')), { op: 'in_flight' }),
+  maxif_uint16: on('gate', gate('10', '1', '1000', '65537', '1', '1'), adm('a', '0'), adm('a', '0')),
+  tick_nanos_uint32: on('gate', gate('1', '1', '10', '5', '1', '4294967296'), adm('a', '0'), adm('a', '0')),
+  retry_after_float64: on('gate', gate('1', '1', '9007199254740993', '5', '1', '1000000000'), adm('a', '0'), adm('a', '0')),
+  retry_after_ticks_per_second: on('gate', gate('1', '1', '10', '5', '1', '300000000'), adm('a', '0'), adm('a', '0')),
+  set_signed_hash: on('gate', gate('1', '1', '10', '5', '3', '1'), adm('a', '0')), // a's hash is above 2^63
+  set_hash_low32: on('gate', gate('1', '1', '10', '5', '1000', '1'), adm('a', '0')),
+  table_capped_1024: on('gate', gate('1', '1', '1000000', '1099511627776', '4611686018427387904', '1', '1'), ...keys(1025).map((k) => adm(k, '0')), { op: 'bucket', ip: 'k1024', now: '0' }),
+  forget_by_ttl: on('gate', gate('2', '1', '10', '10', '1', '1', '1'), adm('a', '0'), adm('a', '15'), { op: 'bucket', ip: 'a', now: '15' }),
+  full_on_step_back: on('gate', gate('1', '1', '10', '10', '1', '1', '1'), adm('a', '10'), adm('a', '5')),
+  steps_uint32: on('lim', undefined, take('0', '0', '1', '1', '1', '4294967296', '1')),
+  retry_assumes_cost_one: on('lim', undefined, take('0', '0', '3', '1', '10', '0', '3')),
+  key_signed_bytes: on('lim', undefined, { op: 'lim_ip_key', ip: '\u00e9' }),
+  cost_over_cap_retry_zero: on('lim', undefined, take('2', '0', '2', '1', '10', '0', '3')),
+  count_uint8: on('throttle', thr('300', '1000', '10'), ...Array(256).fill(rf('k', '0'))),
+  stamps_uint32: on('throttle', thr('2', '10', '10'), rf('k', '4294967301'), { op: 'check', key: 'k', now: '4294967301' }),
+  stamps_ring_threshold: on('throttle', thr('2', '50', '1'), rf('k', '100'), rf('k', '100'), rf('k', '0'), { op: 'check', key: 'k', now: '101' }),
+  count_assumes_sorted: on('throttle', thr('3', '50', '10'), rf('k', '100'), rf('k', '0'), { op: 'check', key: 'k', now: '60' }),
+  ban_never_expires: on('throttle', thr('1', '10', '10'), rf('k', '0'), { op: 'check', key: 'k', now: '10' }),
+  success_clears_every_key: on('throttle', thr('2', '100', '10'), rf('a', '0'), { op: 'record_success', key: 'b' }, { op: 'check', key: 'a', now: '0' }),
+  purge_returns_remaining: on('throttle', thr('1', '10', '10'), rf('a', '0'), rf('b', '100'), rf('c', '100'), { op: 'purge_expired', now: '50' }),
+  check_any_merged_count: on('throttle', thr('3', '100', '10'), rf('a', '0'), rf('b', '0'), { op: 'check_any', keys: ['a', 'b'], now: '0' }),
+  record_failure_computed_until: on('throttle', thr('1', '10', '100'), rf('k', '50'), rf('k', '0')),
+  fixed_window_aligned: on('throttle', thr('2', '10', '10'), rf('k', '9'), rf('k', '10')),
+  faults_appended: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'count' }] }, { op: 'set_faults', faults: [] }, { op: 'check', key: 'k', now: '0' }),
+  purge_fault_any_rule: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'purge', keys: ['k'] }] }, { op: 'purge_expired', now: '0' }),
+  ban_fault_rolls_back: on('throttle_faults', thr('1', '10', '10'), { op: 'set_faults', faults: [{ op: 'ban' }] }, rf('k', '0'), { op: 'set_faults', faults: [] }, { op: 'check', key: 'k', now: '0' }),
+  ban_until_fault_ignored: on('throttle_faults', thr('2', '10', '10'), { op: 'set_faults', faults: [{ op: 'ban_until' }] }, { op: 'check', key: 'k', now: '0' }),
+  clear_fault_half_done: on('throttle_faults', thr('2', '10', '10'), rf('k', '0'), { op: 'set_faults', faults: [{ op: 'clear' }] }, { op: 'reset', key: 'k' }, { op: 'set_faults', faults: [] }, { op: 'check', key: 'k', now: '0' }),
+  inst_by_component: twin('gate', gate('1', '1', '10', '5', '1', '1'), adm('a', '0')),
+  wire_int_float64: on('lim', undefined, { op: 'lim_rel', n: '9007199254740993' }),
 };
 
 test('--list-mutants lists ports/mutants.json, and every mutant has a session here', () => {

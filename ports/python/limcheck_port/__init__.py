@@ -8,7 +8,7 @@ from .lim import Lim, open_lim
 from .throttle import ExactStore, FaultStore, Throttle, open_throttle
 from .wire import ConfigError, OpError, StoreError
 
-VERSION = "3.1.0"  # the port's version; it follows the spec.md version it implements
+VERSION = "3.2.0"  # the port's version; it follows the spec.md version it implements
 
 COMPONENTS = {
     "lim": open_lim,

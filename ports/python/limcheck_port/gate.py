@@ -2,6 +2,8 @@
 ways, each way empty or holding one key and its bucket, a set chosen by SipHash-2-4 of the
 key under the gate's seed, and one eviction budget per set."""
 
+import math
+
 from . import mutants
 from .siphash import SEED_BYTES, key_hash, parse_seed
 from .lim import cfg_valid, lim_acq, wrap, lim_bkt_new, lim_cfg, lim_ip_key, lim_rel, lim_resp_503, lim_take
@@ -13,6 +15,10 @@ MAX_INT32 = (1 << 31) - 1
 
 def retry_after_secs(retry, tick_nanos):  # GATE-12: exact ceiling, at least 1, saturated
     s = -(-(retry * tick_nanos) // NANOS_PER_SECOND)
+    if mutants.active("retry_after_float64"):
+        s = math.ceil(float(retry) * float(tick_nanos) / 1e9)
+    if mutants.active("retry_after_ticks_per_second"):
+        s = -(-retry // (NANOS_PER_SECOND // tick_nanos))  # raises at 0 ticks a second
     if mutants.active("retry_after_floor"):
         s = retry * tick_nanos // NANOS_PER_SECOND
     if mutants.active("retry_after_mul_wraps"):
@@ -44,7 +50,14 @@ class Gate:
             self.sets = sets % (1 << 32) or 1
         if mutants.active("sets_capped_4096"):
             self.sets = min(sets, 4096)
-        self.tick_nanos = tick_nanos
+        if mutants.active("ways_capped_8"):
+            self.ways = min(ways, 8)
+        if mutants.active("ways_capped_16"):
+            self.ways = min(ways, 16)
+        if mutants.active("ways_uint8"):
+            self.ways = ways % (1 << 8) or 1
+        self.maxif = maxif % (1 << 16) if mutants.active("maxif_uint16") else maxif
+        self.tick_nanos = tick_nanos % (1 << 32) if mutants.active("tick_nanos_uint32") else tick_nanos
         self.in_flight = 0  # GATE-2
         self.table = {}  # set -> {way: {"key", "tks", "last", "used"}}; an absent way is empty
         self.budgets = {}  # set -> its eviction budget {"tks", "last"}; absent at start (GATE-2)
@@ -60,6 +73,10 @@ class Gate:
         h = key_hash(self.seed, key)
         if mutants.active("set_bitmask"):
             return h & (self.sets - 1)
+        if mutants.active("set_signed_hash"):
+            return wrap(h, 64) % self.sets  # Java's floorMod of the signed hash
+        if mutants.active("set_hash_low32"):
+            return (h & 0xFFFFFFFF) % self.sets
         return h % self.sets
 
     def admit(self, ip, now):
@@ -69,16 +86,18 @@ class Gate:
             self.first_admit = now
         if mutants.active("gate_wrong_order"):
             return self._admit_take_first(s, key, now)
-        acq = lim_acq(self.in_flight, self.lim["maxif"])  # GATE-4
+        acq = lim_acq(self.in_flight, self.maxif)  # GATE-4
         if not acq["ok"]:  # GATE-9
-            return self._shed(s)
+            if mutants.active("shed_after_placement"):
+                self._reserve(s, key, now)
+            return self._shed(0 if mutants.active("shed_set_zero") else s)
         w, r = self._take(s, key, now)
         if mutants.active("limited_keeps_inflight") and not r["ok"]:
             self.in_flight = acq["n"]
         if w is None:  # GATE-19: the budget refused the eviction
             return self._refused(s, r)
         if r["ok"]:  # GATE-7
-            self.in_flight = acq["n"]
+            self.in_flight = acq["n"] % (1 << 8) if mutants.active("inflight_uint8") else acq["n"]
             return {"verdict": "pass", "set": s, "way": w, "retry": 0, "retry_after": 0}
         return self._limited(s, w, r)
 
@@ -88,7 +107,7 @@ class Gate:
             return self._refused(s, r)
         if not r["ok"]:
             return self._limited(s, w, r)
-        acq = lim_acq(self.in_flight, self.lim["maxif"])
+        acq = lim_acq(self.in_flight, self.maxif)
         if not acq["ok"]:
             return self._shed(s)
         self.in_flight = acq["n"]
@@ -102,6 +121,10 @@ class Gate:
 
     def _full(self, b, now):  # GATE-14
         t, cap = self._refilled(b, now), self.lim["cap"]
+        if mutants.active("full_on_step_back") and now < b["last"]:
+            return True
+        if mutants.active("forget_by_ttl"):
+            return now >= b["last"] and (now - b["last"]) // self.lim["ivl"] * self.lim["refil"] >= cap
         if mutants.active("forget_nonfull"):
             return t >= cap - 1
         if mutants.active("full_strict"):
@@ -114,17 +137,23 @@ class Gate:
         (GATE-19): then no way changed."""
         ways = self.table.setdefault(s, {})
         born = lim_bkt_new(self.lim["cap"], now)  # GATE-10
-        old = next((w for w, e in ways.items() if e["key"] == key), None)
+        old = next((w for w, e in ways.items() if self._holds(e, key)), None)
         if old is not None and not self._full(ways[old], now):  # GATE-15 (a)
             return old, ways[old]
-        w = 0
-        while w < self.ways:  # GATE-15 (b): ends by len(ways) + 1
-            e = ways.get(w)
-            if e is None or self._full(e, now):
-                if old is not None and old != w:
-                    del ways[old]
-                return w, born
-            w += 1
+        if old is not None and mutants.active("full_own_way_reused"):
+            return old, born
+        if old is None and mutants.active("budget_charges_newcomers"):
+            self._charge(s, now, 1)
+        two = mutants.active("place_empty_before_full")  # empty ways first, then full ones
+        for p in range(2 if two else 1):
+            w = 0
+            while w < self.ways:  # GATE-15 (b): ends by len(ways) + 1
+                e = ways.get(w)
+                if (e is None and p == 0) or (e is not None and (p == 1 or not two) and self._full(e, now)):
+                    if old is not None and old != w:
+                        del ways[old]
+                    return w, born
+                w += 1
         victim = self._evict(ways, now)  # GATE-16: every way is filled, so ways is finite
         refused = self._pay(s, ways[victim], now)
         if refused is not None:
@@ -143,9 +172,10 @@ class Gate:
             return min(range(self.ways), key=lambda w: ways[w]["used"])
         score = (lambda w: ways[w]["tks"]) if mutants.active("evict_stored_tks") else (lambda w: self._refilled(ways[w], now))
         order = range(self.ways - 1, -1, -1) if mutants.active("evict_ties_highest") else range(self.ways)
+        better = (lambda a, b: a < b) if mutants.active("evict_min_tokens") else (lambda a, b: a > b)
         best = None
         for w in order:
-            if best is None or score(w) > score(best):
+            if best is None or better(score(w), score(best)):
                 best = w
         return best
 
@@ -160,16 +190,26 @@ class Gate:
             cost = cap
         if mutants.active("budget_cost_one"):
             cost = 1
+        if mutants.active("budget_cost_stored_tks"):
+            cost = cap - victim["tks"]
+        r = self._charge(s, now, cost)
+        return None if r["ok"] else r
+
+    def _charge(self, s, now, cost):
+        """The take of cost tokens from set s's budget at now (GATE-19), kept on both outcomes."""
+        cap = self.lim["cap"]
         if mutants.active("budget_per_gate"):
             s = 0  # one budget, whichever set evicts
         budget = self.budgets.get(s)
+        reborn = not mutants.active("budget_not_reborn") and not mutants.active("budget_never_refills")
         if mutants.active("budget_born_at_first_admit"):
             budget = lim_bkt_new(cap, self.first_admit) if budget is None else budget
-        elif budget is None or self._full(budget, now):
+        elif budget is None or (reborn and self._full(budget, now)):
             budget = lim_bkt_new(cap, now)  # GATE-19: born full where absent or full at now
-        r = lim_take(budget, self.lim, now, cost)
+        at = budget["last"] if mutants.active("budget_never_refills") else now  # a counter: no steps
+        r = lim_take(budget, self.lim, at, cost)
         self.budgets[s] = {"tks": r["tks"], "last": r["last"]}  # GATE-19: on both outcomes
-        return None if r["ok"] else r
+        return r
 
     def _take(self, s, key, now):
         """The way of s that holds key after its take at now and the take's result; None and
@@ -179,8 +219,26 @@ class Gate:
             return None, b
         r = lim_take(b, self.lim, now, 1)  # GATE-5
         self.uses += 1
-        self.table[s][w] = {"key": key, "tks": r["tks"], "last": r["last"], "used": self.uses}  # GATE-6
+        self._write(s, w, key, r)
         return w, r
+
+    def _write(self, s, w, key, b):  # GATE-6: way w of set s now holds key and the bucket b
+        ways = self.table.setdefault(s, {})
+        if mutants.active("table_capped_1024") and w not in ways:  # an arena of 1024 entries
+            if sum(len(m) for m in self.table.values()) >= 1024:
+                return  # the arena is full: the key is not kept
+        ways[w] = {"key": key, "tks": b["tks"], "last": b["last"], "used": self.uses}
+
+    def _reserve(self, s, key, now):  # shed_after_placement: placed before the in-flight gate
+        w, b = self._place(s, key, now)
+        if w is not None:
+            self._write(s, w, key, b)
+
+    @staticmethod
+    def _holds(e, key):  # by the whole key, or for way_tag_16 by its low 16 bits
+        if mutants.active("way_tag_16"):
+            return e["key"] & 0xFFFF == key & 0xFFFF
+        return e["key"] == key
 
     @staticmethod
     def _shed(s):  # GATE-9, GATE-17: a shed names no way
@@ -208,8 +266,14 @@ class Gate:
         bucket is full at now (GATE-14; spec.md's operations table)."""
         key = lim_ip_key(ip)
         for e in self.table.get(self.set_of(key), {}).values():
-            if e["key"] == key:
-                return None if self._full(e, now) else e
+            if not self._holds(e, key):
+                continue
+            if self._full(e, now) and not mutants.active("bucket_ignores_full"):
+                return None
+            if mutants.active("bucket_reads_refilled"):
+                r = lim_take(e, self.lim, now, self.lim["cap"])
+                return {"tks": r["tks"] + self.lim["cap"] if r["ok"] else r["tks"], "last": r["last"]}
+            return e
         return None
 
     def do(self, op):

@@ -67,6 +67,8 @@ def lim_take(b, c, now, cost):
         steps = (now - last) // c["ivl"]
         if mutants.active("steps_late") and now > last:
             steps = (now - last - 1) // c["ivl"]
+        if mutants.active("steps_uint32"):
+            steps %= 1 << 32
         last2 = last + steps * c["ivl"]
         if mutants.active("refill_resets_last") and steps >= 1:
             last2 = now
@@ -81,7 +83,10 @@ def lim_take(b, c, now, cost):
         tks2 = wrap(tks2, 32)
     if tks2 >= cost and not (mutants.active("cost_equal_rejects") and tks2 == cost):  # LIM-11
         return {"ok": 1, "retry": 0, "tks": tks2 - cost, "last": last2}
-    return {"ok": 0, "retry": min(_retry(c, tks2, last2, now, cost), MAX_INT64),  # LIM-13
+    retry = _retry(c, tks2, last2, now, cost)
+    if mutants.active("cost_over_cap_retry_zero") and cost > c["cap"]:
+        retry = 0  # "never", as x/time/rate's InfDuration
+    return {"ok": 0, "retry": min(retry, MAX_INT64),  # LIM-13
             "tks": tks2, "last": last if mutants.active("reject_keeps_last") else last2}
 
 
@@ -99,6 +104,8 @@ def _retry(c, tks2, last2, now, cost):  # LIM-12: exact ceiling
         return ceil_div(wrap(need * ivl, 64), refil)
     if mutants.active("retry_true_wait"):
         return last2 + ceil_div(need, refil) * ivl - now
+    if mutants.active("retry_assumes_cost_one"):
+        return ceil_div(ivl, refil)  # one token's wait
     return ceil_div(need * ivl, refil)
 
 
@@ -133,7 +140,9 @@ def lim_ip_key(ip):  # LIM-16: ip is bytes
     if mutants.active("ip_key_cut_256"):
         ip = ip[:256]
     for c in ip:
-        if mutants.active("key_hash_wraps_32"):
+        if mutants.active("key_signed_bytes"):  # Java's byte, C's signed char; floorMod
+            h = (h * 131 + (c - 256 if c >= 128 else c)) % KEY_MOD
+        elif mutants.active("key_hash_wraps_32"):
             h = (h * 131 + c) % (1 << 32) % KEY_MOD
         elif mutants.active("key_hash_reduce_once"):
             h = (h * 131 + c) % (1 << 64)

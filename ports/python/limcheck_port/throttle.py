@@ -14,6 +14,8 @@ def in_window(t, now, window):  # THR-4: exact, no upper bound
         return t + window > now + 1
     if mutants.active("window_upper_bound"):
         return t <= now < t + window
+    if mutants.active("fixed_window_aligned"):
+        return t // window == now // window  # one counter per window
     return t + window > now
 
 
@@ -34,6 +36,7 @@ class ExactStore:
 
     def __init__(self):
         self.keys = {}
+        self.ring = 0  # stamps_ring_threshold: the most stamps a key keeps, in insertion order
 
     def _entry(self, key):
         return self.keys.setdefault(store_key(key), [[], 0])
@@ -44,14 +47,26 @@ class ExactStore:
 
     def count(self, key, now, window):  # STORE-3 (THR-4)
         e = self.keys.get(store_key(key))
-        return sum(1 for t in e[0] if in_window(t, now, window)) if e else 0
+        if not e:
+            return 0
+        n = sum(1 for t in e[0] if in_window(t, now, window))
+        if mutants.active("count_assumes_sorted"):  # newest first, stopping at the first expired
+            n = 0
+            for t in reversed(e[0]):
+                if not in_window(t, now, window):
+                    break
+                n += 1
+        return n % (1 << 8) if mutants.active("count_uint8") else n
 
     def add_failure(self, key, now, window):  # STORE-4
         stamps = self._entry(key)[0]
-        if not (mutants.active("stamps_dedup_same_second") and now in stamps):
-            stamps.append(now)
+        t = now % (1 << 32) if mutants.active("stamps_uint32") else now
+        if not (mutants.active("stamps_dedup_same_second") and t in stamps):
+            stamps.append(t)
         if mutants.active("stamps_ring_16"):
             del stamps[:-16]
+        if self.ring and len(stamps) > self.ring:
+            del stamps[:len(stamps) - self.ring]
         return self.count(key, now, window)
 
     def ban(self, key, until):  # STORE-5
@@ -62,6 +77,12 @@ class ExactStore:
     def clear_failures(self, key):  # STORE-6
         if store_key(key) in self.keys:
             self.keys[store_key(key)][0] = []
+
+    def drop_stamp(self, key, now):
+        """The ban_fault_rolls_back mutant: the stamp now that add_failure added, taken out again."""
+        e = self.keys.get(store_key(key))
+        if e and now in e[0]:
+            del e[0][len(e[0]) - 1 - e[0][::-1].index(now)]
 
     def clear(self, key):  # STORE-7
         self.keys.pop(store_key(key), None)
@@ -87,6 +108,8 @@ class ExactStore:
                 del self.keys[key]
                 if not mutants.active("purge_counts_stamps"):
                     n += before
+        if mutants.active("purge_returns_remaining"):
+            return len(self.keys)  # the keys left, not the keys gone
         return n
 
 
@@ -101,19 +124,27 @@ class FaultStore:
         self.rules = []  # (op, frozenset of keys); empty set = every key
 
     def set_faults(self, rules):
-        self.rules = [(op, frozenset(keys)) for op, keys in rules]
+        add = [(op, frozenset(keys)) for op, keys in rules]
+        self.rules = self.rules + add if mutants.active("faults_appended") else add
 
     def _check(self, op, key):
         for rop, keys in self.rules:
-            if rop == op and (not keys or (key is not None and key in keys)):
+            every = not keys
+            if mutants.active("purge_fault_any_rule") and key is None:
+                every = True
+            if rop == op and (every or (key is not None and key in keys)):
                 raise StoreError(op)
 
-    def _do(self, op, key, run):
+    def _do(self, op, key, run, partial=lambda: None):
         if mutants.active("fault_after_effect"):
             r = run()
             self._check(op, key)
             return r
-        self._check(op, key)
+        try:
+            self._check(op, key)
+        except StoreError:
+            partial()
+            raise
         return run()
 
     def ban_until(self, key):
@@ -132,6 +163,8 @@ class FaultStore:
         return self._do("clear_failures", key, lambda: self.inner.clear_failures(key))
 
     def clear(self, key):
+        if mutants.active("clear_fault_half_done"):  # the stamps go first, then the ban's write fails
+            return self._do("clear", key, lambda: self.inner.clear(key), lambda: self.inner.clear_failures(key))
         return self._do("clear", key, lambda: self.inner.clear(key))
 
     def purge(self, now, window):
@@ -165,6 +198,8 @@ class Throttle:
             self.ban_secs = ban_secs % (1 << 32)
         if mutants.active("window_uint32"):
             self.window_secs = window_secs % (1 << 32)
+        if mutants.active("stamps_ring_threshold"):
+            getattr(store, "inner", store).ring = self.threshold
 
     def check(self, key, now):
         if key == b"" and mutants.active("empty_key_ignored"):
@@ -172,7 +207,11 @@ class Throttle:
         try:
             until = self.store.ban_until(key)  # THR-7
         except StoreError:
-            return self._unavailable(now)
+            if not mutants.active("ban_until_fault_ignored"):
+                return self._unavailable(now)
+            until = 0  # "no ban known": go on to the count
+        if mutants.active("ban_never_expires") and until > 0:
+            return banned(until)
         if now < until or (mutants.active("ban_until_inclusive") and now == until):  # THR-5
             if not (mutants.active("ban_ends_early") and now + 1 == until):
                 return banned(until)
@@ -217,6 +256,9 @@ class Throttle:
             return banned(bans[0] if mutants.active("check_any_first_ban") else max(bans))
         if unavailable:
             return UNAVAILABLE
+        if mutants.active("check_any_merged_count"):  # the keys' counts added up
+            used = sum(self.threshold - r["remaining"] for r in rs)
+            return allow(self.threshold - min(used, self.threshold))
         pick = max if mutants.active("check_any_max_remaining") else min
         return allow(pick(r["remaining"] for r in rs))
 
@@ -238,10 +280,13 @@ class Throttle:
         if mutants.active("ban_until_int64"):
             until = min(now + self.ban_secs, MAX_INT64)
         try:
-            return banned(self.store.ban(key, until))  # THR-13
+            stored = self.store.ban(key, until)  # THR-13
+            return banned(until if mutants.active("record_failure_computed_until") else stored)
         except StoreError:
             if mutants.active("ban_error_swallowed"):
                 return banned(until)
+            if mutants.active("ban_fault_rolls_back"):
+                getattr(self.store, "inner", self.store).drop_stamp(key, now)
             raise
 
     def record_success(self, key):  # THR-14
@@ -249,6 +294,9 @@ class Throttle:
             self.store.clear(key)
         elif not mutants.active("success_noop"):
             self.store.clear_failures(key)
+        if mutants.active("success_clears_every_key"):
+            for e in getattr(self.store, "inner", self.store).keys.values():
+                e[0] = []
 
     def reset(self, key):  # THR-15
         if mutants.active("reset_keeps_ban"):

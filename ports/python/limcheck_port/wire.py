@@ -28,7 +28,7 @@ def parse_int(v, lo, hi, what="integer"):
     """A canonical decimal string (VEC-6) in [lo, hi]; a JSON number is refused."""
     if not isinstance(v, str) or not _INT.match(v) or v == "-0":
         raise OpError("%s: not a canonical decimal string: %r" % (what, v))
-    n = int(v)
+    n = int(float(v)) if mutants.active("wire_int_float64") else int(v)
     if n < lo or n > hi:
         raise OpError("%s: %s out of range [%d, %d]" % (what, v, lo, hi))
     return n

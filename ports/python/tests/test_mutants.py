@@ -13,6 +13,8 @@ PORT = os.path.dirname(HERE)
 sys.path.insert(0, PORT)
 import driver  # noqa: E402
 from limcheck_port import mutants  # noqa: E402
+from limcheck_port.lim import lim_ip_key  # noqa: E402
+from limcheck_port.siphash import key_hash  # noqa: E402
 DRIVER = os.path.join(PORT, "driver.py")
 MUTANTS_JSON = os.path.join(PORT, "..", "mutants.json")
 MAX_UINT64 = str((1 << 64) - 1)
@@ -23,7 +25,7 @@ MAX_INT64 = (1 << 63) - 1
 SLOWDOWN = float(os.environ.get("LIMCHECK_TEST_SLOWDOWN") or 1)
 WAIT = 60 * SLOWDOWN
 
-HELLO = {"protocol": "limcheck-port/3", "name": "limcheck-python", "version": "3.1.0",
+HELLO = {"protocol": "limcheck-port/3", "name": "limcheck-python", "version": "3.2.0",
          "components": ["lim", "gate", "throttle", "throttle_faults"]}
 
 
@@ -134,6 +136,11 @@ def held(tks, last):
 
 
 UNHELD = {"touched": False}
+
+
+def zero_seed_set(ip, sets):
+    """ip's set among sets under the zero seed (GATE-13, GATE-18), by the port's own hash."""
+    return key_hash(bytes(16), lim_ip_key(ip.encode())) % sets
 PASS0 = passed(0)
 
 
@@ -469,12 +476,121 @@ CASES = {
         (admit("e", 13), PASS0), (admit("c", 14), PASS0), (admit("c", 15), PASS0),
         (admit("a", 8), refused(1)),  # the budget's 1 token of 2: 1 tick; c's 0 would say 2
     ]),
+    # Issue 29's catalogue: limits a port sets itself, placement, eviction and forgetting read
+    # loosely, what a shed and a read compute, stores that keep a ring or assume sorted
+    # stamps, faults, and the driver.
+    "ways_capped_8": ("gate", gate(2, 1, 1000, 100, 1, 1, ways=9), [
+        (admit("k%d" % i, 0), passed(0, i)) for i in range(9)]),
+    "ways_capped_16": ("gate", gate(2, 1, 1000, 100, 1, 1, ways=17), [
+        (admit("k%d" % i, 0), passed(0, i)) for i in range(17)]),
+    "ways_uint8": ("gate", gate(2, 1, 1000, 100, 1, 1, ways=257), [
+        (admit("a", 0), passed(0)), (admit("b", 0), passed(0, 1))]),
+    # keys 1086976027 and 1374875675: equal below bit 16
+    "way_tag_16": ("gate", gate(1, 1, 1000, 10, 1, 1, ways=4), [
+        (admit("10.0.0.1", 0), passed(0)), (admit("10.0.153.23", 0), passed(0, 1))]),
+    "place_empty_before_full": ("gate", gate(1, 1, 10, 10, 1, 1), [
+        (admit("a", 0), passed(0)), (admit("b", 100), passed(0))]),  # a's full way 0, not empty 1
+    "full_own_way_reused": ("gate", gate(1, 1, 10, 10, 1, 1), [
+        (admit("a", 0), passed(0)), (admit("b", 0), passed(0, 1)), (admit("b", 100), passed(0))]),
+    "evict_min_tokens": ("gate", gate(3, 1, 100, 9, 1, 1), [
+        (admit("a", 0), passed(0)), (admit("a", 0), passed(0)), (admit("b", 0), passed(0, 1)),
+        (admit("c", 0), passed(0, 1))]),  # b has 2 tokens, a 1: b goes
+    "budget_cost_stored_tks": ("gate", gate(4, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0)] * 4 + [
+        (admit("b", 20), PASS0),  # a refilled to 2: the eviction costs 2, not 4
+        (admit("c", 20), PASS0)]),
+    "budget_never_refills": ("gate", gate(1, 1, 1000, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0), (admit("a", 1000), PASS0),
+        (admit("b", 1000), PASS0)]),  # the budget refilled by 1000
+    "budget_not_reborn": ("gate", gate(1, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0), (admit("a", 15), PASS0),
+        (admit("b", 15), PASS0),  # the budget, full at 15, is born {1, 15}
+        (admit("a", 20), refused(10))]),
+    "budget_charges_newcomers": ("gate", gate(1, 1, 1000, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("b", 0), PASS0)]),
+    "bucket_reads_refilled": ("gate", gate(5, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("a", 0), PASS0), (bucket("a", 15), held(3, 0))]),
+    "bucket_ignores_full": ("gate", gate(1, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (bucket("a", 1000), UNHELD)]),
+    "shed_set_zero": ("gate", gate(2, 1, 10, 1, 64, 1), [
+        (admit("a", 0), passed(1)),
+        (admit("a", 0), {"verdict": "shed", "set": "1", "retry": "0", "retry_after": "1", "response": resp(1)})]),
+    "shed_after_placement": ("gate", gate(1, 1, 1000, 1, 1, 1, ways=1), [
+        (admit("a", 0), PASS0),
+        (admit("b", 0), {"verdict": "shed", "set": "0", "retry": "0", "retry_after": "1", "response": resp(1)}),
+        ({"op": "release"}, {}), (bucket("a", 0), held(0, 0))]),
+    "inflight_uint8": ("gate", gate(300, 1, 1000, 300, 1, 1, ways=1), [
+        (admit("a", 0), PASS0)] * 256 + [({"op": "in_flight"}, {"n": "256"})]),
+    "maxif_uint16": ("gate", gate(10, 1, 1000, 65537, 1, 1), [(admit("a", 0), PASS0), (admit("a", 0), PASS0)]),
+    "tick_nanos_uint32": ("gate", gate(1, 1, 10, 5, 1, 1 << 32), [
+        (admit("a", 0), PASS0),
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": "10", "retry_after": "43",
+                         "response": resp(43)})]),  # ceil(42.94967296)
+    "retry_after_float64": ("gate", gate(1, 1, (1 << 53) + 1, 5, 1, 10 ** 9), [
+        (admit("a", 0), PASS0),
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": str((1 << 53) + 1),
+                         "retry_after": str((1 << 53) + 1), "response": resp((1 << 53) + 1)})]),
+    "retry_after_ticks_per_second": ("gate", gate(1, 1, 10, 5, 1, 300000000), [
+        (admit("a", 0), PASS0),
+        (admit("a", 0), {"verdict": "limited", "set": "0", "way": "0", "retry": "10", "retry_after": "3",
+                         "response": resp(3)})]),  # 3.0 s exactly
+    "set_signed_hash": ("gate", gate(1, 1, 10, 5, 3, 1), [(admit("a", 0), passed(1))]),  # h >= 2^63
+    "set_hash_low32": ("gate", gate(1, 1, 10, 5, 1000, 1), [(admit("a", 0), passed(665))]),  # low 32 bits: 625
+    "table_capped_1024": ("gate", gate(1, 1, 10 ** 6, 1 << 40, 1 << 62, 1, ways=1), [
+        (admit("10.1.%d" % i, 0), passed(zero_seed_set("10.1.%d" % i, 1 << 62))) for i in range(1025)] + [
+        (bucket("10.1.1024", 0), held(0, 0))]),
+    "forget_by_ttl": ("gate", gate(2, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 0), PASS0), (admit("a", 15), PASS0), (bucket("a", 15), held(1, 15))]),
+    "full_on_step_back": ("gate", gate(1, 1, 10, 10, 1, 1, ways=1), [
+        (admit("a", 10), PASS0),
+        (admit("a", 5), {"verdict": "limited", "set": "0", "way": "0", "retry": "10", "retry_after": "1",
+                         "response": resp(1)})]),
+    "steps_uint32": ("lim", None, [(take(0, 0, 1 << 32, ivl=1), took(1, 0, 0, 1 << 32))]),
+    "retry_assumes_cost_one": ("lim", None, [(take(0, 0, 0, cap=3, cost=3), took(0, 30, 0, 0))]),
+    "key_signed_bytes": ("lim", None, [({"op": "lim_ip_key", "ip": "\u00e9"}, {"key": "25714"})]),
+    "cost_over_cap_retry_zero": ("lim", None, [(take(2, 0, 0, cap=2, cost=3), took(0, 10, 2, 0))]),  # FIND-4
+    "count_uint8": ("throttle", throttle(300, 1000, 10), [(rf("k", 0), allow(300 - i)) for i in range(1, 257)]),
+    "stamps_uint32": ("throttle", throttle(2, 10, 10), [(rf("k", (1 << 32) + 5), allow(1)), (check("k", (1 << 32) + 5), allow(1))]),
+    "stamps_ring_threshold": ("throttle", throttle(2, 50, 1), [
+        (rf("k", 100), allow(1)), (rf("k", 100), banned(101)), (rf("k", 0), banned(101)),
+        (check("k", 101), allow(0))]),  # both stamps 100 still count
+    "count_assumes_sorted": ("throttle", throttle(3, 50, 10), [
+        (rf("k", 100), allow(2)), (rf("k", 0), allow(1)), (check("k", 60), allow(2))]),
+    "ban_never_expires": ("throttle", throttle(1, 10, 10), [(rf("k", 0), banned(10)), (check("k", 10), allow(1))]),
+    "success_clears_every_key": ("throttle", throttle(2, 100, 10), [
+        (rf("a", 0), allow(1)), ({"op": "record_success", "key": "b"}, {}), (check("a", 0), allow(1))]),
+    "purge_returns_remaining": ("throttle", throttle(1, 10, 10), [
+        (rf("a", 0), banned(10)), (rf("b", 100), banned(110)), (rf("c", 100), banned(110)),
+        ({"op": "purge_expired", "now": "50"}, {"count": "1"})]),
+    "check_any_merged_count": ("throttle", throttle(3, 100, 10), [
+        (rf("a", 0), allow(2)), (rf("b", 0), allow(2)),
+        ({"op": "check_any", "keys": ["a", "b"], "now": "0"}, allow(2))]),
+    "record_failure_computed_until": ("throttle", throttle(1, 10, 100), [
+        (rf("k", 50), banned(150)), (rf("k", 0), banned(150))]),
+    "fixed_window_aligned": ("throttle", throttle(2, 10, 10), [(rf("k", 9), allow(1)), (rf("k", 10), banned(20))]),
+    "faults_appended": ("throttle_faults", throttle(1, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "count"}]}, {}), ({"op": "set_faults", "faults": []}, {}),
+        (check("k", 0), allow(1))]),
+    "purge_fault_any_rule": ("throttle_faults", throttle(1, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "purge", "keys": ["k"]}]}, {}),
+        ({"op": "purge_expired", "now": "0"}, {"count": "0"})]),
+    "ban_fault_rolls_back": ("throttle_faults", throttle(1, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "ban"}]}, {}), (rf("k", 0), {"error": "store"}),
+        ({"op": "set_faults", "faults": []}, {}), (check("k", 0), allow(0))]),
+    "ban_until_fault_ignored": ("throttle_faults", throttle(2, 10, 10), [
+        ({"op": "set_faults", "faults": [{"op": "ban_until"}]}, {}), (check("k", 0), {"verdict": "unavailable"})]),
+    "clear_fault_half_done": ("throttle_faults", throttle(2, 10, 10), [
+        (rf("k", 0), allow(1)), ({"op": "set_faults", "faults": [{"op": "clear"}]}, {}),
+        ({"op": "reset", "key": "k"}, {"error": "store"}), ({"op": "set_faults", "faults": []}, {}),
+        (check("k", 0), allow(1))]),
+    "inst_by_component": ("gate", gate(1, 1, 10, 5, 1, 1), [(admit("a", 0), PASS0)]),  # TWIN
+    "wire_int_float64": ("lim", None, [({"op": "lim_rel", "n": str((1 << 53) + 1)}, {"n": str(1 << 53)})]),
 }
 
 
 # The mutants whose session runs on two instances of its config side by side (VEC-15):
 # each op's result is expected of both.
-TWIN = {"gate_table_per_config", "throttle_process_store"}
+TWIN = {"gate_table_per_config", "throttle_process_store", "inst_by_component"}
 
 
 def mutant_names():
