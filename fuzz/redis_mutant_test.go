@@ -198,8 +198,8 @@ type mutantKill string
 // seeded reservation histories against MemStore's (mutantReserveHistories),
 // by TestRedisStorePartitionTTLIsSetAndOnlyGrows's checks and by
 // TestRedisStoreIsExactPast2To53's histories; a mutant of the Spread script
-// faces the gate vectors, the budget histories and the carries in the
-// Spread layout, and redisSpreadTTL and redisSpreadSweep
+// faces the gate vectors, the budget histories, the budget's TTL and the
+// carries in the Spread layout, and redisSpreadTTL and redisSpreadSweep
 // (mutantSpreadChecks). The original
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
@@ -284,6 +284,7 @@ type mutantChecks struct{ gate, spread, throttle bool }
 
 // mutantSpreadChecks runs, with the gate in the Spread layout over addr,
 // the gate vectors, TestRedisGateBudgetHistoriesEqualModel's histories,
+// TestRedisGateSetTTLCoversItsBudget's check,
 // TestRedisGateCarriesBetweenHalves's admits, redisSpreadTTL and
 // redisSpreadSweep, and names the first that fails.
 func mutantSpreadChecks(t *testing.T, addr string) mutantKill {
@@ -301,6 +302,7 @@ func mutantSpreadChecks(t *testing.T, addr string) mutantKill {
 		func(c rueidis.Client, name string) (string, error) {
 			return redisBudgetHistories(c, name, redisgate.Spread, redisBudgetRuns)
 		},
+		func(c rueidis.Client, name string) (string, error) { return redisBudgetTTL(c, name, redisgate.Spread) },
 		func(c rueidis.Client, name string) (string, error) { return redisCarries(c, name, redisgate.Spread) },
 		redisSpreadTTL, redisSpreadSweep,
 	} {
@@ -433,7 +435,7 @@ func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	}
 	diff, err := redisBudgetHistories(c, r.Namespace(), redisgate.Exact, redisBudgetRuns)
 	if err == nil && diff == "" {
-		diff, err = redisBudgetTTL(c, r.Namespace())
+		diff, err = redisBudgetTTL(c, r.Namespace(), redisgate.Exact)
 	}
 	if err == nil && diff == "" {
 		diff, err = redisCarries(c, r.Namespace(), redisgate.Exact)
