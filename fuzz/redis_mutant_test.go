@@ -204,7 +204,7 @@ type mutantKill string
 // scripts, swapped for themselves, pass all three (so a kill is the bug's,
 // not the proxy's), and every mutant's script must really have run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
-	srv := redistest.Start(t)
+	srv := redistest.StartWith(t, redistest.NoFsync()...) // never restarted
 	orig := map[string]string{}
 	for _, m := range luaMutants {
 		orig[m.script] = readScript(t, m.script)
