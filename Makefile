@@ -162,9 +162,21 @@ mutants:
 # machine needs; no test has a tighter one.
 RACEPKGS  := ./cmd/... ./conformance/conformancetest ./conformance/protocol ./conformance/report ./conformance/search ./fuzz ./impl/... ./internal/subject ./internal/redistest
 PLAINPKGS := . ./conformance ./conformance/cmd/... ./conformance/internal/... ./conformance/judge ./internal/archcheck ./internal/cmd/... ./internal/purity ./internal/slowdown ./internal/speccheck ./internal/walkthrough ./model/... ./oracle/...
+#
+# A test of a RACEPKGS package in a file built only without the detector
+# (//go:build !race: RACEFREEFILES) runs in the plain build, alone
+# (RACEFREETESTS of RACEFREEPKGS): a long search on one goroutine, or a
+# check of the checks (the Lua mutants) whose concurrent parts are tests of
+# their own under the detector; each file says why. cmd/limcheck's are left
+# to make cli, which runs that package's plain build whole.
+RACEDIRS       := $(patsubst %/...,%,$(RACEPKGS:./%=%))
+RACEFREEFILES  := $(filter-out cmd/limcheck/%,$(shell grep -rlE --include='*_test.go' '^//go:build .*!race' $(RACEDIRS)))
+RACEFREEPKGS   := $(sort $(patsubst %/,./%,$(dir $(RACEFREEFILES))))
+RACEFREETESTS  := $(shell sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' $(RACEFREEFILES) | paste -sd'|')
 gotest:
 	$(GOTEST) -race -count=1 -timeout 30m -parallel 4 $(RACEPKGS)
 	$(GOTEST) -count=1 -timeout 30m -parallel 4 $(PLAINPKGS)
+	$(GOTEST) -count=1 -timeout 30m -run '^($(RACEFREETESTS))$$' $(RACEFREEPKGS)
 
 # The README's main command (the bundled Go implementation against every
 # vector, a short differential fuzz, spec.md's worked example), as a smoke

@@ -1,4 +1,4 @@
-//go:build !fuzzsmoke
+//go:build !fuzzsmoke && !race
 
 package fuzz
 
@@ -6,13 +6,17 @@ package fuzz
 // unchanged Go code through a redistest.Swap: the checks against a real
 // server must catch every one. gremlins (make mutate) mutates Go, never the
 // Lua, so without this nothing would show that those checks can fail.
+//
+// It runs without the race detector (make test's gotest runs it in the
+// plain build): it checks the checks' power over Lua, and every check it
+// runs is a test of its own under the detector (TestVectorsPassRedis,
+// TestLinRedisPurgeIsOneStepPerPartition and the others named below),
+// which would find nothing more here and made this test twice as slow.
 
 import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -169,16 +173,6 @@ var luaMutants = []luaMutant{
 	{"store: reserve compares uint64s as doubles", reserveLua, ltHead, ltDouble},
 	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
 		"redis.call('PEXPIRE', KEYS[2], ARGV[8])", "redis.call('TYPE', KEYS[2])"},
-}
-
-// readScript reads a script of the module (the tests run in fuzz/).
-func readScript(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", path))
-	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
-	}
-	return string(b)
 }
 
 // mutantKill is what caught a mutant: "" when nothing did.
