@@ -13,7 +13,12 @@ import (
 	"testing"
 
 	"github.com/limcheck/limcheck/impl/gate"
+	"github.com/limcheck/limcheck/impl/lim"
 )
+
+// readmeLim is the README's gate: burst 20, one token per second (a token
+// per 10 ticks of 0.1 s), 512 in flight.
+var readmeLim = lim.NewConfig(20, 1, 10, 512)
 
 // TestAttackInProcessFloodsGainAtMostTheirBound drives the README's gate
 // (8192 sets of 8 ways, a drawn seed) for 24 s of simulated ticks, every

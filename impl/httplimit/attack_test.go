@@ -23,10 +23,6 @@ import (
 // most 1.05x for a scattered flood at half capacity. Every gate draws its
 // seed (nil), as production does: the attacker does not know it.
 
-// readmeLim is the README's gate: burst 20, one token per second (a token
-// per 10 ticks of 0.1 s), 512 in flight.
-var readmeLim = lim.NewConfig(20, 1, 10, 512)
-
 // aimed returns n IPv4 addresses of 10.0.0.0/8 whose keys are distinct and
 // equal modulo sets: spec 2.0's public set index put them all in one set.
 // (IPv4, since the middleware keys an address by itself; an IPv6 address by
