@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -49,6 +51,16 @@ type linPurgeClient struct {
 	src, sha string
 	counts   map[string]uint64 // partition name -> keys purged
 	hook     func()
+}
+
+// readScript reads a script of the module (the tests run in fuzz/).
+func readScript(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", path))
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return string(b)
 }
 
 func newLinPurgeClient(t *testing.T, c rueidis.Client) *linPurgeClient {
