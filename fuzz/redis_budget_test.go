@@ -8,7 +8,9 @@ package fuzz
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -121,19 +123,26 @@ func TestRedisGateBudgetHistoriesEqualModel(t *testing.T) {
 	}
 }
 
-// redisBudgetTTL is DIST-6 for the budget: a set's TTL must outlast its
-// budget until it is full again. Sets 1, ways 1, cap 10, one tick a second:
-// at tick 0 "a" spends its ten tokens, "b" evicts it at cost 10 and leaves
-// the budget empty, and the set's TTL is then cut to one second, as if the
-// real time had passed (the ways' own TTLs no longer cover anything). A
-// third key, never seen, is refused its eviction and waits for the budget
-// (FIND-27: limited, no way, retry 1); the set that keeps the spent budget must
-// live at least the ten seconds the budget takes to refill. It returns
-// what failed, "" when nothing did.
-func redisBudgetTTL(c rueidis.Client, name string) (string, error) {
+// redisBudgetTTL is DIST-6 for the budget, on a gate of layout mode: a
+// set's TTL (in Spread, its slab's) must outlast its budget until it is
+// full again. Sets 1, ways 1, cap 10, one tick a second: at tick 0 "a"
+// spends its ten tokens, "b" evicts it at cost 10 and leaves the budget
+// empty, and the set's TTL is then cut to one second, as if the real time
+// had passed (the ways' own TTLs no longer cover anything; in Spread the
+// slab's recorded expiry is cleared too). A third key, never seen, is
+// refused its eviction and waits for the budget (FIND-27: limited, no way,
+// retry 1); the set that keeps the spent budget must live at least the ten
+// seconds the budget takes to refill. It returns what failed, "" when
+// nothing did.
+func redisBudgetTTL(c rueidis.Client, name string, mode redisgate.Mode) (string, error) {
 	seed := redisTestSeed
-	g, err := redisgate.New(redisgate.Config{Client: c, Name: name, Lim: ilim.NewConfig(10, 1, 1, 1<<40),
-		Sets: 1, Ways: 1, TickNanos: int64(time.Second), LeaseTTL: time.Minute, TTLMargin: time.Millisecond, Seed: &seed})
+	cfg := redisgate.Config{Client: c, Name: name, Lim: ilim.NewConfig(10, 1, 1, 1<<40),
+		Sets: 1, Ways: 1, TickNanos: int64(time.Second), LeaseTTL: time.Minute, TTLMargin: time.Millisecond, Seed: &seed}
+	set := "{lim:" + name + "}:s:\x00\x00\x00\x00\x00\x00\x00\x00" // set 0, 8 big-endian bytes
+	if mode == redisgate.Spread {
+		cfg.Mode, cfg.Slabs, set = redisgate.Spread, 1, slab0(name)
+	}
+	g, err := redisgate.New(cfg)
 	if err != nil {
 		return "", err
 	}
@@ -146,10 +155,16 @@ func redisBudgetTTL(c rueidis.Client, name string) (string, error) {
 	if d, err = g.Admit("b", 0); err != nil || d.Verdict != gate.Pass || d.Way != 0 {
 		return fmt.Sprintf("Admit(b, 0) after a spent its 10 tokens = %+v, %v; want a pass evicting way 0", d, err), nil
 	}
-	set := "{lim:" + name + "}:s:\x00\x00\x00\x00\x00\x00\x00\x00" // set 0, 8 big-endian bytes
 	ctx := context.Background()
 	if err := c.Do(ctx, c.B().Pexpire().Key(set).Milliseconds(1000).Build()).Error(); err != nil {
 		return "", err
+	}
+	if mode == redisgate.Spread {
+		meta := make([]byte, 16) // expiry 0, mark 64
+		binary.BigEndian.PutUint64(meta[8:], math.Float64bits(64))
+		if err := c.Do(ctx, c.B().Hset().Key(set).FieldValue().FieldValue("m", string(meta)).Build()).Error(); err != nil {
+			return "", err
+		}
 	}
 	if d, err = g.Admit("c", 0); err != nil || d.Verdict != gate.Limited || d.Way != -1 || d.Retry != 1 {
 		return fmt.Sprintf("Admit(c, 0) with the budget spent = %+v, %v; want limited, no way, retry 1 (GATE-19)", d, err), nil
@@ -165,18 +180,20 @@ func redisBudgetTTL(c rueidis.Client, name string) (string, error) {
 }
 
 // TestRedisGateSetTTLCoversItsBudget checks spec DIST-6 for the budget
-// (redisBudgetTTL): an expiry drops only a full budget.
+// (redisBudgetTTL): an expiry drops only a full budget, in both layouts.
 func TestRedisGateSetTTLCoversItsBudget(t *testing.T) {
 	_, r := sharedRedis(t)
 	c, err := r.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := redisBudgetTTL(c, r.Namespace())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff != "" {
-		t.Fatal(diff)
+	for _, mode := range []redisgate.Mode{redisgate.Exact, redisgate.Spread} {
+		diff, err := redisBudgetTTL(c, r.Namespace(), mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff != "" {
+			t.Fatalf("%v: %s", mode, diff)
+		}
 	}
 }

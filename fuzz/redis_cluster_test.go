@@ -26,15 +26,16 @@ import (
 // The cluster tests' gate: cap 3 and no refill within a test (ivl 2^40
 // ticks, every admit at tick 0), so a key admitted n times passes exactly
 // min(n, 3) times in any order; the production layout (a set per key), so
-// keys never share a bucket; no shedding (maxif 2^30). The name is one
-// whose tag {lim:NAME} has the slot of {0} (13907), the tag of the cluster
-// store's one partition (thr:lim:NAME:{0}): the store's keys live in the
-// gate's slot, and move with it.
+// keys never share a bucket; no shedding (maxif 2^30). The gate's tag
+// {lim:NAME} has slot 13907, and so has the tag {NS:0} of the cluster
+// store's one partition (thr:{NS:0}, NS its namespace): the store's keys
+// live in the gate's slot, and move with it.
 const (
 	clusterCap       = 3
 	clusterName      = "mig40111"
 	clusterTag       = "{lim:" + clusterName + "}"
-	clusterPartition = "thr:lim:" + clusterName + ":{0}"
+	clusterNamespace = "mig21899"
+	clusterPartition = "thr:{" + clusterNamespace + ":0}"
 )
 
 // newClusterGate is the cluster tests' gate over c in the Exact layout; its
@@ -64,7 +65,7 @@ func newClusterGateIn(t *testing.T, c rueidis.Client, timeout time.Duration, mod
 // its keys live in the gate's slot, and move with it.
 func newClusterStore(t *testing.T, c rueidis.Client, timeout time.Duration) *redisstore.Store {
 	t.Helper()
-	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: "lim:" + clusterName, StampsPerKey: 64, TTL: time.Hour, Timeout: timeout})
+	s, err := redisstore.New(redisstore.Config{Client: c, Namespace: clusterNamespace, StampsPerKey: 64, TTL: time.Hour, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +283,9 @@ func TestRedisClusterSlotMigrationFailsNoCall(t *testing.T) {
 // throttle_faults vector through the Redis subject on a cluster of three
 // primaries, its store over 8 partitions: each operation stays in one
 // slot (a key's partition and its reservations share a hash tag), so every
-// vector passes as on one server, and the partitions spread over more than
-// one primary.
+// vector passes as on one server; and, by the cluster's own CLUSTER
+// KEYSLOT, a namespace's 8 partitions spread over more than one primary
+// and partition 0 of two namespaces is in two slots.
 func TestRedisClusterPartitionedStorePassesVectors(t *testing.T) {
 	c := redistest.StartCluster(t, 0)
 	r := subject.NewRedisFor(redisclient.Target{Mode: redisclient.Cluster, Addrs: c.Seeds()})
@@ -292,7 +294,7 @@ func TestRedisClusterPartitionedStorePassesVectors(t *testing.T) {
 	vectorsPassRedis(t, r, func(comp oracle.Component) bool { return comp == oracle.Throttle || comp == oracle.ThrottleFaults })
 	owners := map[string]bool{}
 	for p := range 8 {
-		slot, err := c.Slot(fmt.Sprintf("thr:ns:{%d}", p))
+		slot, err := c.Slot(fmt.Sprintf("thr:{ns:%d}", p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,5 +306,10 @@ func TestRedisClusterPartitionedStorePassesVectors(t *testing.T) {
 	}
 	if len(owners) < 2 {
 		t.Errorf("8 partitions' slots are on %d primaries of 3, want them spread", len(owners))
+	}
+	a, errA := c.Slot("thr:{login:0}")
+	b, errB := c.Slot("thr:{api:0}")
+	if errA != nil || errB != nil || a == b {
+		t.Errorf("partition 0 of namespaces login and api: slots %d, %d (%v, %v), want two slots", a, b, errA, errB)
 	}
 }

@@ -15,9 +15,16 @@ import (
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/redistest"
+	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/internal/subject"
 	"github.com/redis/rueidis"
 )
+
+// redisCallTimeout bounds each Redis call of the login tests' guards: a
+// refused connection fails at once whatever it is, and a call that passes
+// must not time out on a busy machine (a fixed 100 ms did, for New's INFO
+// read under a load of 10).
+var redisCallTimeout = slowdown.Scale(2 * time.Second)
 
 // loginOverRedis is a LoginGuard whose throttle and accounts gate both
 // live in Redis behind client c: threshold 5 (window and ban 900 s), and
@@ -123,7 +130,7 @@ func TestLoginGuardOverADownRedisGateFailsAsConfigured(t *testing.T) {
 		if err := p.SetMode(redistest.Pass); err != nil { // New reads the server's maxmemory-policy
 			t.Fatal(err)
 		}
-		guard := loginOverRedis(t, c, r.Namespace(), 100*time.Millisecond, tt.failOpen, func(err error) { errs = append(errs, err) }, &now)
+		guard := loginOverRedis(t, c, r.Namespace(), redisCallTimeout, tt.failOpen, func(err error) { errs = append(errs, err) }, &now)
 		if err := p.SetMode(redistest.Refuse); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-//go:build !fuzzsmoke
+//go:build !fuzzsmoke && !race
 
 package fuzz
 
@@ -6,13 +6,18 @@ package fuzz
 // unchanged Go code through a redistest.Swap: the checks against a real
 // server must catch every one. gremlins (make mutate) mutates Go, never the
 // Lua, so without this nothing would show that those checks can fail.
+//
+// It runs without the race detector (make test's gotest runs it in the
+// plain build): it checks the checks' power over Lua, and every check it
+// runs is a test of its own under the detector (TestVectorsPassRedis,
+// TestLinRedisPurgeIsOneStepPerPartition and the others named below),
+// which would find nothing more here and made this test twice as slow.
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +36,10 @@ import (
 )
 
 // luaMutant is one planted bug: in script (a path from the module root),
-// the one occurrence of old becomes new.
+// the one occurrence of old becomes new. A bug in arithLua is in both gate
+// scripts the server runs (redisgate.JoinArith), and must be caught
+// through each: planted in admit.lua's text alone under the Exact gate's
+// checks, then in spread.lua's alone under the Spread gate's.
 type luaMutant struct {
 	name     string // the bug, as a reviewer would name it
 	script   string
@@ -39,6 +47,7 @@ type luaMutant struct {
 }
 
 const (
+	arithLua   = "impl/redisgate/lua/arith.lua"
 	admitLua   = "impl/redisgate/lua/admit.lua"
 	spreadLua  = "impl/redisgate/lua/spread.lua"
 	addLua     = "impl/throttle/redisstore/lua/add.lua"
@@ -63,16 +72,30 @@ const (
 // full way's key is born again at cap, GATE-15, while eviction only ranks
 // ways that are not full).
 var luaMutants = []luaMutant{
+	{"arith: refill steps without the borrow of x_r < last_r (LIM-9)", arithLua,
+		"    if x3 < l3 or (x3 == l3 and x4 < l4) then\n      sl = sl - 1\n", "    if false then\n      sl = sl - 1\n"},
+	{"arith: the refill's tokens lose their carry", arithLua,
+		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
+	{"arith: the refill's last loses its carry", arithLua,
+		"if l2 >= B then l1, l2 = l1 + 1, l2 - B end", "if l2 >= B then l2 = l2 - B end"},
+	{"arith: a step back of now refills by negative steps (LIM-8)", arithLua,
+		"if not (x1 < l1 or (x1 == l1 and (x2 < l2 or (x2 == l2 and (x3 < l3 or (x3 == l3 and x4 < l4)))))) then -- x >= last", "if true then"},
+	{"arith: an eviction charges the budget cap, not cap - tks' (GATE-19)", arithLua,
+		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
+	{"arith: a budget full at now is refilled, not born again at now (GATE-19)", arithLua,
+		"if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end", "p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8"},
+	{"arith: an absent budget is born empty (GATE-19)", arithLua,
+		"p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4", "p1, p2, p3, p4, p5, p6, p7, p8 = 0, 0, 0, 0, n1, n2, n3, n4"},
+	{"arith: a refusal's retry counts the whole cost, not the deficit (GATE-19)", arithLua,
+		"d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)", "d1, d2, d3, d4 = k1, k2, k3, k4"},
+	{"arith: subqr's borrow of a quotient adds refil - 1 to the remainder, not refil", arithLua,
+		"r1, r2 = r1 + f1, r2 + f2 + 1", "r1, r2 = r1 + f1, r2 + f2"},
+	{"arith: a take that borrows a quotient loses the borrow's carry", arithLua,
+		"      if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n      t3, t4 = f1, f2", "      t3, t4 = f1, f2"},
+	{"arith: the set's TTL ignores the budget (DIST-6)", arithLua,
+		"    n_steps = (c1 - p1) * B + (c2 - p2) + 2\n", ""},
 	{"gate: shed only past maxif (< for <=, GATE-4)", admitLua,
 		"if not (nh < m1 or (nh == m1 and n - nh * B < m2)) then return {'shed'", "if nh > m1 or (nh == m1 and n - nh * B > m2) then return {'shed'"},
-	{"gate: refill steps without the borrow of now_r < last_r (LIM-9)", admitLua,
-		"    if n3 < l3 or (n3 == l3 and n4 < l4) then\n      sl = sl - 1\n", "    if false then\n      sl = sl - 1\n"},
-	{"gate: the refill's tokens lose their carry", admitLua,
-		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
-	{"gate: the refill's last loses its carry", admitLua,
-		"if l2 >= B then l1, l2 = l1 + 1, l2 - B end", "if l2 >= B then l2 = l2 - B end"},
-	{"gate: a step back of now refills by negative steps (LIM-8)", admitLua,
-		"if not (n1 < l1 or (n1 == l1 and (n2 < l2 or (n2 == l2 and (n3 < l3 or (n3 == l3 and n4 < l4)))))) then -- now >= last", "if true then"},
 	{"gate: eviction takes the emptiest way, not the fullest (GATE-16)", admitLua,
 		"if most_way == nil or mt1 < r1 or (mt1 == r1 and (mt2 < r2 or (mt2 == r2 and (mt3 < r3 or (mt3 == r3 and (mt4 < r4 or",
 		"if most_way == nil or mt1 > r1 or (mt1 == r1 and (mt2 > r2 or (mt2 == r2 and (mt3 > r3 or (mt3 == r3 and (mt4 > r4 or"},
@@ -84,32 +107,17 @@ var luaMutants = []luaMutant{
 		"    redis.call('PEXPIRE', KEYS[1], lset)\n", ""},
 	{"gate: a refused eviction does not store the budget's refill (GATE-19)", admitLua,
 		"if paid then -- GATE-19: on both outcomes", "if paid and not d1 then"},
-	{"gate: an eviction charges the budget cap, not cap - tks' (GATE-19)", admitLua,
-		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
-	{"gate: a budget full at now is refilled, not born again at now (GATE-19)", admitLua,
-		"if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end", "p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8"},
-	{"gate: an absent budget is born empty (GATE-19)", admitLua,
-		"p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4", "p1, p2, p3, p4, p5, p6, p7, p8 = 0, 0, 0, 0, n1, n2, n3, n4"},
 	{"gate: a refused eviction writes the newcomer's way (GATE-19)", admitLua,
 		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
-	{"gate: a refusal's retry counts the whole cost, not the deficit (GATE-19)", admitLua,
-		"d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)", "d1, d2, d3, d4 = k1, k2, k3, k4"},
-	{"gate: a take that borrows a quotient loses the borrow's carry", admitLua,
-		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
 	{"gate: a pass skips the set's PEXPIRE though its recorded expiry falls short (DIST-6)", admitLua,
 		"expiry >= now_ms + ttl)", "expiry >= now_ms)"},
-	{"gate: the set's TTL ignores the budget (DIST-6)", admitLua,
-		"  n_steps = (c1 - p1) * B + (c2 - p2) + 2\n", ""},
-	{"spread: a take that borrows a quotient loses the borrow's carry", spreadLua,
-		"    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end\n    t3, t4 = f1, f2", "    t3, t4 = f1, f2"},
-	{"spread: the refill's tokens lose their carry", spreadLua,
-		"if t2 >= B then t1, t2 = t1 + 1, t2 - B end", "if t2 >= B then t2 = t2 - B end"},
-	{"spread: an eviction charges the budget cap, not cap - tks' (GATE-19)", spreadLua,
-		"local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)", "local k1, k2, k3, k4 = c1, c2, c3, c4"},
+	{"spread: eviction takes the emptiest way, not the fullest (GATE-16)", spreadLua,
+		"if most_way == nil or mt1 < r1 or (mt1 == r1 and (mt2 < r2 or (mt2 == r2 and (mt3 < r3 or (mt3 == r3 and (mt4 < r4 or",
+		"if most_way == nil or mt1 > r1 or (mt1 == r1 and (mt2 > r2 or (mt2 == r2 and (mt3 > r3 or (mt3 == r3 and (mt4 > r4 or"},
 	{"spread: a refused eviction writes the newcomer's way (GATE-19)", spreadLua,
 		"if not d1 then -- GATE-19: a refused eviction writes no way", "if true then"},
 	{"spread: the sweep drops a set that still carries information (DIST-6)", spreadLua,
-		"if not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4)) then carries = true; break end", "if false then carries = true; break end"},
+		"if not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4, c1, c2, c3, c4)) then carries = true; break end", "if false then carries = true; break end"},
 	{"spread: the sweep drops what is full at now, not since now less the margin (DIST-6)", spreadLua,
 		"local s1, s2, s3, s4 = unpack('>i4I4i4I4', ARGV[6])", "local s1, s2, s3, s4 = n1, n2, n3, n4"},
 	{"spread: the slab's TTL shrinks (PEXPIRE without GT, DIST-6)", spreadLua,
@@ -171,14 +179,28 @@ var luaMutants = []luaMutant{
 		"redis.call('PEXPIRE', KEYS[2], ARGV[8])", "redis.call('TYPE', KEYS[2])"},
 }
 
-// readScript reads a script of the module (the tests run in fuzz/).
-func readScript(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", path))
-	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
+// loadedScript is the text the server runs for the script at path, from
+// files (a path's text, by path): the gate scripts with arithLua joined in
+// as redisgate loads them, any other as it is.
+func loadedScript(files map[string]string, path string) string {
+	if path == admitLua || path == spreadLua {
+		return redisgate.JoinArith(files[arithLua], files[path])
 	}
-	return string(b)
+	return files[path]
+}
+
+// mutantVia are the scripts the server runs that a bug in path is in:
+// both gate scripts for arithLua, else path's own.
+func mutantVia(path string) []string {
+	if path == arithLua {
+		return []string{admitLua, spreadLua}
+	}
+	return []string{path}
+}
+
+// checksOf are the checks that run the loaded script of path.
+func checksOf(path string) mutantChecks {
+	return mutantChecks{gate: path == admitLua, spread: path == spreadLua, throttle: path != admitLua && path != spreadLua}
 }
 
 // mutantKill is what caught a mutant: "" when nothing did.
@@ -198,38 +220,50 @@ type mutantKill string
 // seeded reservation histories against MemStore's (mutantReserveHistories),
 // by TestRedisStorePartitionTTLIsSetAndOnlyGrows's checks and by
 // TestRedisStoreIsExactPast2To53's histories; a mutant of the Spread script
-// faces the gate vectors, the budget histories and the carries in the
-// Spread layout, and redisSpreadTTL and redisSpreadSweep
-// (mutantSpreadChecks). The original
-// scripts, swapped for themselves, pass all three (so a kill is the bug's,
-// not the proxy's), and every mutant's script must really have run.
+// faces the gate vectors, the budget histories, the budget's TTL and the
+// carries in the Spread layout, and redisSpreadTTL and redisSpreadSweep
+// (mutantSpreadChecks). A mutant of the gate's shared arithmetic
+// (arithLua) is caught twice: in admit.lua's loaded text alone, by the
+// Exact gate's checks, and in spread.lua's alone, by the Spread gate's. The
+// original scripts, swapped for themselves, pass all three (so a kill is
+// the bug's, not the proxy's), and every mutant's script must really have
+// run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
-	srv := redistest.Start(t)
-	orig := map[string]string{}
+	srv := redistest.StartWith(t, redistest.NoFsync()...) // never restarted
+	files := map[string]string{}
+	for _, path := range []string{arithLua, admitLua, spreadLua} {
+		files[path] = readScript(t, path)
+	}
 	for _, m := range luaMutants {
-		orig[m.script] = readScript(t, m.script)
+		files[m.script] = readScript(t, m.script)
 	}
 	same := map[string]string{}
-	for _, src := range orig {
-		same[src] = src
+	for path := range files {
+		if path != arithLua {
+			src := loadedScript(files, path)
+			same[src] = src
+		}
 	}
 	if kill := runMutant(t, srv, same, mutantChecks{gate: true, spread: true, throttle: true}); kill != "" {
 		t.Fatalf("the original scripts through the swap fail a check: %s", kill)
 	}
 	for _, m := range luaMutants {
-		src := orig[m.script]
+		src := files[m.script]
 		if n := strings.Count(src, m.old); n != 1 {
 			t.Errorf("mutant %q: %q occurs %d times in %s, want once", m.name, m.old, n, m.script)
 			continue
 		}
-		mutated := map[string]string{src: strings.Replace(src, m.old, m.new, 1)}
-		kill := runMutant(t, srv, mutated, mutantChecks{gate: m.script == admitLua, spread: m.script == spreadLua,
-			throttle: m.script != admitLua && m.script != spreadLua})
-		if kill == "" {
-			t.Errorf("mutant %q of %s survives every check", m.name, m.script)
-			continue
+		mutated := maps.Clone(files)
+		mutated[m.script] = strings.Replace(src, m.old, m.new, 1)
+		for _, via := range mutantVia(m.script) {
+			swap := map[string]string{loadedScript(files, via): loadedScript(mutated, via)}
+			kill := runMutant(t, srv, swap, checksOf(via))
+			if kill == "" {
+				t.Errorf("mutant %q of %s survives every check of %s", m.name, m.script, via)
+				continue
+			}
+			t.Logf("killed: %s (in %s): %s", m.name, via, kill)
 		}
-		t.Logf("killed: %s: %s", m.name, kill)
 	}
 }
 
@@ -284,6 +318,7 @@ type mutantChecks struct{ gate, spread, throttle bool }
 
 // mutantSpreadChecks runs, with the gate in the Spread layout over addr,
 // the gate vectors, TestRedisGateBudgetHistoriesEqualModel's histories,
+// TestRedisGateSetTTLCoversItsBudget's check,
 // TestRedisGateCarriesBetweenHalves's admits, redisSpreadTTL and
 // redisSpreadSweep, and names the first that fails.
 func mutantSpreadChecks(t *testing.T, addr string) mutantKill {
@@ -301,6 +336,7 @@ func mutantSpreadChecks(t *testing.T, addr string) mutantKill {
 		func(c rueidis.Client, name string) (string, error) {
 			return redisBudgetHistories(c, name, redisgate.Spread, redisBudgetRuns)
 		},
+		func(c rueidis.Client, name string) (string, error) { return redisBudgetTTL(c, name, redisgate.Spread) },
 		func(c rueidis.Client, name string) (string, error) { return redisCarries(c, name, redisgate.Spread) },
 		redisSpreadTTL, redisSpreadSweep,
 	} {
@@ -433,7 +469,7 @@ func mutantBudgetChecks(t *testing.T, r *subject.Redis) mutantKill {
 	}
 	diff, err := redisBudgetHistories(c, r.Namespace(), redisgate.Exact, redisBudgetRuns)
 	if err == nil && diff == "" {
-		diff, err = redisBudgetTTL(c, r.Namespace())
+		diff, err = redisBudgetTTL(c, r.Namespace(), redisgate.Exact)
 	}
 	if err == nil && diff == "" {
 		diff, err = redisCarries(c, r.Namespace(), redisgate.Exact)

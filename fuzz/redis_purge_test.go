@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -25,16 +27,16 @@ import (
 )
 
 // redisPartition is the name of key's partition in a store of namespace ns
-// over parts partitions, as redisstore's doc gives it: thr:NS:{P} with P
+// over parts partitions, as redisstore's doc gives it: thr:{NS:P} with P
 // the FNV-1a 64 hash of the key's bytes modulo parts.
 func redisPartition(ns string, parts int, key string) string {
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	return fmt.Sprintf("thr:%s:{%d}", ns, h.Sum64()%uint64(parts))
+	return fmt.Sprintf("thr:{%s:%d}", ns, h.Sum64()%uint64(parts))
 }
 
 // reservationsKey is the name of key's reservations in such a store:
-// thr:NS:{P}:r:K.
+// thr:{NS:P}:r:K.
 func reservationsKey(ns string, parts int, key string) string {
 	return redisPartition(ns, parts, key) + ":r:" + key
 }
@@ -49,6 +51,16 @@ type linPurgeClient struct {
 	src, sha string
 	counts   map[string]uint64 // partition name -> keys purged
 	hook     func()
+}
+
+// readScript reads a script of the module (the tests run in fuzz/).
+func readScript(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", path))
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return string(b)
 }
 
 func newLinPurgeClient(t *testing.T, c rueidis.Client) *linPurgeClient {
@@ -102,7 +114,7 @@ func newLinPartNode(t *testing.T, c rueidis.Client, ns string, parts int) *linPa
 	}
 	n.thr = newLinImplThrottle(t, s)
 	for p := range parts {
-		n.names = append(n.names, fmt.Sprintf("thr:%s:{%d}", ns, p))
+		n.names = append(n.names, fmt.Sprintf("thr:{%s:%d}", ns, p))
 	}
 	return n
 }
@@ -285,13 +297,18 @@ func redisPurgeLarge(command func(...string) (string, error), c rueidis.Client, 
 	if err := errors.Join(errs...); err != nil {
 		return err.Error()
 	}
+	for p := range parts {
+		if n, err := command("EXISTS", fmt.Sprintf("thr:{%s:%d}", ns, p)); err != nil || n != ":1" {
+			return fmt.Sprintf("EXISTS partition %d after 600 failures = %q, %v; want :1", p, n, err)
+		}
+	}
 	for _, step := range []struct{ now, want uint64 }{{50, 480}, {100, 120}, {100, 0}} {
 		if n, err := s.Purge(step.now, 10); err != nil || n != step.want {
 			return fmt.Sprintf("Purge(%d, 10) = %d, %v; want %d", step.now, n, err, step.want)
 		}
 	}
 	for p := range parts {
-		if n, err := command("EXISTS", fmt.Sprintf("thr:%s:{%d}", ns, p)); err != nil || n != ":0" {
+		if n, err := command("EXISTS", fmt.Sprintf("thr:{%s:%d}", ns, p)); err != nil || n != ":0" {
 			return fmt.Sprintf("EXISTS partition %d after every key was purged = %q, %v; want :0", p, n, err)
 		}
 	}

@@ -1,4 +1,4 @@
-//go:build !fuzzsmoke
+//go:build !fuzzsmoke && !race
 
 package fuzz
 

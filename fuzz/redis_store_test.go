@@ -59,7 +59,7 @@ func redisStoreTTLs(command func(...string) (string, error), c rueidis.Client, n
 		if err := write(store(n, time.Hour)); err != nil {
 			return fmt.Sprintf("%s: %v", name, err)
 		}
-		if ttl := pttl("thr:" + n + ":{0}"); ttl <= 0 {
+		if ttl := pttl("thr:{" + n + ":0}"); ttl <= 0 {
 			return fmt.Sprintf("%s on a new partition: its PTTL is %d, want a TTL", name, ttl)
 		}
 	}
@@ -71,7 +71,7 @@ func redisStoreTTLs(command func(...string) (string, error), c rueidis.Client, n
 	_, err1 := short.AddFailure("b", 0, 10)
 	_, err2 := short.Ban("c", 9)
 	_, _, err3 := short.FailAndBan("d", 0, 10, 1, 9)
-	if ttl := pttl("thr:" + n + ":{0}"); ttl < int64(time.Hour/time.Millisecond)/2 || err1 != nil || err2 != nil || err3 != nil {
+	if ttl := pttl("thr:{" + n + ":0}"); ttl < int64(time.Hour/time.Millisecond)/2 || err1 != nil || err2 != nil || err3 != nil {
 		return fmt.Sprintf("a partition with an hour's TTL has PTTL %d ms after writes of a store with 2s (errors %v, %v, %v), want it kept", ttl, err1, err2, err3)
 	}
 	return ""

@@ -19,7 +19,8 @@ import (
 )
 
 // The package's shared redis-server: started by the first test that needs
-// it, killed by TestMain. Tests that kill or fault a server start their own.
+// it, killed by TestMain. Tests that kill or fault a server start their own;
+// this one is never restarted, so it runs without fsync (redistest.NoFsync).
 var (
 	redisOnce    sync.Once
 	redisServer  *redistest.Server
@@ -37,7 +38,7 @@ func sharedRedis(t testing.TB) (*redistest.Server, *subject.Redis) {
 		if redisDir, redisErr = os.MkdirTemp("", "limcheck-redis-"); redisErr != nil {
 			return
 		}
-		if redisServer, redisErr = redistest.StartDir(redisDir); redisErr == nil {
+		if redisServer, redisErr = redistest.StartDir(redisDir, redistest.NoFsync()...); redisErr == nil {
 			redisSubject = subject.NewRedis(redisServer.Addr())
 			redisSpread = subject.NewRedis(redisServer.Addr()).WithLayout(subject.LayoutSpread)
 		}

@@ -199,7 +199,8 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 // them takes that long.
 // cmdRedis is `redis VAR`: it starts a redis-server of the script's own
 // (internal/redistest: a random loopback port, a directory in the script's
-// work dir, killed by its PID when the script ends) and sets VAR to its
+// work dir, no fsync, since no script restarts it, killed by its PID when
+// the script ends) and sets VAR to its
 // host:port. It fails the script, never skips it, when none can start.
 func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
@@ -209,7 +210,7 @@ func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		ts.Fatalf("%v", err)
 	}
-	srv, err := redistest.StartDir(dir)
+	srv, err := redistest.StartDir(dir, redistest.NoFsync()...)
 	if err != nil {
 		ts.Fatalf("redis: %v", err)
 	}

@@ -1,4 +1,5 @@
-// The browser test runs in the plain build only (make test's cli check):
+// The browser test runs in the plain build only (make test's gotest runs it
+// there, with the other tests of the Makefile's RACEFREEFILES):
 // the page is rendered by one sequential function, and Chromium's own start
 // is the same cost under the race detector, for nothing it could find.
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,8 +39,9 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 //   - simplify the config's fields toward their smallest failing value:
 //     first the least of 1 and each 2^k-1, 2^k, 2^k+1 below the value
 //     that fails (where a size kept in a narrower integer wraps, the
-//     failing values are not an interval), then toward 0 as for an op's
-//     integers; a smaller value that does not fail alone is tried again
+//     failing values are not an interval; on a trace of more than
+//     longOps ops only when the nearest does), then toward 0 as for an
+//     op's integers; a smaller value that does not fail alone is tried again
 //     with each op deleted (maxif 3 with three passes before the shed
 //     becomes maxif 1 with one);
 //   - trade a gate release for a maxif one larger (fewer ops, the same
@@ -51,6 +53,13 @@ var ErrNotReproduced = errors.New("search: the trace did not fail again when re-
 //     its place against the window when both become 3);
 //   - last, when no other pass made progress: delete an op and move
 //     another to a new place in one candidate (short traces only).
+//
+// A twin run (twinRuns: at least twinRunMin gate admits in a row at one
+// time, each of its own key, placed in a fresh way) is one thing to the
+// passes: deleting chunks judges one chunk of each size inside it, and its
+// addresses are not simplified one at a time, so that a counterexample
+// that needs 1,025 keys in a table shrinks in tens of runs where ddmin's
+// single ops alone would take over a thousand.
 //
 // A candidate the model refuses as malformed (oracle.ErrBadOp), or whose
 // config the model opens otherwise than t's, is never sent. Every candidate
@@ -66,7 +75,7 @@ func Shrink(r judge.Runner, t oracle.Trace, fails func(oracle.Trace, judge.Trace
 // failing trace (t when it did not fail again), the runs, the error and
 // why it stopped.
 func shrinkTrace(r judge.Runner, t oracle.Trace, fails func(oracle.Trace, judge.TraceRun) bool, lim ShrinkLimits) *shrinker {
-	s := &shrinker{r: r, fails: fails, lim: lim, cur: t, tried: map[string]bool{}}
+	s := &shrinker{r: r, fails: fails, lim: lim, cur: t, tried: map[string]bool{}, judged: map[string]bool{}}
 	want, err := oracle.Run(oracle.Model{}, t)
 	if err != nil {
 		s.err, s.stop = fmt.Errorf("search: shrink: the model refuses the trace: %w", err), ShrinkBroken
@@ -176,10 +185,12 @@ type shrinker struct {
 	curRun  judge.TraceRun
 	curWant oracle.Outcome
 
-	tried map[string]bool // candidates already judged
-	runs  int
-	err   error      // the runner broke
-	stop  ShrinkStop // why it stopped, once it did
+	tried    map[string]bool // candidates already judged
+	judged   map[string]bool // tryOnce's named candidates that did not fail, by the trace's length
+	runs     int
+	accepted int        // the candidates that became the current trace
+	err      error      // the runner broke
+	stop     ShrinkStop // why it stopped, once it did
 }
 
 // done reports whether shrinking must stop: the runner broke or a limit
@@ -224,6 +235,7 @@ func (s *shrinker) try(cand oracle.Trace) bool {
 		return false
 	}
 	s.cur, s.curRun, s.curWant = cand, run, want
+	s.accepted++
 	return true
 }
 
@@ -311,21 +323,107 @@ func (s *shrinker) truncate() bool {
 }
 
 // deleteChunks deletes runs of ops, halves first, down to single ops
-// (ddmin's complements, greedily).
+// (ddmin's complements, greedily; on a long trace each chunk once per
+// length, tryOnce). Of the chunks of one size that lie
+// inside one twin run, it judges until one does not fail, and takes the
+// others for the same.
 func (s *shrinker) deleteChunks() bool {
 	progress := false
 	for size := max(len(s.cur.Ops)/2, 1); size >= 1 && len(s.cur.Ops) > 0; size /= 2 {
+		twins := s.twinRuns()
+		kept := map[int]bool{} // the twin runs (by start) a chunk of this size inside which did not fail
 		for i := 0; i < len(s.cur.Ops) && !s.done(); {
 			end := min(i+size, len(s.cur.Ops))
-			if s.try(s.edit(func(t *oracle.Trace) { t.Ops = slices.Delete(t.Ops, i, end) })) {
+			run := twinRunOf(twins, i, end)
+			switch {
+			case run >= 0 && kept[run]:
+				i += size
+			case s.tryOnce(fmt.Sprintf("delete %d-%d", i, end), s.edit(func(t *oracle.Trace) { t.Ops = slices.Delete(t.Ops, i, end) })):
 				progress = true
-			} else {
+				twins = s.twinRuns()
+				clear(kept)
+			default:
+				if run >= 0 {
+					kept[run] = true
+				}
 				i += size
 			}
 		}
 	}
 	return progress
 }
+
+// twinRunMin is the fewest ops a twin run has: a shorter run of
+// interchangeable admits costs little op by op, and a port that tells
+// some of its keys apart (a tag kept narrow) is better served by ddmin's
+// every single op.
+const twinRunMin = 32
+
+// span is the ops [start, end) of a trace.
+type span struct{ start, end int }
+
+// twinRuns returns the twin runs of the current trace: the longest runs of
+// at least twinRunMin consecutive gate admits at one time, with one
+// verdict, each of an address that no other op of the trace names, placed
+// in a way (set and way) that no earlier op's result names. Under the
+// model they are interchangeable: deleting any k consecutive ones leaves
+// the same state, up to the names of keys that no later op reads. That
+// a port treats them alike too is the shrinker's guess, not a fact: a
+// port that tells two of the keys apart may keep ops a smaller trace
+// would not need, never a trace that does not fail.
+func (s *shrinker) twinRuns() []span {
+	if s.cur.Component != oracle.Gate || len(s.cur.Ops) < twinRunMin || len(s.curWant.Results) < len(s.cur.Ops) {
+		return nil
+	}
+	named := s.names()
+	type place struct{ set, way oracle.Num }
+	placed := map[place]bool{}
+	var runs []span
+	start := -1 // the first op of the run being read, or -1
+	for i, op := range s.cur.Ops {
+		r := s.curWant.Results[i]
+		p := place{r.Set, r.Way}
+		twin := op.Kind == oracle.Admit && op.IP != nil && named[string(*op.IP)] == 1 && !r.Way.IsZero() && !placed[p]
+		if start >= 0 && (!twin || !op.Now.Equal(s.cur.Ops[start].Now) || r.Verdict != s.curWant.Results[start].Verdict) {
+			if i-start >= twinRunMin {
+				runs = append(runs, span{start, i})
+			}
+			start = -1
+		}
+		if twin && start < 0 {
+			start = i
+		}
+		if !r.Way.IsZero() {
+			placed[p] = true
+		}
+	}
+	if start >= 0 && len(s.cur.Ops)-start >= twinRunMin {
+		runs = append(runs, span{start, len(s.cur.Ops)})
+	}
+	return runs
+}
+
+// names counts the ops' byte strings of the current trace (eachBytes) by
+// value.
+func (s *shrinker) names() map[string]int {
+	n := map[string]int{}
+	eachBytes(&s.cur, func(b *oracle.Bytes) { n[string(*b)]++ })
+	return n
+}
+
+// twinRunOf returns the start of the twin run of runs that holds the ops
+// [i, end), or -1 when none does.
+func twinRunOf(runs []span, i, end int) int {
+	for _, r := range runs {
+		if r.start <= i && end <= r.end {
+			return r.start
+		}
+	}
+	return -1
+}
+
+// inTwinRun reports whether op i of the current trace is in one of runs.
+func inTwinRun(runs []span, i int) bool { return twinRunOf(runs, i, i+1) >= 0 }
 
 // shiftTimes moves times toward 0 keeping their differences: a lim_take's
 // now and last together, every gate admit's now together, every throttle
@@ -445,19 +543,31 @@ var numFields = []func(*oracle.Op) *oracle.Num{
 	func(o *oracle.Op) *oracle.Num { return &o.Retry },
 }
 
-// simplifyOps simplifies every op's arguments.
+// simplifyOps simplifies every op's arguments, but those of the ops of a
+// twin run, and on a long trace the addresses and keys that other ops name
+// too (rename's).
 func (s *shrinker) simplifyOps() bool {
 	progress := false
+	twins, names, at := s.twinRuns(), s.names(), s.accepted
 	for i := 0; i < len(s.cur.Ops) && !s.done(); i++ {
+		if at != s.accepted { // a simpler argument may have named a twin's key again
+			twins, names, at = s.twinRuns(), s.names(), s.accepted
+		}
+		if inTwinRun(twins, i) {
+			continue
+		}
+		// on a long trace a string named by other ops too is rename's:
+		// one run for all of them, where one op at a time is a run each
+		shared := func(b *oracle.Bytes) bool { return len(s.cur.Ops) > longOps && b != nil && names[string(*b)] > 1 }
 		for _, f := range numFields {
-			if s.shrinkNum(func(t *oracle.Trace) *oracle.Num { return f(&t.Ops[i]) }) {
+			if s.shrinkNum(func(t *oracle.Trace) *oracle.Num { return f(&t.Ops[i]) }, "") {
 				progress = true
 			}
 		}
-		if s.shrinkPtrBytes(func(t *oracle.Trace) **oracle.Bytes { return &t.Ops[i].IP }) {
+		if !shared(s.cur.Ops[i].IP) && s.shrinkPtrBytes(func(t *oracle.Trace) **oracle.Bytes { return &t.Ops[i].IP }) {
 			progress = true
 		}
-		if s.shrinkPtrBytes(func(t *oracle.Trace) **oracle.Bytes { return &t.Ops[i].Key }) {
+		if !shared(s.cur.Ops[i].Key) && s.shrinkPtrBytes(func(t *oracle.Trace) **oracle.Bytes { return &t.Ops[i].Key }) {
 			progress = true
 		}
 		if s.shrinkList(func(t *oracle.Trace) *[]oracle.Bytes { return &t.Ops[i].Keys }, false) {
@@ -519,38 +629,69 @@ func (s *shrinker) shrinkList(get func(*oracle.Trace) *[]oracle.Bytes, nilWhenEm
 
 // simplifyConfig simplifies the config's fields.
 func (s *shrinker) simplifyConfig() bool {
-	var fields []func(*oracle.Trace) *oracle.Num
+	type field struct {
+		name string
+		get  func(*oracle.Trace) *oracle.Num
+	}
+	var fields []field
 	switch {
 	case s.cur.Config.Gate != nil:
-		fields = []func(*oracle.Trace) *oracle.Num{
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Cap },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Refil },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ivl },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Maxif },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Sets },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ways },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.TickNanos },
+		fields = []field{
+			{"cap", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Cap }},
+			{"refil", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Refil }},
+			{"ivl", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ivl }},
+			{"maxif", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Maxif }},
+			{"sets", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Sets }},
+			{"ways", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.Ways }},
+			{"tick_nanos", func(t *oracle.Trace) *oracle.Num { return &t.Config.Gate.TickNanos }},
 		}
 	case s.cur.Config.Throttle != nil:
-		fields = []func(*oracle.Trace) *oracle.Num{
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.Threshold },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.WindowSecs },
-			func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.BanSecs },
+		fields = []field{
+			{"threshold", func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.Threshold }},
+			{"window_secs", func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.WindowSecs }},
+			{"ban_secs", func(t *oracle.Trace) *oracle.Num { return &t.Config.Throttle.BanSecs }},
 		}
 	}
 	progress := s.zeroSeed()
 	for _, f := range fields {
-		if s.ladderNum(f) {
+		if s.ladderNum(f.get, f.name) {
 			progress = true
 		}
-		if s.shrinkNum(f) {
+		if s.shrinkNum(f.get, f.name) {
 			progress = true
 		}
-		if s.withOneOpLess(f) {
+		if s.withOneOpLess(f.get) {
 			progress = true
 		}
 	}
 	return progress
+}
+
+// longOps is the length past which a trace is long: each run of it costs
+// what hundreds of a handful of ops do, so a candidate that changes one
+// thing, named (a config field's value, a chunk deleted), and did not fail
+// is not judged again (tryOnce) while the trace keeps its length, though
+// other passes simplified it in between: a guess that they did not make it
+// fail, which holds for the structures only long traces have (a twin run
+// of 1,025 keys needs them all under any simpler cap or time).
+const longOps = 256
+
+// tryOnce is try, but on a long trace a candidate named name that did
+// not fail on a trace of the current length is not judged again; an empty
+// name is try.
+func (s *shrinker) tryOnce(name string, cand oracle.Trace) bool {
+	if name == "" || len(s.cur.Ops) <= longOps {
+		return s.try(cand)
+	}
+	key := strconv.Itoa(len(s.cur.Ops)) + " " + name
+	if s.judged[key] || s.done() {
+		return false
+	}
+	if s.try(cand) {
+		return true
+	}
+	s.judged[key] = true
+	return false
 }
 
 // zeroSeed tries the zero seed in place of a gate's other seed (GATE-18):
@@ -565,21 +706,36 @@ func (s *shrinker) zeroSeed() bool {
 
 // ladderNum moves the positive integer get returns to the least failing
 // of 1 and each 2^k-1, 2^k, 2^k+1 below it, trying them in increasing
-// order (at most 190 candidates, each judged once per Shrink).
-func (s *shrinker) ladderNum(get func(*oracle.Trace) *oracle.Num) bool {
+// order (at most 190 candidates, each judged once per Shrink). On a trace
+// of more than longOps ops it tries the nearest step below first, and the
+// others only when that one fails: each candidate is a run of the whole
+// trace, and a long trace's shape (a twin run, a count past a width)
+// rarely rests on a config field at a width's edge, while walking the
+// ladder up to a field that a long trace needs near its value (maxif 1025
+// for 1,025 passes) is thirty runs that all pass. name names the field for
+// tryOnce ("": none).
+func (s *shrinker) ladderNum(get func(*oracle.Trace) *oracle.Num, name string) bool {
 	neg, abs := numParts(*get(&s.cur))
 	if neg || abs <= 1 {
 		return false
 	}
-	for _, c := range ladder(abs) {
-		if s.done() {
+	steps := ladder(abs)
+	try := func(c uint64) bool {
+		return !s.done() && s.tryOnce(named(name, c), s.edit(func(t *oracle.Trace) { *get(t) = oracle.U(c) }))
+	}
+	progress := false
+	if len(s.cur.Ops) > longOps { // the nearest step first: when it does not fail, none lower is tried
+		if !try(steps[len(steps)-1]) {
 			return false
 		}
-		if s.try(s.edit(func(t *oracle.Trace) { *get(t) = oracle.U(c) })) {
+		progress, steps = true, steps[:len(steps)-1]
+	}
+	for _, c := range steps {
+		if try(c) {
 			return true
 		}
 	}
-	return false
+	return progress
 }
 
 // ladder returns 1 and each 2^k-1, 2^k, 2^k+1 below v, increasing, without
@@ -770,8 +926,9 @@ func (s *shrinker) anyTimeFrom(v uint64) bool {
 
 // shrinkNum moves the integer get returns toward 0, keeping its sign: 0,
 // then one less, then a binary search between 0 and the current value
-// (halving the distance each time).
-func (s *shrinker) shrinkNum(get func(*oracle.Trace) *oracle.Num) bool {
+// (halving the distance each time). name names the integer for tryOnce
+// ("": none).
+func (s *shrinker) shrinkNum(get func(*oracle.Trace) *oracle.Num, name string) bool {
 	n := *get(&s.cur)
 	if n.IsZero() {
 		return false
@@ -781,7 +938,8 @@ func (s *shrinker) shrinkNum(get func(*oracle.Trace) *oracle.Num) bool {
 		return false
 	}
 	try := func(a uint64) bool {
-		return s.try(s.edit(func(t *oracle.Trace) { *get(t) = makeNum(neg, a) }))
+		v := makeNum(neg, a)
+		return s.tryOnce(named(name, v), s.edit(func(t *oracle.Trace) { *get(t) = v }))
 	}
 	if try(0) {
 		return true
@@ -858,9 +1016,18 @@ func (s *shrinker) shortestPrefix(get func(*oracle.Trace) *oracle.Bytes) bool {
 // a key failed on and then checked shrinks as one.
 func (s *shrinker) rename() bool {
 	progress := false
+	twins := map[string]bool{} // the addresses of twin runs' ops, each named once
+	for _, r := range s.twinRuns() {
+		for _, op := range s.cur.Ops[r.start:r.end] {
+			twins[string(*op.IP)] = true
+		}
+	}
 	for _, from := range distinctBytes(s.cur) {
 		if s.done() {
 			break
+		}
+		if twins[from] {
+			continue
 		}
 		cur := from
 		lo, hi := 0, len(cur)
@@ -962,4 +1129,13 @@ func bytesCost(s string) [3]int {
 		}
 	}
 	return [3]int{len(s), odd, notA}
+}
+
+// named is the tryOnce name of value v given to the field name ("" when
+// name is).
+func named(name string, v any) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprint(name, "=", v)
 }

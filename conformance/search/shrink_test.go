@@ -478,3 +478,54 @@ func TestShrinkShortensAWindowWithTheTimesPastIt(t *testing.T) {
 		t.Errorf("Shrink after %d runs = %+v, want %+v", runs, got, want)
 	}
 }
+
+// A twin run (at least 32 admits in a row at one time, each of its own key,
+// in a way no op used before) is judged as one: a trace of 100 such admits
+// and a bucket read of the last key, under "the read finds a key placed
+// while 99 ways held keys" (where a table that keeps at most 99 keys
+// differs), keeps all of them, in about 130 runs (most of them the
+// config's), where ddmin's chunks down to single ops and a shrink of each
+// address took over 8,000. An op ahead of the run is still deleted.
+func TestShrinkJudgesATwinRunAsOne(t *testing.T) {
+	const keys = 100
+	tr := oracle.Trace{Component: oracle.Gate,
+		Config: oracle.Config{Gate: &oracle.GateConfig{Cap: oracle.I(1), Refil: oracle.I(1), Ivl: oracle.I(1 << 20), Maxif: oracle.I(keys),
+			Sets: oracle.I(1), Ways: oracle.I(2 * keys), TickNanos: oracle.I(1), Seed: zeroSeed}},
+		Ops: []oracle.Op{{Kind: oracle.InFlight}}}
+	for i := range keys {
+		tr.Ops = append(tr.Ops, oracle.Op{Kind: oracle.Admit, IP: bytesPtr(fmt.Sprintf("10.0.%d.%d", i/256, i%256)), Now: oracle.I(5)})
+	}
+	last := tr.Ops[len(tr.Ops)-1].IP
+	tr.Ops = append(tr.Ops, oracle.Op{Kind: oracle.Bucket, IP: last, Now: oracle.I(5)})
+	// p: the read finds a key that was placed in a way while keys-1 other
+	// ways held keys (where an arena of keys-1 would have dropped it)
+	p := func(t oracle.Trace, run judge.TraceRun) bool {
+		res := run.Outcome.Results
+		if len(res) != len(t.Ops) || t.Ops[len(t.Ops)-1].Kind != oracle.Bucket || !*res[len(res)-1].Touched {
+			return false
+		}
+		held, past := map[string]bool{}, map[string]bool{}
+		for i, op := range t.Ops {
+			if op.Kind == oracle.Admit && !res[i].Way.IsZero() {
+				w := res[i].Set.String() + " " + res[i].Way.String()
+				if !held[w] && len(held) >= keys-1 {
+					past[string(*op.IP)] = true
+				}
+				held[w] = true
+			}
+		}
+		return past[string(*t.Ops[len(t.Ops)-1].IP)]
+	}
+	r, _ := newRecorder()
+	got, runs, err := search.Shrink(r, tr, p, search.ShrinkLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ops) != keys+1 || got.Ops[0].Kind != oracle.Admit {
+		t.Errorf("Shrink: %d ops, the first a %s, want %d: the %d admits and the read", len(got.Ops), got.Ops[0].Kind, keys+1, keys)
+	}
+	if runs > 200 {
+		t.Errorf("Shrink took %d runs, want at most 200: the twin run judged as one", runs)
+	}
+	t.Logf("%d runs", runs)
+}

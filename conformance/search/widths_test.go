@@ -1,3 +1,12 @@
+// The widths test runs without the race detector, in make test's gotest
+// check by the plain go test of the RACEPKGS tests built only so: it
+// measures the search (seed 1 over the mutant matrix's budget, and the
+// shrinking of 1,026-op and 257-op counterexamples), which runs on one
+// goroutine; under -race it took about 58 s against 9 s without. The race
+// detector watches the search's concurrency in the package's other tests.
+
+//go:build !race
+
 package search_test
 
 import (
@@ -88,6 +97,34 @@ func keyTagMutant(name string, tag func(int64) int64) mutant {
 		}}
 }
 
+// tableCapMutant is a gate whose table keeps at most most keys in all (an
+// arena): a key placed in a way that holds none while most ways hold keys
+// takes from its born-full bucket but is not kept, so a read of its bucket
+// finds none. It differs from the model only once most+1 keys are live.
+func tableCapMutant(most int) mutant {
+	return mutant{name: "a table of at most " + itoa(int64(most)) + " keys", comp: oracle.Gate,
+		fresh: func(oracle.Config) func(oracle.Op, oracle.Result) (oracle.Result, error) {
+			type way struct{ set, way int64 }
+			held := map[way]bool{}       // the ways that hold a key, from the model's results
+			dropped := map[string]bool{} // the keys placed past the arena
+			return func(op oracle.Op, r oracle.Result) (oracle.Result, error) {
+				switch {
+				case op.Kind == oracle.Admit && !r.Way.IsZero():
+					w := way{num(r.Set), num(r.Way)}
+					if !held[w] && len(held) >= most {
+						dropped[string(*op.IP)] = true
+						return r, nil
+					}
+					held[w] = true
+				case op.Kind == oracle.Bucket && dropped[string(*op.IP)]:
+					untouched := false
+					return oracle.Result{Touched: &untouched}, nil
+				}
+				return r, nil
+			}
+		}}
+}
+
 // everywhere is m for its component and the model for the others: fuzzed
 // alone it runs the traces the mutant matrix's fuzz runs (every component
 // in turn, GenFuzzTrace), not those of one component.
@@ -117,17 +154,22 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // one set than the cap, or more passes than the width counts. A gate that
 // keeps in-flight in 16 bits needs a trace of 65,537 passes, 1 gate trace
 // in 16,384, past this budget: oracle/gen's TestGenReachesEdges shows the
-// generator reaches it.
+// generator reaches it. A table kept in an arena of 1024 keys needs 1,025
+// keys live and a read of the last (a table run, 1 gate trace in 256):
+// its counterexample shrinks to exactly those 1,026 ops, the 1,024 keys
+// before the last a twin run that the shrinker judges as one.
 func TestFuzzFindsPortsThatKeepAWidthNarrower(t *testing.T) {
 	tests := []struct {
 		m      mutant
 		minOps int
+		exact  bool // the counterexample shrinks to minOps ops, no more
 	}{
-		{waysCapMutant(16), 17},
-		{waysCapMutant(64), 65},
-		{inflightWrapMutant(8), 257},
-		{keyTagMutant("keys compared by their low 16 bits", func(k int64) int64 { return k & 0xffff }), 2},
-		{keyTagMutant("keys compared as float32", func(k int64) int64 { return int64(float32(k)) }), 2},
+		{waysCapMutant(16), 17, false},
+		{waysCapMutant(64), 65, false},
+		{inflightWrapMutant(8), 257, false},
+		{keyTagMutant("keys compared by their low 16 bits", func(k int64) int64 { return k & 0xffff }), 2, false},
+		{keyTagMutant("keys compared as float32", func(k int64) int64 { return int64(float32(k)) }), 2, false},
+		{tableCapMutant(1024), 1026, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.m.name, func(t *testing.T) {
@@ -142,8 +184,8 @@ func TestFuzzFindsPortsThatKeepAWidthNarrower(t *testing.T) {
 				t.Fatalf("Fuzz found nothing in %d traces, %d ops", rep.Traces, rep.Ops)
 			}
 			t.Logf("found at trace %d after %d ops; shrunk from %d to %d ops in %d runs", ce.Index, rep.Ops, len(ce.Original.Ops), len(ce.Trace.Ops), ce.ShrinkRuns)
-			if n := len(ce.Trace.Ops); n < tt.minOps || n > len(ce.Original.Ops) {
-				t.Errorf("shrunk trace has %d ops, want %d (the bug needs them) to %d (the original's)", n, tt.minOps, len(ce.Original.Ops))
+			if n := len(ce.Trace.Ops); n < tt.minOps || n > len(ce.Original.Ops) || tt.exact && n != tt.minOps {
+				t.Errorf("shrunk trace has %d ops, want %d (the bug needs them) to %d (the original's; exactly %d: %v)", n, tt.minOps, len(ce.Original.Ops), tt.minOps, tt.exact)
 			}
 			checkCounterexampleCase(t, ce, tt.m)
 		})

@@ -77,6 +77,16 @@
 // 1/sqrt(S/P)): the default 1024 suits up to about 100,000 addresses on a
 // few primaries.
 //
+// # Scripts
+//
+// lua/admit.lua (Exact) and lua/spread.lua (Spread) call one copy of the
+// arithmetic, lua/arith.lua: the refill, the eviction's charge from the
+// budget, the take and the TTL a write needs. Each EVALSHA must name one
+// self-contained script, so the package loads each as [JoinArith] joins
+// lua/arith.lua into it, after its first line; a test that plants a bug in
+// any of the three files joins them the same way to find the script the
+// server runs.
+//
 // # Exactness
 //
 // The only products and quotients in LIM-8..LIM-12 are by the config

@@ -145,7 +145,7 @@ var (
 	admitLua string
 	//go:embed lua/inflight.lua
 	inflightLua    string
-	admitScript    = rueidis.NewLuaScript(admitLua)
+	admitScript    = rueidis.NewLuaScript(JoinArith(arithLua, admitLua))
 	inflightScript = rueidis.NewLuaScriptReadOnly(inflightLua)
 )
 

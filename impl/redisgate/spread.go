@@ -49,7 +49,7 @@ const DefaultSlabs = 1024
 var (
 	//go:embed lua/spread.lua
 	spreadLua    string
-	spreadScript = rueidis.NewLuaScript(spreadLua)
+	spreadScript = rueidis.NewLuaScript(JoinArith(arithLua, spreadLua))
 )
 
 // place is the in-flight place a Spread pass holds on its node; a release

@@ -2,6 +2,7 @@ package archcheck_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,4 +72,55 @@ func TestEveryConcurrentTestRunsUnderTheRaceDetector(t *testing.T) {
 		plainOnes = append(plainOnes, strings.TrimPrefix(p, archcheck.Module+"/"))
 	}
 	t.Logf("without the race detector: %v", plainOnes)
+}
+
+// TestEveryRaceFreeTestIsFoundByTheMakefile: make gotest runs the tests of
+// the RACEPKGS files built only without the race detector (a line
+// //go:build ... !race) in the plain build, by names that sed reads from
+// lines of the form "func TestX(t *testing.T)" (RACEFREETESTS): a test
+// declared otherwise (another parameter name, split over lines) would be
+// built by neither go test, a check make test skips in silence. Every test
+// of such a file outside cmd/limcheck (make cli runs that package's plain
+// build whole) must be declared in that form.
+func TestEveryRaceFreeTestIsFoundByTheMakefile(t *testing.T) {
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	race, err := archcheck.ListPackages("../..", makeList(t, string(data), "RACEPKGS")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raceFree := regexp.MustCompile(`(?m)^//go:build .*!race`)
+	anyTest := regexp.MustCompile(`(?m)^func (Test\w*)\(.*$`)
+	sedForm := regexp.MustCompile(`^func Test[A-Za-z0-9_]*\(t \*testing\.T\)`)
+	found := 0
+	for _, p := range race {
+		rel := strings.TrimPrefix(p, archcheck.Module+"/")
+		if rel == "cmd/limcheck" {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join("../..", rel, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !raceFree.Match(src) {
+				continue
+			}
+			for _, m := range anyTest.FindAllStringSubmatch(string(src), -1) {
+				found++
+				if !sedForm.MatchString(m[0]) {
+					t.Errorf("%s: %q is built only without the race detector, and the Makefile's RACEFREETESTS reads only \"func TestX(t *testing.T)\": declare it so, or make test never runs it", f, m[0])
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Errorf("found no test built only without the race detector outside cmd/limcheck; the check would be vacuous")
+	}
 }

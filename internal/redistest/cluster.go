@@ -17,7 +17,7 @@ const ClusterNodeTimeout = 1000
 
 // Cluster is a Redis Cluster on loopback: three primaries, each with
 // replicas when asked, every node a redis-server child in its own
-// directory (nodes.conf, the append-only file), set up with
+// directory (nodes.conf, the append-only file, not fsynced: [NoFsync]), set up with
 // cluster-require-full-coverage no, as the README recommends.
 type Cluster struct {
 	// Nodes are the cluster's servers: the primaries first, then their
@@ -105,10 +105,11 @@ func startNode(dir string) (*Server, error) {
 			return nil, err
 		}
 		var s *Server
-		s, err = start(dir, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+		// NoFsync: no node is restarted (a failover promotes a replica).
+		s, err = start(dir, append(NoFsync(), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-node-timeout", strconv.Itoa(ClusterNodeTimeout), "--cluster-port", strconv.Itoa(bus),
 			"--cluster-require-full-coverage", "no", "--cluster-replica-validity-factor", "0",
-			"--cluster-allow-replica-migration", "no")
+			"--cluster-allow-replica-migration", "no")...)
 		if err == nil {
 			return s, nil
 		}

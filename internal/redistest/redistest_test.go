@@ -1,6 +1,7 @@
 package redistest
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,27 @@ func TestServerKeepsAcknowledgedWritesAcrossKill9(t *testing.T) {
 	}
 	if got, err := command(s.Addr(), "GET", "k"); err != nil || got != "v1" {
 		t.Fatalf("GET after restart = %q, %v, want v1", got, err)
+	}
+}
+
+// TestNoFsyncServerRunsWithoutFsyncAndRefusesARestart: Start's server
+// fsyncs before every reply (appendfsync always, DIST-7), NoFsync's never;
+// and Restart refuses the latter, naming why, so that no durability test
+// runs on a server that does not fsync.
+func TestNoFsyncServerRunsWithoutFsyncAndRefusesARestart(t *testing.T) {
+	for _, tc := range []struct {
+		srv  *Server
+		want string
+	}{{Start(t), "always"}, {StartWith(t, NoFsync()...), "no"}} {
+		got, err := Do(tc.srv.Addr(), "CONFIG", "GET", "appendfsync")
+		if arr, ok := got.([]any); err != nil || !ok || len(arr) != 2 || arr[1] != tc.want {
+			t.Errorf("CONFIG GET appendfsync = %v, %v; want [appendfsync %s]", got, err, tc.want)
+		}
+	}
+	s := StartWith(t, NoFsync()...)
+	s.Kill()
+	if err := s.Restart(); err == nil || !strings.Contains(err.Error(), "appendfsync no") {
+		t.Fatalf("Restart() of a NoFsync server = %v, want an error naming appendfsync no", err)
 	}
 }
 

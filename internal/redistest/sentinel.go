@@ -53,11 +53,12 @@ func NewSentinels(dir string) (*Sentinels, error) {
 			return nil, err
 		}
 	}
-	if s.Primary, err = start(filepath.Join(dir, "primary")); err != nil {
+	// NoFsync: neither is restarted (the failover promotes the replica).
+	if s.Primary, err = start(filepath.Join(dir, "primary"), NoFsync()...); err != nil {
 		return nil, err
 	}
 	host, port, _ := splitHostPort(s.Primary.Addr())
-	if s.Replica, err = start(filepath.Join(dir, "replica"), "--replicaof", host, port); err == nil {
+	if s.Replica, err = start(filepath.Join(dir, "replica"), append(NoFsync(), "--replicaof", host, port)...); err == nil {
 		err = s.Replica.waitLink()
 	}
 	if err == nil {

@@ -10,7 +10,8 @@
 //
 // [Start] runs its own redis-server: a random loopback port, a temporary
 // directory, the append-only file with appendfsync always, noeviction, no
-// RDB snapshots, never the system service. The child is killed by its PID
+// RDB snapshots, never the system service; [NoFsync] leaves out the fsync
+// for a test that never restarts its server. The child is killed by its PID
 // when the test ends. A test that cannot start one fails: it never skips, so
 // a machine without redis-server cannot pass the suite by accident (.ci/run
 // installs it). LIMCHECK_REDIS_SERVER names another binary.
@@ -119,10 +120,21 @@ func StartWith(t TB, extra ...string) *Server {
 	return s
 }
 
-// StartDir starts a redis-server in dir (which it does not remove); the
-// caller must Kill it. It is for helpers outside tests (limcheck's test
-// server wrapper).
-func StartDir(dir string) (*Server, error) { return start(dir) }
+// StartDir starts a redis-server in dir (which it does not remove), with
+// the extra flags, as StartWith does; the caller must Kill it. It is for
+// helpers outside tests (limcheck's test server wrapper).
+func StartDir(dir string, extra ...string) (*Server, error) { return start(dir, extra...) }
+
+// NoFsync returns the flags (for [StartWith] and [StartDir]) of a server
+// that never fsyncs its append-only file (appendfsync no) where [Start]'s
+// fsyncs it before every reply (appendfsync always, DIST-7). Redis still
+// writes each command to the file before it replies, so a kill -9 of the
+// server loses nothing, only a crash of the machine could; but the fsync
+// is most of a write's time on a disk (about 1 ms, ten times the rest on
+// loopback), so a test that never restarts its server runs several times
+// faster with these. [Server.Restart] refuses a server started with them:
+// a test of durability cannot use them by mistake.
+func NoFsync() []string { return []string{"--appendfsync", "no"} }
 
 func start(dir string, extra ...string) (*Server, error) {
 	bin, err := serverBinary()
@@ -210,6 +222,18 @@ func (s *Server) args(log string) []string {
 	return append(args, s.extra...)
 }
 
+// fsync is the server's appendfsync: the last value its flags give it.
+func (s *Server) fsync() string {
+	f := "none"
+	args := s.args("")
+	for i, a := range args[:len(args)-1] {
+		if a == "--appendfsync" {
+			f = args[i+1]
+		}
+	}
+	return f
+}
+
 // command sends one command in RESP and returns its reply's text: a
 // status or error line, or a bulk string's contents.
 func command(addr string, args ...string) (string, error) {
@@ -286,8 +310,14 @@ func (s *Server) Kill() {
 }
 
 // Restart starts the server again on the same port and directory after
-// [Server.Kill]: it loads its state from the append-only file.
+// [Server.Kill]: it loads its state from the append-only file. It refuses
+// a server started without appendfsync always ([NoFsync], a cluster's
+// node, a Sentinel's servers): what it kept across the kill would not be
+// what DIST-7 promises.
 func (s *Server) Restart() error {
+	if f := s.fsync(); f != "always" {
+		return fmt.Errorf("redistest: restart of a server started with appendfsync %s: a restart checks durability, which needs appendfsync always (start it without NoFsync)", f)
+	}
 	var err error
 	for range 50 { // the killed server's port may linger a moment
 		if err = s.launch(); err == nil {

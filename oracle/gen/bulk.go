@@ -25,6 +25,9 @@ import (
 //     16,384), 65,537 or 65,538 (past a uint16 count: the only traces of
 //     more than a few hundred ops, each about as many ops as the mutant
 //     matrix's whole fuzz budget);
+//   - keys in the table: 1 bulk run in 16 of the rest (1 gate trace in
+//     256) is a table run (drawTableRun) of 1,025 or 1,026 keys, past a
+//     table kept in an arena of 1024 ways;
 //   - the bits of the keys of one set: the first keys differ from the
 //     first only above bit 16, only in the top byte, and only in the low
 //     16 bits (bulkKeys), where a port that keeps a key's tag in fewer
@@ -36,6 +39,10 @@ import (
 // bulkSizes are a bulk run's admits: past 16, 64 and 256 (a uint8 count
 // wraps at 256: 257 and 258 cross it by one and two).
 var bulkSizes = []int{17, 65, 257, 258}
+
+// tableRunSizes are a table run's keys: past an arena of 1024 ways by one
+// and two.
+var tableRunSizes = []int{1025, 1026}
 
 // drawBulk draws whether a gate trace on g opens with a bulk run, and the
 // run's ops: none 15 times in 16, and for a config the gate refuses. It
@@ -49,6 +56,9 @@ func drawBulk(t src, g *oracle.GateConfig) []oracle.Op {
 	seed, serr := oracle.Config{Gate: g}.GateSeed()
 	if err != nil || serr != nil || min(cap, refil, ivl, maxif, sets, ways, tick) < 1 {
 		return nil // refused (GATE-1): no op runs
+	}
+	if n == tableRunSizes[0] || n == tableRunSizes[1] {
+		return drawTableRun(t, g, seed, n)
 	}
 	k := n
 	if n > 65 { // the model's admit of a new key reads every way of its set: k keys cost k^2 reads
@@ -78,16 +88,51 @@ func drawBulk(t src, g *oracle.GateConfig) []oracle.Op {
 
 // drawBulkSize draws whether a gate trace opens with a bulk run, and its
 // admits: 0 (none) 15 times in 16, else one of bulkSizes, or 1 time in
-// 1024 2^16+1 or 2^16+2.
+// 1024 2^16+1 or 2^16+2, or 1 time in 16 of the rest a table run's (one of
+// tableRunSizes).
 func drawBulkSize(t src) int {
 	if !rare(t, "bulk run", 4) {
 		return 0
 	}
 	n := pick(t, "bulk admits", bulkSizes...)
-	if rare(t, "bulk past 2^16", 10) {
+	switch {
+	case rare(t, "bulk past 2^16", 10):
 		n = 1<<16 + t.intRange(1, 2, "bulk past 2^16 by")
+	case rare(t, "table run", 4):
+		n = pick(t, "table run keys", tableRunSizes...)
 	}
 	return n
+}
+
+// drawTableRun returns a table run of n admits at one time, each of its own
+// key and each a pass, then a read of the last key's bucket and an in_flight
+// read, and rewrites g for it: a table of 64 sets of 32 ways, 256 of 8 or
+// 1024 of 2 (2048 ways, twice the keys: the model's admit reads the ways of
+// one set, so a run in few ways per set costs n*ways reads, where one set
+// would cost n^2), keys placed so that no set holds more than its ways (no
+// eviction: every key stays live), cap at least 1 and maxif at least n. A
+// port that keeps at most 1024 ways in all places the 1,025th key and
+// drops it, and its bucket read finds none.
+func drawTableRun(t src, g *oracle.GateConfig, seed gate.Seed, n int) []oracle.Op {
+	sets := pick(t, "table run sets", int64(64), 256, 1024)
+	ways := 2048 / sets
+	maxif := pick(t, "table run maxif", int64(n), int64(n+1), math.MaxInt64)
+	g.Sets, g.Ways = oracle.I(sets), oracle.I(ways)
+	g.Maxif = oracle.I(max(i64Of(g.Maxif), maxif))
+	now := oracle.I(absInt64Time(t))
+	k := uint32(t.uint64Range(0, uint64(lim.KeyPrime-1), "table run first key"))
+	held := make([]int64, sets)
+	ops := make([]oracle.Op, 0, n+2)
+	for len(ops) < n {
+		k = (k + 1) % uint32(lim.KeyPrime)
+		s := gate.SipHash(seed, uint64(k)) % uint64(sets)
+		if held[s] == ways {
+			continue // the set is full: the key would evict
+		}
+		held[s]++
+		ops = append(ops, oracle.Op{Kind: oracle.Admit, IP: bytesOf(ipOfKey(k)), Now: now})
+	}
+	return append(ops, oracle.Op{Kind: oracle.Bucket, IP: ops[n-1].IP, Now: now}, oracle.Op{Kind: oracle.InFlight})
 }
 
 // bulkKeys returns up to n addresses whose LIM-16 keys are distinct and in

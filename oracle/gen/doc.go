@@ -7,7 +7,8 @@
 // bit edges, check_any lists of up to 100 keys, keys of 901 bytes sharing
 // a 900-byte prefix, more failures on one key than a ring of 128 holds,
 // and, in gate traces that open with a bulk run (bulk.go), more keys live
-// in one set than 16 or 64 ways hold, keys of one set that differ only in
+// in one set than 16 or 64 ways hold, more keys live in the table than
+// an arena of 1024 holds, keys of one set that differ only in
 // their high or only in their low bits, and more passes in flight without
 // a release than 2^8 and (rarely: 65,537 ops) 2^16 count; in throttle
 // traces that open with a failure run, more failures of one key in one

@@ -117,12 +117,12 @@ func TestGenReachesEdges(t *testing.T) {
 			"sets past 4096", "sets past 2^16", "sets past 2^32", "sets past 2^53", "ways past 16", "ways past 2^32",
 			"table past 2^20 ways", "admit past 4096 sets", "ip of 901 bytes", "cap past 2^16", "tick past 2^32", "maxif past 2^16",
 			"budget refused an eviction", "budget refused with few keys in the set", "seed 000102..0f", "seed all 0xff", "another seed",
-			"17+ keys live in one set", "65+ keys live in one set", "passes in flight past 2^8", "in_flight read past 2^8",
+			"17+ keys live in one set", "65+ keys live in one set", "1025+ keys live in the table", "passes in flight past 2^8", "in_flight read past 2^8",
 			"keys of one set differ only above bit 16", "keys of one set differ only in the top byte",
 			"keys of one set differ only in the low 16 bits", "keys of one set each side of 2^31"},
 			"GATE-1..GATE-19: the verdicts, ways filled, reused and evicted, evictions the budget refuses, floods of one set under several seeds, and refused configs; " +
 				"a bucket read that refilled but is not full, and its key evicted then (drain runs, DEC-30, GATE-16); a budget born again off its steps (rebirth runs, GATE-19); " +
-				"the widths a port keeps narrower: keys per set, passes in flight, the bits of the keys of one set (bulk runs)"},
+				"the widths a port keeps narrower: keys per set and in the table, passes in flight, the bits of the keys of one set (bulk runs)"},
 		{oracle.Throttle, throttleFeatures, []string{"config refused", "banned", "allow 0", "now = stamp+window-1",
 			"now = stamp+window", "now = until-1", "now = until", "step back", "until saturated", "check_any of none",
 			"large threshold", "empty key", "purged", "threshold past 2^16", "threshold past 2^32", "threshold past 2^53",
@@ -458,6 +458,9 @@ func (l *liveKeys) place(s, w, k int64) []string {
 	}
 	if len(ways) > 64 {
 		fs = append(fs, "65+ keys live in one set")
+	}
+	if len(l.wayOf) > 1024 {
+		fs = append(fs, "1025+ keys live in the table")
 	}
 	if held {
 		return fs

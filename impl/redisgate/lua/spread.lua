@@ -23,10 +23,8 @@
 -- Returns {verdict, way, bucket record, deficit}: verdict 'pass' or 'limited'; way -1 and
 -- bucket '' on a refused eviction, where deficit is cost - tks' of the budget's take as (q,
 -- r), 16 bytes, and Go computes the retry; deficit '' otherwise.
--- Numbers as in admit.lua: each int64 a (hi, lo) pair of 32-bit halves, hi signed, every
--- value a decision uses an integer held exactly in doubles; only the TTLs are approximate
--- (and rounded up). Strings are never compared with <.
-local B = 4294967296
+-- Numbers as in lua/arith.lua, joined in front of this script (refill, charge, take,
+-- lifetime). Strings are never compared with <.
 local tunpack = unpack -- a table's elements; unpack is struct's below
 local unpack, pack = struct.unpack, struct.pack
 local n1, n2, n3, n4 = unpack('>i4I4i4I4', ARGV[1])
@@ -41,30 +39,6 @@ local expiry, mark = 0, 64
 if meta then
   if #meta ~= 16 then error('limcheck: bad slab meta') end
   expiry, mark = unpack('>dd', meta)
-end
--- refill: LIM-8..LIM-10 at x (x1 x2, x3 x4) of tokens (t1 t2, t3 t4) and last (l1 l2, l3
--- l4); returns the refilled tokens, the new last's quotient (its remainder never changes)
--- and whether the bucket is full at x (GATE-14).
-local function refill(t1, t2, t3, t4, l1, l2, l3, l4, x1, x2, x3, x4)
-  if c1 < t1 or (c1 == t1 and (c2 < t2 or (c2 == t2 and (c3 < t3 or (c3 == t3 and c4 < t4))))) then
-    t1, t2, t3, t4 = c1, c2, c3, c4 -- min(tks, cap) first
-  end
-  if not (x1 < l1 or (x1 == l1 and (x2 < l2 or (x2 == l2 and (x3 < l3 or (x3 == l3 and x4 < l4)))))) then -- x >= last
-    local sh, sl = x1 - l1, x2 - l2 -- steps = x_q - last_q - [x_r < last_r]
-    if sl < 0 then sh, sl = sh - 1, sl + B end
-    if x3 < l3 or (x3 == l3 and x4 < l4) then
-      sl = sl - 1
-      if sl < 0 then sh, sl = sh - 1, sl + B end
-    end
-    l1, l2 = l1 + sh, l2 + sl -- last' = (last_q + steps)*ivl + last_r
-    if l2 >= B then l1, l2 = l1 + 1, l2 - B end
-    t1, t2 = t1 + sh, t2 + sl -- tks + steps*refil, in (q, r)
-    if t2 >= B then t1, t2 = t1 + 1, t2 - B end
-    if c1 < t1 or (c1 == t1 and (c2 < t2 or (c2 == t2 and (c3 < t3 or (c3 == t3 and c4 < t4))))) then
-      t1, t2, t3, t4 = c1, c2, c3, c4
-    end
-  end
-  return t1, t2, t3, t4, l1, l2, t1 == c1 and t2 == c2 and t3 == c3 and t4 == c4
 end
 local one = w1 == 0 and w2 == 1
 local size, rfmt = 44, '>I4c8i4I4i4I4i4I4i4I4' -- a record: way, key, bucket
@@ -88,7 +62,7 @@ if value then
     end
     if used[w] then error('limcheck: bad set record') end
     used[w], nways = true, nways + 1
-    local r1, r2, r3, r4, r5, r6, full = refill(a1, a2, a3, a4, a5, a6, a7, a8, n1, n2, n3, n4)
+    local r1, r2, r3, r4, r5, r6, full = refill(a1, a2, a3, a4, a5, a6, a7, a8, n1, n2, n3, n4, c1, c2, c3, c4)
     if full then
       if full_way == nil or w < full_way then full_way = w end
       if k == key then old = w end
@@ -109,74 +83,20 @@ if way == nil then -- GATE-15 (b): else the lowest way that is empty or full at 
   if (0 < w1 or (0 == w1 and empty < w2)) and (way == nil or empty < way) then way = empty end
   if way == nil then -- GATE-16: evict the way whose refilled bucket holds the most tokens
     way = most_way
-    local rh, rl = f1, f2 + 1 -- refil
-    if rl >= B then rh, rl = rh + 1, rl - B end
-    -- subqr: a - b of two (q, r) pairs, the remainder brought back into [0, refil).
-    local function subqr(a1, a2, a3, a4, b1, b2, b3, b4)
-      local q1, q2, r1, r2 = a1 - b1, a2 - b2, a3 - b3, a4 - b4
-      if q2 < 0 then q1, q2 = q1 - 1, q2 + B end
-      if r2 < 0 then r1, r2 = r1 - 1, r2 + B end
-      if r1 < 0 then
-        q2 = q2 - 1
-        if q2 < 0 then q1, q2 = q1 - 1, q2 + B end
-        r1, r2 = r1 + rh, r2 + rl
-        if r2 >= B then r1, r2 = r1 + 1, r2 - B end
-      end
-      return q1, q2, r1, r2
-    end
-    -- GATE-19: the eviction costs cap - tks' of the victim (>= 1: it is not full), taken
-    -- from the set's budget, born full at now where absent or full at now.
-    local k1, k2, k3, k4 = subqr(c1, c2, c3, c4, mt1, mt2, mt3, mt4)
-    p1, p2, p3, p4, p5, p6, p7, p8 = c1, c2, c3, c4, n1, n2, n3, n4
-    if budget then
-      local a1, a2, a3, a4, a5, a6, a7, a8 = unpack('>i4I4i4I4i4I4i4I4', budget)
-      local r1, r2, r3, r4, r5, r6, full = refill(a1, a2, a3, a4, a5, a6, a7, a8, n1, n2, n3, n4)
-      if not full then p1, p2, p3, p4, p5, p6, p7, p8 = r1, r2, r3, r4, r5, r6, a7, a8 end
-    end
-    if p1 < k1 or (p1 == k1 and (p2 < k2 or (p2 == k2 and (p3 < k3 or (p3 == k3 and p4 < k4))))) then -- LIM-12: refused, the refill kept
-      d1, d2, d3, d4 = subqr(k1, k2, k3, k4, p1, p2, p3, p4)
-    else -- LIM-11
-      p1, p2, p3, p4 = subqr(p1, p2, p3, p4, k1, k2, k3, k4)
-    end
+    p1, p2, p3, p4, p5, p6, p7, p8, d1, d2, d3, d4 = charge(mt1, mt2, mt3, mt4, budget, n1, n2, n3, n4, c1, c2, c3, c4, f1, f2) -- GATE-19
     paid = true
   end
   t1, t2, t3, t4, l1, l2, l3, l4 = c1, c2, c3, c4, n1, n2, n3, n4 -- GATE-10: lim_bkt_new(cap, now)
 end
 -- GATE-5, LIM-11: take one token (the refill is done: the bucket is refilled at now).
-local verdict = 'limited'
-if t1 ~= 0 or t2 ~= 0 or t3 ~= 0 or t4 ~= 0 then
-  verdict = 'pass'
-  if t3 == 0 and t4 == 0 then -- borrow a quotient: (tq - 1, refil - 1)
-    t2 = t2 - 1
-    if t2 < 0 then t1, t2 = t1 - 1, t2 + B end
-    t3, t4 = f1, f2
-  else
-    t4 = t4 - 1
-    if t4 < 0 then t3, t4 = t3 - 1, t4 + B end
-  end
-end
--- The slab's TTL (DIST-6): at least the real time until each bucket written here (the
--- way's, the budget's) is full again (it then carries no information, GATE-14; an absent
--- budget is born full, GATE-19), from steps <= (cap_q - tq) + 1 plus, after a step back,
--- (last_q - now_q) + 1; doubles, rounded up, plus the margin. The slab's TTL only grows, so
--- it covers every set it holds. Its PEXPIRE is skipped while the expiry the last one gave
--- (recorded in the meta, on the node clocks: the margin covers their skew) covers ttl; a
--- PEXPIRE gives a margin more than ttl, so a busy slab skips it for about a margin.
-local n_steps = 0
-if paid then
-  n_steps = (c1 - p1) * B + (c2 - p2) + 2
-  local ahead = (p5 - n1) * B + (p6 - n2)
-  if ahead > 0 then n_steps = n_steps + ahead + 1 end
-end
-if not d1 then
-  local s = (c1 - t1) * B + (c2 - t2) + 2
-  local ahead = (l1 - n1) * B + (l2 - n2)
-  if ahead > 0 then s = s + ahead + 1 end
-  if s > n_steps then n_steps = s end
-end
-local ttl = n_steps * mstep
-ttl = math.ceil(ttl + ttl * 1e-9) + margin
-if not (ttl < most) then ttl = most end -- also catches inf and nan
+local verdict
+verdict, t1, t2, t3, t4 = take(t1, t2, t3, t4, f1, f2)
+-- The slab's TTL (DIST-6): until each bucket written here (the way's, the budget's) is
+-- full again, plus the margin. The slab's TTL only grows, so it covers every set it holds.
+-- Its PEXPIRE is skipped while the expiry the last one gave (recorded in the meta, on the
+-- node clocks: the margin covers their skew) covers ttl; a PEXPIRE gives a margin more
+-- than ttl, so a busy slab skips it for about a margin.
+local ttl = lifetime(p1, p2, p5, p6, d1, t1, t2, l1, l2, n1, n2, c1, c2, mstep, margin, most)
 local renew = not (meta and expiry >= now_ms + ttl)
 if renew then
   ttl = ttl + margin
@@ -229,11 +149,11 @@ if (not value and not d1) or (paid and not budget) then
       local carries = f == sf or f == bf or (#f ~= 8 and not (#f == 9 and string.sub(f, 9) == 'b'))
       if not carries and #f == 9 then -- a budget
         local a1, a2, a3, a4, a5, a6, a7, a8 = unpack('>i4I4i4I4i4I4i4I4', v)
-        carries = not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4))
+        carries = not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4, c1, c2, c3, c4))
       elseif not carries then -- a set: it carries information while one of its ways does
         for p = size - 31, #v, size do -- each record's bucket, its last 32 bytes
           local a1, a2, a3, a4, a5, a6, a7, a8 = unpack('>i4I4i4I4i4I4i4I4', v, p)
-          if not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4)) then carries = true; break end
+          if not select(7, refill(a1, a2, a3, a4, a5, a6, a7, a8, s1, s2, s3, s4, c1, c2, c3, c4)) then carries = true; break end
         end
       end
       if carries then

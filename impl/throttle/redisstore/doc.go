@@ -20,10 +20,11 @@
 // For namespace NS, Config.Partitions = N (1 unless set), and throttle key
 // K (any bytes):
 //
-//	thr:NS:{P}      hash: partition P = FNV-1a 64 of K's bytes mod N
-//	                ([Store.Partition]); one field per tracked key K
-//	                (spec STORE-8): the fields are the tracked-key set
-//	thr:NS:{P}:r:K  sorted set: K's reservations ([throttle.ReserveStore],
+//	thr:{NS:P}      hash: partition P = FNV-1a 64 of K's bytes mod N
+//	                ([Store.Partition]), P in decimal; one field per
+//	                tracked key K (spec STORE-8): the fields are the
+//	                tracked-key set
+//	thr:{NS:P}:r:K  sorted set: K's reservations ([throttle.ReserveStore],
 //	                not spec state), in its partition's slot; members
 //	                hex16(t) ":" opid ":" seq, every score 0, so that a
 //	                lex range selects the window's; no purge reads it, its
@@ -36,13 +37,21 @@
 // small partition (up to hash-max-listpack-entries fields, 512 by default)
 // a listpack.
 //
-// Each partition has a hash tag of its own, {P}: on a Redis Cluster the
-// partitions spread over slots, and primaries, by N (a partition, and so
-// a key's ops, lives on one primary). Partition P of every namespace
-// shares one slot. N = 1 is the exact mode's layout: a namespace in one
+// Each partition has a hash tag of its own, {NS:P}: on a Redis Cluster
+// the partitions spread over slots, and primaries, by N (a partition, and
+// so a key's ops, lives on one primary), and namespaces spread by name,
+// so that many namespaces of one partition each (the default) do not
+// share one slot. N = 1 is the exact mode's layout: a namespace in one
 // slot. Every store of a namespace must use the same N (keys of another N
 // land in other partitions, unseen). A client that aims its keys at one
 // partition (the hash is not secret) only makes that hash bigger.
+//
+// Redis hashes the text between a key's first '{' and the first '}' after
+// it. Config.Namespace may contain neither (New refuses it, wrapping
+// ErrConfig), so the tag is exactly NS:P: a key K's braces come after it
+// and change nothing, two namespaces or two partitions never share a tag
+// (P, in decimal, is the text after its last ':'), and only CRC16 puts
+// two tags in one slot, as it may any two names.
 //
 // # Purge
 //

@@ -12,7 +12,7 @@ import (
 // ban-until, its count and its reservations, drops those out of the
 // window, and adds the reservation when the key is neither banned nor
 // busy. The reservation is a member of K's reservations (a sorted set
-// thr:NS:{P}:r:K, in its partition's slot): hex16(now), then this store's
+// thr:{NS:P}:r:K, in its partition's slot): hex16(now), then this store's
 // opid and a sequence number, so that a lex range selects the window's
 // exactly, every score 0; the set gets the TTL on
 // every reservation, so that one left by a crashed node stops counting

@@ -43,13 +43,17 @@ type Config struct {
 	// builds one for one server, a cluster or a Sentinel). Required.
 	Client rueidis.Client
 	// Namespace names every key; two stores with one namespace (and one
-	// Partitions) share their state. Non-empty, without '{' or '}'.
+	// Partitions) share their state. Non-empty, without '{' or '}': it is
+	// part of every key's hash tag, {NS:P}, and a brace in it would end
+	// or start the tag elsewhere (Redis hashes the first {...} only),
+	// putting two namespaces in one slot or a key's ops in two.
 	Namespace string
 	// Partitions is how many Redis hashes hold the keys, each with a hash
-	// tag of its own, so that a Redis Cluster spreads them over its slots
-	// (see the package doc). 0 means 1; at most MaxPartitions. Every
-	// store of a namespace must use the same value: a key's partition is
-	// its FNV-1a 64 hash modulo Partitions.
+	// tag of its own, so that a Redis Cluster spreads them, and
+	// different namespaces, over its slots (see the package doc). 0
+	// means 1; at most MaxPartitions. Every store of a namespace must use
+	// the same value: a key's partition is its FNV-1a 64 hash modulo
+	// Partitions.
 	Partitions int
 	// StampsPerKey is k: each key keeps its k largest stamps (spec PROP-17),
 	// in 1..throttle.MaxStampsPerKey. A key's record is 8 + 8k bytes at
@@ -73,7 +77,7 @@ type Config struct {
 // Store is the throttle's state in Redis. Safe for concurrent use.
 type Store struct {
 	c       rueidis.Client
-	parts   []string // the partitions' hash names, "thr:NS:{P}"
+	parts   []string // the partitions' hash names, "thr:{NS:P}"
 	k       uint64
 	ttl     string // milliseconds, decimal
 	timeout time.Duration
@@ -128,7 +132,7 @@ func newStore(cfg Config) (*Store, error) {
 	case cfg.Client == nil:
 		return nil, fmt.Errorf("%w: Client is nil", ErrConfig)
 	case cfg.Namespace == "" || strings.ContainsAny(cfg.Namespace, "{}"):
-		return nil, fmt.Errorf("%w: Namespace %q must be non-empty without '{' or '}'", ErrConfig, cfg.Namespace)
+		return nil, fmt.Errorf("%w: Namespace %q must be non-empty without '{' or '}' (it is inside the keys' hash tag)", ErrConfig, cfg.Namespace)
 	case cfg.Partitions < 0 || cfg.Partitions > MaxPartitions:
 		return nil, fmt.Errorf("%w: Partitions %d not in 0..%d", ErrConfig, cfg.Partitions, MaxPartitions)
 	case cfg.StampsPerKey < 1 || cfg.StampsPerKey > throttle.MaxStampsPerKey:
@@ -143,7 +147,7 @@ func newStore(cfg Config) (*Store, error) {
 	s := &Store{c: redisfault.Retrying(cfg.Client), parts: make([]string, max(cfg.Partitions, 1)), k: cfg.StampsPerKey,
 		ttl: strconv.FormatInt(cfg.TTL.Milliseconds(), 10), timeout: cfg.Timeout, opid: ":" + hex.EncodeToString(id)}
 	for p := range s.parts {
-		s.parts[p] = "thr:" + cfg.Namespace + ":{" + strconv.Itoa(p) + "}"
+		s.parts[p] = "thr:{" + cfg.Namespace + ":" + strconv.Itoa(p) + "}"
 	}
 	if s.timeout == 0 {
 		s.timeout = 2 * time.Second

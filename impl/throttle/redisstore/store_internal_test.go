@@ -41,6 +41,7 @@ func TestNewRefusesBadConfigs(t *testing.T) {
 		"nil client":     func(c *Config) { c.Client = nil },
 		"empty ns":       func(c *Config) { c.Namespace = "" },
 		"brace in ns":    func(c *Config) { c.Namespace = "{x" },
+		"closing brace":  func(c *Config) { c.Namespace = "x}" },
 		"k 0":            func(c *Config) { c.StampsPerKey = 0 },
 		"k past the max": func(c *Config) { c.StampsPerKey = 1<<14 + 1 },
 		"ttl below 1ms":  func(c *Config) { c.TTL = time.Microsecond },
@@ -106,7 +107,7 @@ func TestPartitionIsFNV1aModN(t *testing.T) {
 		if got := s.Partition(key); got != want {
 			t.Fatalf("Partition(%q) over %d = %d, want %d", key, parts, got, want)
 		}
-		if got, want := s.hash(key), fmt.Sprintf("thr:n:{%d}", want); got != want {
+		if got, want := s.hash(key), fmt.Sprintf("thr:{n:%d}", want); got != want {
 			t.Fatalf("hash(%q) = %q, want %q", key, got, want)
 		}
 	})
