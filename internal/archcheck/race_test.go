@@ -21,6 +21,21 @@ func makeList(t *testing.T, makefile, name string) []string {
 	return strings.Fields(m[1])
 }
 
+// makePackages returns the module's packages that the Makefile's "NAME :=
+// ..." line lists (patterns as go list takes them).
+func makePackages(t *testing.T, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := archcheck.ListPackages("../..", makeList(t, string(data), name)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
 // TestEveryConcurrentTestRunsUnderTheRaceDetector: make gotest runs the
 // packages of RACEPKGS with -race and those of PLAINPKGS without it. Every
 // package of the module is in exactly one of them, and every package whose
@@ -29,18 +44,7 @@ func makeList(t *testing.T, makefile, name string) []string {
 // files or in a module package it reaches) is in RACEPKGS: a new
 // concurrent package cannot slip out of the race detector's sight.
 func TestEveryConcurrentTestRunsUnderTheRaceDetector(t *testing.T) {
-	data, err := os.ReadFile("../../Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	race, err := archcheck.ListPackages("../..", makeList(t, string(data), "RACEPKGS")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := archcheck.ListPackages("../..", makeList(t, string(data), "PLAINPKGS")...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	race, plain := makePackages(t, "RACEPKGS"), makePackages(t, "PLAINPKGS")
 	all, err := archcheck.ListPackages("../..", "./...")
 	if err != nil {
 		t.Fatal(err)
@@ -83,14 +87,7 @@ func TestEveryConcurrentTestRunsUnderTheRaceDetector(t *testing.T) {
 // of such a file outside cmd/limcheck (make cli runs that package's plain
 // build whole) must be declared in that form.
 func TestEveryRaceFreeTestIsFoundByTheMakefile(t *testing.T) {
-	data, err := os.ReadFile("../../Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	race, err := archcheck.ListPackages("../..", makeList(t, string(data), "RACEPKGS")...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	race := makePackages(t, "RACEPKGS")
 	raceFree := regexp.MustCompile(`(?m)^//go:build .*!race`)
 	anyTest := regexp.MustCompile(`(?m)^func (Test\w*)\(.*$`)
 	sedForm := regexp.MustCompile(`^func Test[A-Za-z0-9_]*\(t \*testing\.T\)`)
