@@ -45,7 +45,10 @@ func reservationsKey(ns string, parts int, key string) string {
 // runs (purge.lua, by its source or SHA-1), the script's count of purged
 // keys to its partition's, and runs hook once, right after the first such
 // script has its reply: a deterministic interleaving between two
-// partitions' purges.
+// partitions' purges. An EVALSHA answered NOSCRIPT (the script's first run
+// on a fresh server) is no purge's reply: the hook waits for the EVAL
+// rueidis sends next, or a test run alone would interleave before any
+// partition was purged.
 type linPurgeClient struct {
 	rueidis.Client
 	src, sha string
@@ -80,10 +83,12 @@ func (c *linPurgeClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.
 	if !purge {
 		return r
 	}
-	if a, err := r.ToArray(); err == nil && len(a) == 2 {
-		n, _ := a[1].AsInt64()
-		c.counts[part] += uint64(n)
+	a, err := r.ToArray()
+	if err != nil || len(a) != 2 {
+		return r // not a purge's reply: a NOSCRIPT, after which rueidis sends the script by EVAL
 	}
+	n, _ := a[1].AsInt64()
+	c.counts[part] += uint64(n)
 	if h := c.hook; h != nil {
 		c.hook = nil
 		h()
