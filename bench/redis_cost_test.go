@@ -344,8 +344,8 @@ func encodings(b *testing.B, c *goredis.Client) keyCensus {
 // memIP is the i'th of memAddrs distinct addresses.
 func memIP(i int) string { return fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255) }
 
-// fillParallel runs f(i) for every i < memAddrs from 64 goroutines.
-func fillParallel(b *testing.B, f func(i int) error) {
+// fillParallel runs f(i) for every i < n from 64 goroutines.
+func fillParallel(b *testing.B, n int, f func(i int) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
@@ -353,7 +353,7 @@ func fillParallel(b *testing.B, f func(i int) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < memAddrs; i = int(next.Add(1) - 1) {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				if err := f(i); err != nil {
 					errs <- err
 					return
@@ -418,7 +418,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 		memoryPer(b, func(c *goredis.Client, _ string) {
 			l := redis_rate.NewLimiter(c)
 			limit := redis_rate.Limit{Rate: 1, Burst: 1000, Period: time.Hour} // its key lives an hour
-			fillParallel(b, func(i int) error {
+			fillParallel(b, memAddrs, func(i int) error {
 				_, err := l.Allow(context.Background(), memIP(i), limit)
 				return err
 			})
@@ -431,7 +431,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 				defer func() { redisAddrOverride = "" }()
 				g := newRedisGateWith(b, layout, memLim, time.Second)
 				now := g.Now()
-				fillParallel(b, func(i int) error {
+				fillParallel(b, memAddrs, func(i int) error {
 					d, err := g.Admit(memIP(i), now)
 					if err == nil {
 						err = g.Release(d) // only the buckets: a live lease is not a tracked address
@@ -462,7 +462,7 @@ func BenchmarkRedisMemory(b *testing.B) {
 					defer func() { redisAddrOverride = "" }()
 					t := newRedisThrottleWith(b, parts)
 					now := uint64(time.Now().Unix())
-					fillParallel(b, func(i int) error {
+					fillParallel(b, memAddrs, func(i int) error {
 						for range benchThrottle.Threshold { // at the threshold: 5 stamps and a ban
 							if _, err := t.RecordFailure(memIP(i), now); err != nil {
 								return err
@@ -497,27 +497,10 @@ func churn(b *testing.B, slabs int64) {
 		b.Fatal(err)
 	}
 	start := g.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 64)
-	for range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1) - 1; i < (churnRounds+1)*memAddrs; i = next.Add(1) - 1 {
-				ip := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
-				if _, err := g.Admit(ip, start+i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
+	fillParallel(b, (churnRounds+1)*memAddrs, func(i int) error {
+		_, err := g.Admit(memIP(i), start+int64(i))
+		return err
+	})
 }
 
 // BenchmarkRedisServerCostPaired is BenchmarkRedisServerCost's ratios with
