@@ -170,23 +170,35 @@ func TestRedisClusterPrimaryKillFailsOverTruly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	slot, err := c.Slot(clusterTag + ":if")
+	slot, owner, replica := primaryWithReplica(t, c, clusterTag+":if")
+	g, s := newClusterGate(t, client, 2*time.Second), newClusterStore(t, client, 2*time.Second)
+	failover(t, g, s, func() { waitSynced(t, owner, replica) }, owner.Kill, promoted(c, slot, replica))
+}
+
+// primaryWithReplica returns the slot of key, the primary that holds it and
+// a live replica of that primary; the test fails when there is none.
+func primaryWithReplica(t *testing.T, c *redistest.Cluster, key string) (slot int, owner, replica *redistest.Server) {
+	t.Helper()
+	slot, err := c.Slot(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner, err := c.Owner(slot)
-	if err != nil {
+	if owner, err = c.Owner(slot); err != nil {
 		t.Fatal(err)
 	}
-	replica, err := c.ReplicaOf(owner)
-	if err != nil || replica == nil {
+	if replica, err = c.ReplicaOf(owner); err != nil || replica == nil {
 		t.Fatalf("no replica of %s: %v", owner.Addr(), err)
 	}
-	g, s := newClusterGate(t, client, 2*time.Second), newClusterStore(t, client, 2*time.Second)
-	failover(t, g, s, func() { waitSynced(t, owner, replica) }, owner.Kill, func() bool {
+	return slot, owner, replica
+}
+
+// promoted reports, when called, whether replica now holds slot: the
+// cluster failed over to it.
+func promoted(c *redistest.Cluster, slot int, replica *redistest.Server) func() bool {
+	return func() bool {
 		o, err := c.Owner(slot)
 		return err == nil && o == replica
-	})
+	}
 }
 
 // TestRedisSentinelFailoverFailsOverTruly: kill -9 of the primary under a

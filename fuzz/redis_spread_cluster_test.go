@@ -362,18 +362,7 @@ func spreadVectorsAndMachinePass(t *testing.T, c *redistest.Cluster) {
 // with the state it had (see failover).
 func spreadPrimaryKillFailsOverTruly(t *testing.T, c *redistest.Cluster) {
 	client := newClusterClient(t, c)
-	slot, err := c.Slot(spreadSlabKey("x", redisgate.DefaultSlabs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner, err := c.Owner(slot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	replica, err := c.ReplicaOf(owner)
-	if err != nil || replica == nil {
-		t.Fatalf("no replica of %s: %v", owner.Addr(), err)
-	}
+	slot, owner, replica := primaryWithReplica(t, c, spreadSlabKey("x", redisgate.DefaultSlabs))
 	g := newClusterGateIn(t, client, 2*time.Second, redisgate.Spread, 0)
 	s := newClusterStore(t, client, 2*time.Second)
 	failover(t, g, s, func() {
@@ -381,8 +370,5 @@ func spreadPrimaryKillFailsOverTruly(t *testing.T, c *redistest.Cluster) {
 			t.Fatalf("x's slab %s is not in slot %d on %s: %v %v", spreadSlabKey("x", redisgate.DefaultSlabs), slot, owner.Addr(), n, err)
 		}
 		waitSynced(t, owner, replica)
-	}, owner.Kill, func() bool {
-		o, err := c.Owner(slot)
-		return err == nil && o == replica
-	})
+	}, owner.Kill, promoted(c, slot, replica))
 }
