@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ import (
 	"github.com/limcheck/limcheck/impl/gate"
 	ilim "github.com/limcheck/limcheck/impl/lim"
 	"github.com/limcheck/limcheck/impl/redisgate"
+	"github.com/limcheck/limcheck/impl/throttle/redisstore"
 	"github.com/limcheck/limcheck/internal/redistest"
 	"github.com/limcheck/limcheck/internal/slowdown"
 	"github.com/limcheck/limcheck/internal/subject"
@@ -39,7 +41,9 @@ import (
 // the one occurrence of old becomes new. A bug in arithLua is in both gate
 // scripts the server runs (redisgate.JoinArith), and must be caught
 // through each: planted in admit.lua's text alone under the Exact gate's
-// checks, then in spread.lua's alone under the Spread gate's.
+// checks, then in spread.lua's alone under the Spread gate's. A bug in
+// storeLibLua is in every store script that compares stamps
+// (redisstore.JoinLib), and must be caught through each alone.
 type luaMutant struct {
 	name     string // the bug, as a reviewer would name it
 	script   string
@@ -56,11 +60,15 @@ const (
 	clearFsLua = "impl/throttle/redisstore/lua/clearfailures.lua"
 	checkLua   = "impl/throttle/redisstore/lua/check.lua"
 	reserveLua = "impl/throttle/redisstore/lua/reserve.lua"
+	storeLib   = "impl/throttle/redisstore/lua/lib.lua"
 )
 
-// The lt of the throttle scripts (two big-endian uint64s compared by their
-// 32-bit halves) through Lua numbers (doubles): the ecosystem's commonest
-// bug, exact only below 2^53.
+// storeLibUsers are the store scripts loaded with storeLib joined in.
+var storeLibUsers = []string{addLua, checkLua, banLua, purgeLua, reserveLua}
+
+// The lt of the throttle scripts (storeLib: two big-endian uint64s compared
+// by their 32-bit halves) through Lua numbers (doubles): the ecosystem's
+// commonest bug, exact only below 2^53.
 const (
 	ltHead   = "local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]\n"
 	ltDouble = ltHead + "  do local ah, al = struct.unpack('>I4I4', a, i); local bh, bl = struct.unpack('>I4I4', b, j); return ah * 4294967296 + al < bh * 4294967296 + bl end\n"
@@ -138,7 +146,6 @@ var luaMutants = []luaMutant{
 		"while i < #v and not lt(v, i, now, 1) do i = i + 8 end\n", ""},
 	{"store: the fused ban overwrites a later ban-until (no max, STORE-5)", addLua,
 		" and lt(v, 1, ARGV[6], 1)", ""},
-	{"store: the fused path compares uint64s as doubles", addLua, ltHead, ltDouble},
 	{"store: a new partition is written without a TTL (DIST-6)", addLua,
 		"redis.call('PEXPIRE', KEYS[1], ARGV[7], 'NX')", "redis.call('TYPE', KEYS[1])"},
 	{"store: a write shortens the partition's TTL (no GT, DIST-6)", addLua,
@@ -147,15 +154,12 @@ var luaMutants = []luaMutant{
 		"if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[8]) end", ""},
 	{"store: check counts stamps out of the window (THR-4)", checkLua,
 		"if ARGV[2] == '' then return", "if true then return"},
-	{"store: check compares uint64s as doubles", checkLua, ltHead, ltDouble},
 	{"store: ban overwrites a later ban-until (no max, STORE-5)", banLua,
 		"if lt(v, 1, ARGV[2], 1) then", "if string.sub(v, 1, 8) ~= ARGV[2] then"},
-	{"store: ban compares uint64s as doubles", banLua, ltHead, ltDouble},
 	{"store: a partition a ban creates has no TTL (DIST-6)", banLua,
 		"redis.call('PEXPIRE', KEYS[1], ARGV[3], 'NX')", "redis.call('TYPE', KEYS[1])"},
 	{"store: purge keeps a ban that ends at now (ban end off by one, STORE-9)", purgeLua,
 		"if not lt(ARGV[1], 1, w, 1) then", "if lt(w, 1, ARGV[1], 1) then"},
-	{"store: purge compares uint64s as doubles", purgeLua, ltHead, ltDouble},
 	{"store: purge keeps the first stamp out of the window (STORE-9)", purgeLua,
 		"w = string.sub(w, 1, j - 1)", "w = string.sub(w, 1, j + 7)"},
 	{"store: purge counts a key it only trimmed (STORE-9)", purgeLua,
@@ -174,26 +178,36 @@ var luaMutants = []luaMutant{
 		"c + p >= tonumber(ARGV[5])", "c + p > tonumber(ARGV[5])"},
 	{"store: reservations out of the window keep counting", reserveLua,
 		"  redis.call('ZREMRANGEBYLEX', KEYS[2], '-', '(' .. string.sub(ARGV[3], 2))\n", ""},
-	{"store: reserve compares uint64s as doubles", reserveLua, ltHead, ltDouble},
+	{"store: the scripts compare uint64s as doubles", storeLib, ltHead, ltDouble},
+	{"store: the scripts compare uint64s by their high halves alone", storeLib,
+		"return ah < bh or (ah == bh and al < bl)", "return ah < bh"},
 	{"store: the reservations are written without a TTL (DIST-6)", reserveLua,
 		"redis.call('PEXPIRE', KEYS[2], ARGV[8])", "redis.call('TYPE', KEYS[2])"},
 }
 
 // loadedScript is the text the server runs for the script at path, from
 // files (a path's text, by path): the gate scripts with arithLua joined in
-// as redisgate loads them, any other as it is.
+// as redisgate loads them, storeLibUsers with storeLib as redisstore
+// does, any other as it is.
 func loadedScript(files map[string]string, path string) string {
-	if path == admitLua || path == spreadLua {
+	switch {
+	case path == admitLua || path == spreadLua:
 		return redisgate.JoinArith(files[arithLua], files[path])
+	case slices.Contains(storeLibUsers, path):
+		return redisstore.JoinLib(files[storeLib], files[path])
 	}
 	return files[path]
 }
 
 // mutantVia are the scripts the server runs that a bug in path is in:
-// both gate scripts for arithLua, else path's own.
+// both gate scripts for arithLua, storeLibUsers for storeLib, else path's
+// own.
 func mutantVia(path string) []string {
-	if path == arithLua {
+	switch path {
+	case arithLua:
 		return []string{admitLua, spreadLua}
+	case storeLib:
+		return storeLibUsers
 	}
 	return []string{path}
 }
@@ -224,14 +238,16 @@ type mutantKill string
 // carries in the Spread layout, and redisSpreadTTL and redisSpreadSweep
 // (mutantSpreadChecks). A mutant of the gate's shared arithmetic
 // (arithLua) is caught twice: in admit.lua's loaded text alone, by the
-// Exact gate's checks, and in spread.lua's alone, by the Spread gate's. The
+// Exact gate's checks, and in spread.lua's alone, by the Spread gate's; one
+// of the store's shared lt (storeLib) five times, in each store script that
+// compares stamps, by the store's checks. The
 // original scripts, swapped for themselves, pass all three (so a kill is
 // the bug's, not the proxy's), and every mutant's script must really have
 // run.
 func TestEveryLuaMutantIsKilled(t *testing.T) {
 	srv := redistest.StartWith(t, redistest.NoFsync()...) // never restarted
 	files := map[string]string{}
-	for _, path := range []string{arithLua, admitLua, spreadLua} {
+	for _, path := range append([]string{arithLua, admitLua, spreadLua, storeLib}, storeLibUsers...) {
 		files[path] = readScript(t, path)
 	}
 	for _, m := range luaMutants {
@@ -239,7 +255,7 @@ func TestEveryLuaMutantIsKilled(t *testing.T) {
 	}
 	same := map[string]string{}
 	for path := range files {
-		if path != arithLua {
+		if path != arithLua && path != storeLib {
 			src := loadedScript(files, path)
 			same[src] = src
 		}

@@ -42,7 +42,8 @@ func reservationsKey(ns string, parts int, key string) string {
 }
 
 // linPurgeClient is a rueidis client that adds, for each purge script it
-// runs (purge.lua, by its source or SHA-1), the script's count of purged
+// runs (purge.lua as the store loads it, redisstore.JoinLib, by its source
+// or SHA-1), the script's count of purged
 // keys to its partition's, and runs hook once, right after the first such
 // script has its reply: a deterministic interleaving between two
 // partitions' purges. An EVALSHA answered NOSCRIPT (the script's first run
@@ -67,7 +68,7 @@ func readScript(t *testing.T, path string) string {
 }
 
 func newLinPurgeClient(t *testing.T, c rueidis.Client) *linPurgeClient {
-	src := readScript(t, "impl/throttle/redisstore/lua/purge.lua")
+	src := redisstore.JoinLib(readScript(t, "impl/throttle/redisstore/lua/lib.lua"), readScript(t, "impl/throttle/redisstore/lua/purge.lua"))
 	sum := sha1.Sum([]byte(src))
 	return &linPurgeClient{Client: c, src: src, sha: hex.EncodeToString(sum[:]), counts: map[string]uint64{}}
 }

@@ -2,7 +2,8 @@ package redisgate
 
 import (
 	_ "embed"
-	"strings"
+
+	"github.com/limcheck/limcheck/impl/internal/luajoin"
 )
 
 // arithLua is the gate scripts' shared arithmetic (refill, the eviction's
@@ -20,10 +21,4 @@ var arithLua string
 // lua/spread.lua this way; a test that plants a bug in either file or in
 // lua/arith.lua joins the texts the same way to find the loaded script by
 // the SHA-1 of its text.
-func JoinArith(arith, script string) string {
-	if !strings.HasPrefix(script, "#!") {
-		return arith + script
-	}
-	head, rest, _ := strings.Cut(script, "\n")
-	return head + "\n" + arith + rest
-}
+func JoinArith(arith, script string) string { return luajoin.Join(arith, script) }

@@ -6,25 +6,6 @@ import (
 	"testing"
 )
 
-// TestJoinArith checks where JoinArith puts the arithmetic: after a
-// shebang line, which Redis reads only as a script's first line, else in
-// front.
-func TestJoinArith(t *testing.T) {
-	for _, tc := range []struct {
-		script, want, reason string
-	}{
-		{"#!lua\nB\n", "#!lua\nA\nB\n", "the gate scripts' shebang stays first"},
-		{"#!lua flags=no-writes\nB", "#!lua flags=no-writes\nA\nB", "a shebang's flags stay with it"},
-		{"#!lua", "#!lua\nA\n", "a shebang alone gets its line end"},
-		{"B\n", "A\nB\n", "no shebang: the arithmetic goes in front"},
-		{"", "A\n", "an empty script is the arithmetic alone"},
-	} {
-		if got := JoinArith("A\n", tc.script); got != tc.want {
-			t.Errorf("JoinArith(%q, %q) = %q, want %q (%s)", "A\n", tc.script, got, tc.want, tc.reason)
-		}
-	}
-}
-
 // TestGateScriptsShareOneArithmetic checks that lua/admit.lua and
 // lua/spread.lua start with their shebang, define none of lua/arith.lua's
 // functions again (no second copy to drift), and that the text loaded for

@@ -11,7 +11,10 @@
 // partition, more for a large one): BanUntil and Count are an HGET, Clear
 // an HDEL, CheckState a read-only script, AddFailure and FailAndBan one
 // script (HGET, HSET, and PEXPIRE ... GT), Ban and ClearFailures one
-// script each.
+// script each. The scripts that compare stamps share lua/lib.lua's lt (two
+// 8-byte big-endian uint64s, by their 32-bit halves), which [JoinLib]
+// joins after each one's first line when it is loaded: the server runs
+// each script whole, and the comparison is written once.
 //
 // # Layout
 //

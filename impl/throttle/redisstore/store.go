@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/limcheck/limcheck/impl/internal/luajoin"
 	"github.com/limcheck/limcheck/impl/internal/redisfault"
 	"github.com/limcheck/limcheck/impl/throttle"
 	"github.com/redis/rueidis"
@@ -98,14 +99,26 @@ var (
 	purgeLua string
 	//go:embed lua/reserve.lua
 	reserveLua string
+	//go:embed lua/lib.lua
+	libLua string
 
-	addScript           = rueidis.NewLuaScript(addLua)
-	checkScript         = rueidis.NewLuaScriptReadOnly(checkLua)
-	banScript           = rueidis.NewLuaScript(banLua)
-	clearFailuresScript = rueidis.NewLuaScript(clearFailuresLua)
-	purgeScript         = rueidis.NewLuaScript(purgeLua)
-	reserveScript       = rueidis.NewLuaScript(reserveLua)
+	addScript           = rueidis.NewLuaScript(JoinLib(libLua, addLua))
+	checkScript         = rueidis.NewLuaScriptReadOnly(JoinLib(libLua, checkLua))
+	banScript           = rueidis.NewLuaScript(JoinLib(libLua, banLua))
+	clearFailuresScript = rueidis.NewLuaScript(clearFailuresLua) // compares no stamps: no lib
+	purgeScript         = rueidis.NewLuaScript(JoinLib(libLua, purgeLua))
+	reserveScript       = rueidis.NewLuaScript(JoinLib(libLua, reserveLua))
 )
+
+// JoinLib returns the text the server runs for script, a script of this
+// package that calls lua/lib.lua's function (lt, the order of two 8-byte
+// big-endian uint64s), lib (that file's text): script's shebang line,
+// then lib, then the rest of script, so that each EVALSHA names one
+// self-contained script. The store loads every script but
+// lua/clearfailures.lua so; a test that plants a bug in a script or in
+// lua/lib.lua joins the texts the same way to find the loaded script by the
+// SHA-1 of its text.
+func JoinLib(lib, script string) string { return luajoin.Join(lib, script) }
 
 // New returns a Store over cfg.Client. It reads every node's
 // maxmemory-policy (one INFO memory each): it refuses one that may evict

@@ -8,11 +8,6 @@
 -- KEYS[2], when given, the key's reservations (reserve.lua): ARGV[8], the reservation
 -- this failure settles, leaves it in the same step (ReserveStore.FailReserved).
 -- Returns {count, ban-until (8 bytes)}. No uint64 is a Lua number: lt compares halves.
-local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
-  local ah, al = struct.unpack('>I4I4', a, i)
-  local bh, bl = struct.unpack('>I4I4', b, j)
-  return ah < bh or (ah == bh and al < bl)
-end
 local function count(v, lo) -- stamps t >= lo: a prefix (min(count, k): exact)
   if lo == '' then return (#v - 8) / 8 end
   local j = 9

@@ -2,11 +2,6 @@
 -- ban (spec STORE-5): ban-until = max(ban-until, until); returns it (8 bytes).
 -- KEYS[1] the partition (hash); ARGV[1] the throttle key, ARGV[2] until (8 bytes),
 -- ARGV[3] TTL ms. The record: ban-until, then stamps, 8 bytes big-endian each.
-local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
-  local ah, al = struct.unpack('>I4I4', a, i)
-  local bh, bl = struct.unpack('>I4I4', b, j)
-  return ah < bh or (ah == bh and al < bl)
-end
 local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
 if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
 if lt(v, 1, ARGV[2], 1) then -- until > 0: the key is tracked (STORE-8)

@@ -3,11 +3,6 @@
 -- KEYS[1] the partition (hash); ARGV[1] the throttle key; ARGV[2] the window's
 -- lower bound (8 bytes; '': every stamp). The record: ban-until, then stamps,
 -- largest first, 8 bytes big-endian each.
-local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
-  local ah, al = struct.unpack('>I4I4', a, i)
-  local bh, bl = struct.unpack('>I4I4', b, j)
-  return ah < bh or (ah == bh and al < bl)
-end
 local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
 if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
 if ARGV[2] == '' then return {(#v - 8) / 8, string.sub(v, 1, 8)} end

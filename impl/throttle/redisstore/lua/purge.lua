@@ -6,11 +6,6 @@
 -- A first batch of a partition of at most ARGV[4] keys is the whole partition
 -- (HGETALL). Returns {next cursor ('0': done), how many keys stopped being tracked}.
 -- A key listed twice (HSCAN may) is handled once.
-local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
-  local ah, al = struct.unpack('>I4I4', a, i)
-  local bh, bl = struct.unpack('>I4I4', b, j)
-  return ah < bh or (ah == bh and al < bl)
-end
 local zero, next, flat = string.rep('\0', 8), '0', nil
 if ARGV[3] == '0' and redis.call('HLEN', KEYS[1]) <= tonumber(ARGV[4]) then
   flat = redis.call('HGETALL', KEYS[1])

@@ -9,11 +9,6 @@
 -- ARGV[4] now (8 bytes)   ARGV[5] threshold   ARGV[6] held, the caller's own entries
 -- ARGV[7] the new reservation's member (hex16(now) .. opid)   ARGV[8] TTL ms
 -- Returns {count, ban-until (8 bytes), reservations counting before, member or ''}.
-local function lt(a, i, b, j) -- the uint64 at a[i] < the one at b[j]
-  local ah, al = struct.unpack('>I4I4', a, i)
-  local bh, bl = struct.unpack('>I4I4', b, j)
-  return ah < bh or (ah == bh and al < bl)
-end
 -- Reads and validation first: no write before an error can be raised.
 local v = redis.call('HGET', KEYS[1], ARGV[1]) or string.rep('\0', 8)
 if #v < 8 or #v % 8 ~= 0 then return redis.error_reply('limcheck: bad throttle record') end
